@@ -1,0 +1,83 @@
+package io.lockwatch.infra.embedded;
+
+import java.lang.reflect.Field;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.qpid.server.SystemLauncher;
+import org.apache.qpid.server.SystemLauncherListener;
+import org.apache.qpid.server.model.Broker;
+import org.apache.qpid.server.model.SystemConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Apache Qpid Broker-J, in process, speaking AMQP 0-9-1 on a loopback port with an in-memory store.
+ * Messages do not survive a restart of the service: the embedded default is for trying lockwatch and for
+ * tests; production runs against RabbitMQ.
+ */
+public final class EmbeddedAmqpBroker implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedAmqpBroker.class);
+    private static final String INITIAL_CONFIG = "/infra/qpid-initial-config.json";
+
+    private final SystemLauncher launcher;
+
+    private EmbeddedAmqpBroker(SystemLauncher launcher) {
+        this.launcher = launcher;
+    }
+
+    public static EmbeddedAmqpBroker start(Path dataDir, int port, String user, String password) throws Exception {
+        long started = System.nanoTime();
+        AtomicReference<SystemConfig<?>> systemConfig = new AtomicReference<>();
+        SystemLauncher launcher = new SystemLauncher(new SystemLauncherListener.DefaultSystemLauncherListener() {
+            @Override
+            public void onContainerResolve(SystemConfig<?> config) {
+                systemConfig.set(config);
+            }
+        });
+        Map<String, String> context = new HashMap<>();
+        context.put("qpid.amqp_port", String.valueOf(port));
+        context.put("lockwatch.broker.user", user);
+        context.put("lockwatch.broker.password", password);
+        context.put("qpid.work_dir", EmbeddedEnvironmentPostProcessor.ensureDirectory(dataDir.resolve("qpid")).toString());
+
+        Map<String, Object> attributes = new HashMap<>();
+        attributes.put(SystemConfig.TYPE, "Memory");
+        attributes.put(SystemConfig.INITIAL_CONFIGURATION_LOCATION,
+                EmbeddedAmqpBroker.class.getResource(INITIAL_CONFIG).toExternalForm());
+        attributes.put(SystemConfig.STARTUP_LOGGED_TO_SYSTEM_OUT, false);
+        attributes.put(SystemConfig.CONTEXT, context);
+        launcher.startup(attributes);
+        removeBrokerShutdownHook(systemConfig.get());
+        log.info("Embedded AMQP 0-9-1 broker (Qpid Broker-J) listening on amqp://127.0.0.1:{} (started in {} ms)",
+                port, (System.nanoTime() - started) / 1_000_000);
+        return new EmbeddedAmqpBroker(launcher);
+    }
+
+    /**
+     * Qpid closes itself from a JVM shutdown hook, racing Spring's own hook: on Ctrl-C the broker would go
+     * away while Camel is still draining its consumers. The Spring context stops it instead, last.
+     */
+    private static void removeBrokerShutdownHook(SystemConfig<?> systemConfig) {
+        if (systemConfig == null) {
+            return;
+        }
+        Broker<?> broker = systemConfig.getContainer(Broker.class);
+        try {
+            Field hookField = broker.getClass().getDeclaredField("_shutdownHook");
+            hookField.setAccessible(true);
+            Runtime.getRuntime().removeShutdownHook((Thread) hookField.get(broker));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            log.debug("Could not remove the Qpid shutdown hook; the broker may stop before the service on exit", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        launcher.shutdown();
+        log.info("Embedded AMQP broker stopped");
+    }
+}

@@ -1,0 +1,87 @@
+package io.lockwatch.infra.embedded;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.env.EnvironmentPostProcessor;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.Profiles;
+
+/**
+ * On the {@code embedded} profile, decides where the embedded services will listen before any bean is
+ * created, and points Spring's own {@code spring.datasource.*} and {@code spring.rabbitmq.*} at them, so that
+ * everything downstream (Hikari, Flyway, Spring AMQP, Camel, health) is configured exactly as for external
+ * services. The services themselves are started by {@link EmbeddedServicesConfiguration}.
+ */
+public class EmbeddedEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+
+    static final String PROFILE = "embedded";
+    static final String PROPERTY_SOURCE = "lockwatchEmbeddedServices";
+    static final String DATABASE = "lockwatch";
+    static final String BROKER_USER = "guest";
+    static final String BROKER_VHOST = "default";
+
+    @Override
+    public void postProcessEnvironment(ConfigurableEnvironment env, SpringApplication application) {
+        if (!env.acceptsProfiles(Profiles.of(PROFILE)) || env.getPropertySources().contains(PROPERTY_SOURCE)) {
+            return;
+        }
+        Path dataDir = Path.of(env.getProperty("lockwatch.embedded.data-dir",
+                System.getProperty("user.home") + "/.lockwatch"));
+        if (env.getProperty("lockwatch.embedded.ephemeral", Boolean.class, false)) {
+            dataDir = dataDir.resolve("ephemeral-" + UUID.randomUUID());
+        }
+        int pgPort = portOrFree(env.getProperty("lockwatch.embedded.postgres-port", Integer.class, 0));
+        int brokerPort = portOrFree(env.getProperty("lockwatch.embedded.broker-port", Integer.class, 0));
+
+        Map<String, Object> props = new HashMap<>();
+        props.put("lockwatch.embedded.data-dir", dataDir.toAbsolutePath().normalize().toString());
+        props.put("lockwatch.embedded.postgres-port", pgPort);
+        props.put("lockwatch.embedded.broker-port", brokerPort);
+        props.put("spring.datasource.url", "jdbc:postgresql://127.0.0.1:" + pgPort + "/" + DATABASE);
+        props.put("spring.datasource.username", "postgres");
+        props.put("spring.datasource.password", "");
+        props.put("spring.rabbitmq.host", "127.0.0.1");
+        props.put("spring.rabbitmq.port", brokerPort);
+        props.put("spring.rabbitmq.username", BROKER_USER);
+        props.put("spring.rabbitmq.password", BROKER_USER);
+        props.put("spring.rabbitmq.virtual-host", BROKER_VHOST);
+        // Highest precedence: an operator cannot half-configure the embedded services by accident.
+        env.getPropertySources().addFirst(new MapPropertySource(PROPERTY_SOURCE, props));
+    }
+
+    private static int portOrFree(int configured) {
+        if (configured > 0) {
+            return configured;
+        }
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free loopback port for an embedded service", e);
+        }
+    }
+
+    static Path ensureDirectory(Path dir) {
+        try {
+            return Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
+        }
+    }
+
+    @Override
+    public int getOrder() {
+        // after ConfigDataEnvironmentPostProcessor, which resolves the active and default profiles
+        return Ordered.LOWEST_PRECEDENCE;
+    }
+}

@@ -1,0 +1,76 @@
+package io.lockwatch.infra.embedded;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+import javax.sql.DataSource;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.AbstractDependsOnBeanFactoryPostProcessor;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Profile;
+
+/**
+ * The embedded default. Both services are plain beans that every {@link DataSource} and AMQP connection
+ * factory depend on, so Spring starts them before anything connects and stops them after everything that
+ * used them (Camel, Flyway, the pool) has been stopped and closed.
+ */
+@Configuration(proxyBeanMethods = false)
+@Profile(EmbeddedEnvironmentPostProcessor.PROFILE)
+@EnableConfigurationProperties(EmbeddedProperties.class)
+public class EmbeddedServicesConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedServicesConfiguration.class);
+
+    static final String POSTGRES_BEAN = "embeddedPostgres";
+    static final String BROKER_BEAN = "embeddedAmqpBroker";
+
+    @Bean(name = POSTGRES_BEAN, destroyMethod = "close")
+    EmbeddedPostgresServer embeddedPostgres(EmbeddedProperties props) throws Exception {
+        return EmbeddedPostgresServer.start(props.dataDir(), props.postgresPort(), EmbeddedEnvironmentPostProcessor.DATABASE);
+    }
+
+    @Bean(name = BROKER_BEAN, destroyMethod = "close")
+    EmbeddedAmqpBroker embeddedAmqpBroker(EmbeddedProperties props) throws Exception {
+        return EmbeddedAmqpBroker.start(props.dataDir(), props.brokerPort(),
+                EmbeddedEnvironmentPostProcessor.BROKER_USER, EmbeddedEnvironmentPostProcessor.BROKER_USER);
+    }
+
+    /** Deletes an ephemeral data directory once both services have stopped (destroyed after them). */
+    @Bean(destroyMethod = "close")
+    EphemeralDataDirectory ephemeralDataDirectory(EmbeddedProperties props, EmbeddedPostgresServer postgres,
+                                                  EmbeddedAmqpBroker broker) {
+        return new EphemeralDataDirectory(props.ephemeral() ? props.dataDir() : null);
+    }
+
+    @Bean
+    static AbstractDependsOnBeanFactoryPostProcessor dataSourcesDependOnEmbeddedPostgres() {
+        return new AbstractDependsOnBeanFactoryPostProcessor(DataSource.class, POSTGRES_BEAN) { };
+    }
+
+    @Bean
+    static AbstractDependsOnBeanFactoryPostProcessor amqpConnectionFactoriesDependOnEmbeddedBroker() {
+        return new AbstractDependsOnBeanFactoryPostProcessor(
+                org.springframework.amqp.rabbit.connection.ConnectionFactory.class, BROKER_BEAN) { };
+    }
+
+    record EphemeralDataDirectory(Path dir) implements AutoCloseable {
+        @Override
+        public void close() {
+            if (dir == null || !Files.exists(dir)) {
+                return;
+            }
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException e) {
+                log.warn("Could not delete the ephemeral data directory {}: {}", dir, e.toString());
+            }
+        }
+    }
+}
