@@ -32,20 +32,22 @@ public class EmbeddedServicesConfiguration {
     static final String BROKER_BEAN = "embeddedAmqpBroker";
 
     @Bean(name = POSTGRES_BEAN, destroyMethod = "close")
-    EmbeddedPostgresServer embeddedPostgres(EmbeddedProperties props) throws Exception {
+    EmbeddedPostgresServer embeddedPostgres(EmbeddedProperties props, EphemeralDataDirectory dataDir) throws Exception {
         return EmbeddedPostgresServer.start(props.dataDir(), props.postgresPort(), EmbeddedEnvironmentPostProcessor.DATABASE);
     }
 
     @Bean(name = BROKER_BEAN, destroyMethod = "close")
-    EmbeddedAmqpBroker embeddedAmqpBroker(EmbeddedProperties props) throws Exception {
+    EmbeddedAmqpBroker embeddedAmqpBroker(EmbeddedProperties props, EphemeralDataDirectory dataDir) throws Exception {
         return EmbeddedAmqpBroker.start(props.dataDir(), props.brokerPort(),
                 EmbeddedEnvironmentPostProcessor.BROKER_USER, EmbeddedEnvironmentPostProcessor.BROKER_USER);
     }
 
-    /** Deletes an ephemeral data directory once both services have stopped (destroyed after them). */
+    /**
+     * Deletes an ephemeral data directory once both services have stopped: they depend on it, and Spring
+     * destroys a bean only after everything that depends on it.
+     */
     @Bean(destroyMethod = "close")
-    EphemeralDataDirectory ephemeralDataDirectory(EmbeddedProperties props, EmbeddedPostgresServer postgres,
-                                                  EmbeddedAmqpBroker broker) {
+    EphemeralDataDirectory ephemeralDataDirectory(EmbeddedProperties props) {
         return new EphemeralDataDirectory(props.ephemeral() ? props.dataDir() : null);
     }
 

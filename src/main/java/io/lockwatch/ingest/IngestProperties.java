@@ -1,0 +1,26 @@
+package io.lockwatch.ingest;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The ingest flow: where readings come from and how they are batched.
+ *
+ * @param exchange        durable topic exchange sensors publish to, routing key = sensor id
+ * @param queue           durable queue the service consumes, bound to the exchange with {@code #}
+ * @param invalidQueue    durable queue where rejected messages are parked with their reason
+ * @param consumers       concurrent consumers per instance (each has its own channel)
+ * @param prefetch        unacknowledged messages per consumer; keep it about twice the batch size
+ * @param batchSize       readings applied to PostgreSQL in one transaction
+ * @param batchInterval   longest a reading waits for its batch to fill
+ * @param maxBody         larger bodies are rejected as {@code body_too_large}
+ * @param maxClockSkew    a measured time further ahead of this service's clock is rejected as {@code ts_in_future}
+ * @param parkMaxBody     parked bodies are kept up to this size (the rest is cut, and a header says so)
+ */
+@ConfigurationProperties("lockwatch.ingest")
+public record IngestProperties(String exchange, String queue, String invalidQueue, int consumers, int prefetch,
+                               int batchSize, Duration batchInterval, DataSize maxBody, Duration maxClockSkew,
+                               DataSize parkMaxBody) {
+}

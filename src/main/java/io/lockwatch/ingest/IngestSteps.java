@@ -1,0 +1,201 @@
+package io.lockwatch.ingest;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import com.rabbitmq.client.Channel;
+import io.lockwatch.ingest.Rejection.Reason;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.camel.Exchange;
+import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageDeliveryMode;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.RecoverableDataAccessException;
+import org.springframework.dao.TransientDataAccessException;
+
+/**
+ * The steps of the ingest route ({@code routes/ingest.camel.yaml}): parse each message, then per batch apply
+ * the readings to PostgreSQL, park the rejected messages, and acknowledge the batch.
+ *
+ * <p>Failures: a database or broker that is away throws, and the route configuration retries the step with a
+ * growing delay until it is back, holding the batch unacknowledged meanwhile. Anything else a batch cannot do is
+ * narrowed down to the readings that cause it, which are parked with the reason; the rest go on.
+ */
+public class IngestSteps {
+
+    private static final Logger log = LoggerFactory.getLogger(IngestSteps.class);
+    public static final String REASON_HEADER = "x-lockwatch-reason";
+    public static final String DETAIL_HEADER = "x-lockwatch-detail";
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    private final ReadingParser parser;
+    private final SensorStateStore store;
+    private final RabbitTemplate rabbit;
+    private final IngestProperties props;
+
+    private final Counter received;
+    private final Counter unknown;
+    private final Counter duplicates;
+    private final Counter stale;
+    private final Counter changes;
+    private final Map<Reason, Counter> invalid = new EnumMap<>(Reason.class);
+
+    public IngestSteps(ReadingParser parser, SensorStateStore store, RabbitTemplate rabbit, IngestProperties props,
+                       MeterRegistry meters) {
+        this.parser = parser;
+        this.store = store;
+        this.rabbit = rabbit;
+        this.props = props;
+        this.received = meters.counter("lockwatch.readings.received");
+        this.unknown = meters.counter("lockwatch.readings.unknown.sensor");
+        this.duplicates = meters.counter("lockwatch.readings.duplicate");
+        this.stale = meters.counter("lockwatch.readings.stale");
+        this.changes = meters.counter("lockwatch.state.changes");
+        for (Reason r : Reason.values()) {
+            invalid.put(r, meters.counter("lockwatch.readings.invalid", "reason", r.code()));
+        }
+    }
+
+    /** Per message, on the consumer's thread: the body becomes a {@link Reading} or a {@link Rejection}. */
+    public void parse(Exchange exchange) {
+        org.apache.camel.Message in = exchange.getMessage();
+        Map<String, Object> context = new LinkedHashMap<>();
+        putIfPresent(context, "x-original-exchange", in.getHeader(SpringRabbitMQConstants.EXCHANGE_NAME));
+        putIfPresent(context, "x-original-routing-key", in.getHeader(SpringRabbitMQConstants.ROUTING_KEY));
+        putIfPresent(context, "x-original-message-id", in.getHeader(SpringRabbitMQConstants.MESSAGE_ID));
+        putIfPresent(context, "x-original-content-type", in.getHeader(SpringRabbitMQConstants.CONTENT_TYPE));
+        Object parsed = parser.parse(in.getBody(byte[].class),
+                in.getHeader(SpringRabbitMQConstants.MESSAGE_ID, String.class),
+                in.getHeader(SpringRabbitMQConstants.TIMESTAMP, Date.class),
+                context);
+        in.setBody(parsed);
+    }
+
+    /** Per batch: state, events; readings that cannot be applied at all join the batch's rejections. */
+    public void apply(IngestBatch batch) {
+        ApplyOutcome outcome = applyIsolating(batch.readings(), batch);
+        batch.outcome(outcome);
+        received.increment(batch.readings().size());
+        unknown.increment(outcome.unknown());
+        duplicates.increment(outcome.duplicates());
+        stale.increment(outcome.stale());
+        changes.increment(outcome.changes().size());
+    }
+
+    private ApplyOutcome applyIsolating(List<Reading> readings, IngestBatch batch) {
+        try {
+            return store.apply(readings);
+        } catch (TransientDataAccessException | DataAccessResourceFailureException | RecoverableDataAccessException e) {
+            throw e; // the database is away: retried by the route configuration
+        } catch (DataAccessException e) {
+            if (readings.size() == 1) {
+                Reading r = readings.get(0);
+                log.error("Parking a reading of sensor {} that cannot be applied: {}", r.sensorId(), e.getMostSpecificCause().toString());
+                batch.rejections().add(new Rejection(Reason.PROCESSING_FAILED, e.getMostSpecificCause().toString(),
+                        asJson(r), Map.of()));
+                return new ApplyOutcome(List.of(), 0, 0, 0, 0);
+            }
+            int half = readings.size() / 2;
+            ApplyOutcome a = applyIsolating(new ArrayList<>(readings.subList(0, half)), batch);
+            ApplyOutcome b = applyIsolating(new ArrayList<>(readings.subList(half, readings.size())), batch);
+            List<StateChange> all = new ArrayList<>(a.changes());
+            all.addAll(b.changes());
+            return new ApplyOutcome(all, a.applied() + b.applied(), a.unknown() + b.unknown(),
+                    a.duplicates() + b.duplicates(), a.stale() + b.stale());
+        }
+    }
+
+    /** Per batch: every rejection is published to the invalid queue, and confirmed, before the batch is acked. */
+    public void park(IngestBatch batch) {
+        if (batch.rejections().isEmpty()) {
+            return;
+        }
+        long limit = props.parkMaxBody().toBytes();
+        try {
+            rabbit.invoke(ops -> {
+                for (Rejection r : batch.rejections()) {
+                    ops.send("", props.invalidQueue(), toMessage(r, limit));
+                }
+                ops.waitForConfirmsOrDie(TimeUnit.SECONDS.toMillis(30));
+                return null;
+            });
+        } catch (AmqpException e) {
+            if (batch.abandoned()) {
+                log.info("Broker connection lost mid-batch; its {} messages will be redelivered", batch.size());
+                return;
+            }
+            throw e;
+        }
+        for (Rejection r : batch.rejections()) {
+            invalid.get(r.reason()).increment();
+        }
+        if (log.isDebugEnabled()) {
+            batch.rejections().forEach(r -> log.debug("Parked a message: {} ({})", r.reason().code(), r.detail()));
+        }
+    }
+
+    /** Per batch, after commit: one multiple-ack per channel up to the batch's last delivery tag. */
+    public void acknowledge(IngestBatch batch) {
+        for (Map.Entry<Channel, Long> e : batch.lastTagByChannel().entrySet()) {
+            Channel channel = e.getKey();
+            try {
+                channel.basicAck(e.getValue(), true);
+            } catch (IOException | RuntimeException ex) {
+                // the channel closed since: the broker redelivers, and applying twice changes nothing
+                log.info("Could not acknowledge a batch on a closed channel ({}); it will be redelivered", ex.toString());
+            }
+        }
+    }
+
+    private static Message toMessage(Rejection r, long limit) {
+        byte[] body = r.body() == null ? new byte[0] : r.body();
+        MessageProperties p = new MessageProperties();
+        p.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
+        p.setHeader(REASON_HEADER, r.reason().code());
+        p.setHeader(DETAIL_HEADER, r.detail());
+        p.setHeader("x-lockwatch-parked-at", new Date().toInstant().toString());
+        r.properties().forEach(p::setHeader);
+        if (body.length > limit) {
+            p.setHeader("x-lockwatch-truncated-from", body.length);
+            body = java.util.Arrays.copyOf(body, (int) limit);
+        }
+        return new Message(body, p);
+    }
+
+    /** A reading that cannot be applied is parked as the contract's JSON, its measured time in epoch ms. */
+    private static byte[] asJson(Reading r) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("sensor_id", r.sensorId());
+        json.put("data", r.data());
+        json.put("ts", r.measuredAt());
+        if (r.messageId() != null) {
+            json.put("message_id", r.messageId());
+        }
+        try {
+            return JSON.writeValueAsBytes(json);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void putIfPresent(Map<String, Object> map, String key, Object value) {
+        if (value != null) {
+            map.put(key, value.toString());
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.lockwatch.ingest;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.lockwatch.ingest.Reading.TimeSource;
+import io.lockwatch.ingest.Rejection.Reason;
+
+/**
+ * Turns one message body (contract v1) into a {@link Reading} or a {@link Rejection} that says exactly what
+ * is wrong. Never throws for bad input.
+ */
+public class ReadingParser {
+
+    public static final Pattern SENSOR_ID = Pattern.compile("^[0-9A-Za-z]{1,16}$");
+    static final int MESSAGE_ID_MAX = 128;
+    /** Epoch values below this (March 1973) are almost surely seconds sent where milliseconds are expected. */
+    static final long EPOCH_MILLIS_PLAUSIBLE = 100_000_000_000L;
+    static final long EPOCH_MILLIS_MAX = 4_102_444_800_000L; // 2100-01-01
+
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
+
+    private final long maxBodyBytes;
+    private final long maxClockSkewMillis;
+    private final LongSupplier clock;
+
+    public ReadingParser(long maxBodyBytes, long maxClockSkewMillis, LongSupplier clock) {
+        this.maxBodyBytes = maxBodyBytes;
+        this.maxClockSkewMillis = maxClockSkewMillis;
+        this.clock = clock;
+    }
+
+    /**
+     * @param body          the raw body
+     * @param amqpMessageId the AMQP {@code message_id} property, or null
+     * @param amqpTimestamp the AMQP {@code timestamp} property, or null
+     * @param context       original routing facts kept with a rejection
+     * @return a {@link Reading} or a {@link Rejection}
+     */
+    public Object parse(byte[] body, String amqpMessageId, Date amqpTimestamp, Map<String, Object> context) {
+        long now = clock.getAsLong();
+        if (body == null || body.length == 0) {
+            return reject(Reason.MALFORMED_JSON, "empty body", body, context);
+        }
+        if (body.length > maxBodyBytes) {
+            return reject(Reason.BODY_TOO_LARGE, "body of " + body.length + " bytes exceeds the limit of " + maxBodyBytes,
+                    body, context);
+        }
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (JsonProcessingException e) {
+            return reject(Reason.MALFORMED_JSON, firstLine(e.getOriginalMessage()), body, context);
+        } catch (IOException e) {
+            return reject(Reason.MALFORMED_JSON, firstLine(e.getMessage()), body, context);
+        }
+        if (root == null || !root.isObject()) {
+            return reject(Reason.NOT_AN_OBJECT, "expected a JSON object, got " + (root == null ? "nothing" : root.getNodeType()),
+                    body, context);
+        }
+
+        JsonNode sensor = root.get("sensor_id");
+        if (sensor == null || sensor.isNull()) {
+            return reject(Reason.MISSING_SENSOR_ID, "sensor_id is required", body, context);
+        }
+        if (!sensor.isTextual() || !SENSOR_ID.matcher(sensor.textValue()).matches()) {
+            return reject(Reason.INVALID_SENSOR_ID, "sensor_id must be a string of 1 to 16 letters and digits, got "
+                    + shown(sensor), body, context);
+        }
+
+        JsonNode data = root.get("data");
+        if (data == null || data.isNull()) {
+            return reject(Reason.MISSING_DATA, "data is required", body, context);
+        }
+        if (!data.isIntegralNumber() || !(data.asLong() == 0 || data.asLong() == 1)) {
+            return reject(Reason.INVALID_DATA, "data must be the number 0 or 1, got " + shown(data), body, context);
+        }
+
+        String messageId = amqpMessageId;
+        JsonNode mid = root.get("message_id");
+        if (mid != null && !mid.isNull()) {
+            if (!mid.isTextual() || mid.textValue().isEmpty() || mid.textValue().length() > MESSAGE_ID_MAX) {
+                return reject(Reason.INVALID_MESSAGE_ID, "message_id must be a string of 1 to " + MESSAGE_ID_MAX
+                        + " characters, got " + shown(mid), body, context);
+            }
+            messageId = mid.textValue();
+        }
+
+        long measuredAt;
+        TimeSource source;
+        JsonNode ts = root.get("ts");
+        if (ts != null && !ts.isNull()) {
+            Object parsed = parseTs(ts);
+            if (parsed instanceof String problem) {
+                return reject(Reason.INVALID_TS, problem, body, context);
+            }
+            measuredAt = (Long) parsed;
+            source = TimeSource.READING;
+        } else if (amqpTimestamp != null) {
+            measuredAt = amqpTimestamp.getTime();
+            source = TimeSource.AMQP_TIMESTAMP;
+        } else {
+            measuredAt = now;
+            source = TimeSource.RECEIPT;
+        }
+        if (measuredAt > now + maxClockSkewMillis) {
+            return reject(Reason.TS_IN_FUTURE, "measured time " + Instant.ofEpochMilli(measuredAt) + " is ahead of "
+                    + Instant.ofEpochMilli(now) + " by more than " + maxClockSkewMillis + " ms", body, context);
+        }
+        return new Reading(sensor.textValue(), data.intValue(), measuredAt, source, now, messageId);
+    }
+
+    /** @return epoch milliseconds, or a String saying what is wrong */
+    private static Object parseTs(JsonNode ts) {
+        if (ts.isIntegralNumber()) {
+            if (!ts.canConvertToLong()) {
+                return "ts " + shown(ts) + " is out of range";
+            }
+            long millis = ts.longValue();
+            if (millis < EPOCH_MILLIS_PLAUSIBLE) {
+                return "ts " + millis + " is not epoch milliseconds (seconds sent by mistake?)";
+            }
+            if (millis > EPOCH_MILLIS_MAX) {
+                return "ts " + millis + " is out of range";
+            }
+            return millis;
+        }
+        if (ts.isTextual()) {
+            try {
+                return OffsetDateTime.parse(ts.textValue()).toInstant().toEpochMilli();
+            } catch (DateTimeParseException e) {
+                return "ts must be RFC 3339 with an offset (2026-11-21T12:00:00.123Z) or epoch milliseconds, got "
+                        + shown(ts);
+            }
+        }
+        return "ts must be an RFC 3339 string or epoch milliseconds, got " + shown(ts);
+    }
+
+    private static Rejection reject(Reason reason, String detail, byte[] body, Map<String, Object> context) {
+        return new Rejection(reason, detail, body, context == null ? Map.of() : new LinkedHashMap<>(context));
+    }
+
+    /** A value as shown in a rejection reason: its JSON, cut short. */
+    private static String shown(JsonNode node) {
+        String text = node.toString();
+        return text.length() > 40 ? text.substring(0, 40) + "…" : text;
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "not JSON";
+        }
+        String line = message.lines().findFirst().orElse(message);
+        return line.length() > 200 ? line.substring(0, 200) + "…" : line;
+    }
+}

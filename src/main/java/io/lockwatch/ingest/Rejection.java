@@ -1,0 +1,23 @@
+package io.lockwatch.ingest;
+
+import java.util.Map;
+
+/**
+ * A message that is not a valid reading, to be parked with its reason.
+ *
+ * @param reason      a stable code, the metric tag and the {@code x-lockwatch-reason} header
+ * @param detail      what exactly is wrong, for a person
+ * @param body        the message body as received
+ * @param properties  what is worth keeping of the original AMQP properties and routing
+ */
+public record Rejection(Reason reason, String detail, byte[] body, Map<String, Object> properties) {
+
+    public enum Reason {
+        BODY_TOO_LARGE, MALFORMED_JSON, NOT_AN_OBJECT, MISSING_SENSOR_ID, INVALID_SENSOR_ID, MISSING_DATA,
+        INVALID_DATA, INVALID_TS, TS_IN_FUTURE, INVALID_MESSAGE_ID, PROCESSING_FAILED;
+
+        public String code() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+}

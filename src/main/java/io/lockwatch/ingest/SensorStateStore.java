@@ -1,0 +1,231 @@
+package io.lockwatch.ingest;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.UUID;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Applies a batch of readings to {@code sensor_state} in one transaction with three statements whatever the
+ * batch size: lock the batch's sensors ({@code FOR UPDATE}, in id order so concurrent batches never deadlock),
+ * decide in memory, write back every touched sensor with one {@code UPDATE ... FROM unnest(...)} and every
+ * state change with one {@code INSERT ... SELECT FROM unnest(...)}.
+ *
+ * <p>Readings of one sensor are taken in delivery order. A reading changes a sensor only if it is newer (by
+ * measured time) than the newest one applied, and its message id was not among the last ones applied; so a
+ * late or repeated delivery never overwrites newer state and never produces a second change. Two instances
+ * touching the same sensor serialise on its row lock, and each sees the other's committed result.
+ */
+public class SensorStateStore {
+
+    static final int RECENT_IDS = 8;
+
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate tx;
+
+    public SensorStateStore(JdbcTemplate jdbc, TransactionTemplate tx) {
+        this.jdbc = jdbc;
+        this.tx = tx;
+    }
+
+    public ApplyOutcome apply(List<Reading> readings) {
+        if (readings.isEmpty()) {
+            return new ApplyOutcome(List.of(), 0, 0, 0, 0);
+        }
+        return tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings)));
+    }
+
+    private ApplyOutcome applyIn(Connection c, List<Reading> readings) throws SQLException {
+        Map<String, Row> rows = lock(c, readings);
+        List<StateChange> changes = new ArrayList<>();
+        int applied = 0, unknown = 0, duplicates = 0, stale = 0;
+        for (Reading r : readings) {
+            Row row = rows.get(r.sensorId());
+            if (row == null) {
+                unknown++;
+                continue;
+            }
+            long idHash = r.messageId() == null ? 0 : hash(r.messageId());
+            if (r.messageId() != null && row.seen(idHash)) {
+                duplicates++;
+                continue;
+            }
+            if (row.lastReadingAt != null && (r.measuredAt() < row.lastReadingAt
+                    || (r.measuredAt() == row.lastReadingAt && r.messageId() == null))) {
+                // older than what is applied; or as old and without an id to tell it from a redelivery
+                stale++;
+                continue;
+            }
+            applied++;
+            row.dirty = true;
+            row.lastReadingAt = r.measuredAt();
+            row.lastSeenAt = row.lastSeenAt == null ? r.measuredAt() : Math.max(row.lastSeenAt, r.measuredAt());
+            if (r.messageId() != null) {
+                row.remember(idHash);
+            }
+            if (row.state == null || row.state != r.data()) {
+                row.sequence++;
+                changes.add(new StateChange(r.sensorId(), row.sequence, r.data(), row.state, r.measuredAt()));
+                row.state = r.data();
+                row.changedAt = r.measuredAt();
+            }
+        }
+        update(c, rows);
+        insertEvents(c, changes);
+        return new ApplyOutcome(changes, applied, unknown, duplicates, stale);
+    }
+
+    private static Map<String, Row> lock(Connection c, List<Reading> readings) throws SQLException {
+        TreeSet<String> ids = new TreeSet<>();
+        readings.forEach(r -> ids.add(r.sensorId()));
+        Map<String, Row> rows = new HashMap<>(ids.size() * 2);
+        try (PreparedStatement ps = c.prepareStatement("""
+                SELECT sensor_id, state, state_changed_at, last_reading_at, last_seen_at, sequence, recent_message_ids
+                  FROM sensor_state
+                 WHERE sensor_id = ANY (?)
+                 ORDER BY sensor_id
+                   FOR UPDATE""")) {
+            ps.setArray(1, c.createArrayOf("varchar", ids.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Row row = new Row();
+                    short state = rs.getShort(2);
+                    row.state = rs.wasNull() ? null : (int) state;
+                    row.changedAt = millis(rs.getTimestamp(3));
+                    row.lastReadingAt = millis(rs.getTimestamp(4));
+                    row.lastSeenAt = millis(rs.getTimestamp(5));
+                    row.sequence = rs.getLong(6);
+                    Array recent = rs.getArray(7);
+                    for (Long h : (Long[]) recent.getArray()) {
+                        row.recent.add(h);
+                    }
+                    rows.put(rs.getString(1), row);
+                }
+            }
+        }
+        return rows;
+    }
+
+    private static void update(Connection c, Map<String, Row> rows) throws SQLException {
+        List<String> ids = new ArrayList<>();
+        List<Short> states = new ArrayList<>();
+        List<Long> changedAt = new ArrayList<>(), readingAt = new ArrayList<>(), seenAt = new ArrayList<>(),
+                sequences = new ArrayList<>();
+        List<String> recent = new ArrayList<>();
+        rows.forEach((id, row) -> {
+            if (!row.dirty) {
+                return;
+            }
+            ids.add(id);
+            states.add(row.state.shortValue());
+            changedAt.add(row.changedAt);
+            readingAt.add(row.lastReadingAt);
+            seenAt.add(row.lastSeenAt);
+            sequences.add(row.sequence);
+            recent.add(row.recentLiteral());
+        });
+        if (ids.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement("""
+                UPDATE sensor_state s
+                   SET state = u.state,
+                       state_changed_at = to_timestamp(u.changed_at / 1000.0),
+                       last_reading_at = to_timestamp(u.reading_at / 1000.0),
+                       last_seen_at = to_timestamp(u.seen_at / 1000.0),
+                       sequence = u.seq,
+                       recent_message_ids = u.recent::bigint[]
+                  FROM unnest(?::varchar[], ?::smallint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[])
+                       AS u(id, state, changed_at, reading_at, seen_at, seq, recent)
+                 WHERE s.sensor_id = u.id""")) {
+            ps.setArray(1, c.createArrayOf("varchar", ids.toArray()));
+            ps.setArray(2, c.createArrayOf("int2", states.toArray()));
+            ps.setArray(3, c.createArrayOf("int8", changedAt.toArray()));
+            ps.setArray(4, c.createArrayOf("int8", readingAt.toArray()));
+            ps.setArray(5, c.createArrayOf("int8", seenAt.toArray()));
+            ps.setArray(6, c.createArrayOf("int8", sequences.toArray()));
+            ps.setArray(7, c.createArrayOf("text", recent.toArray()));
+            ps.executeUpdate();
+        }
+    }
+
+    private static void insertEvents(Connection c, List<StateChange> changes) throws SQLException {
+        if (changes.isEmpty()) {
+            return;
+        }
+        int n = changes.size();
+        Object[] ids = new Object[n], seqs = new Object[n], states = new Object[n], previous = new Object[n],
+                at = new Object[n];
+        for (int i = 0; i < n; i++) {
+            StateChange e = changes.get(i);
+            ids[i] = e.sensorId();
+            seqs[i] = e.sequence();
+            states[i] = (short) e.state();
+            previous[i] = e.previousState() == null ? null : (short) e.previousState().intValue();
+            at[i] = e.occurredAt();
+        }
+        try (PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at)
+                SELECT u.id, u.seq, 'sensor.state_changed', u.state, u.previous, to_timestamp(u.at / 1000.0)
+                  FROM unnest(?::varchar[], ?::bigint[], ?::smallint[], ?::smallint[], ?::bigint[])
+                       AS u(id, seq, state, previous, at)""")) {
+            ps.setArray(1, c.createArrayOf("varchar", ids));
+            ps.setArray(2, c.createArrayOf("int8", seqs));
+            ps.setArray(3, c.createArrayOf("int2", states));
+            ps.setArray(4, c.createArrayOf("int2", previous));
+            ps.setArray(5, c.createArrayOf("int8", at));
+            ps.executeUpdate();
+        }
+    }
+
+    static long hash(String messageId) {
+        UUID u = UUID.nameUUIDFromBytes(messageId.getBytes(StandardCharsets.UTF_8));
+        long h = u.getMostSignificantBits() ^ u.getLeastSignificantBits();
+        return h == 0 ? 1 : h;
+    }
+
+    private static Long millis(Timestamp t) {
+        return t == null ? null : t.getTime();
+    }
+
+    private static final class Row {
+        Integer state;
+        Long changedAt;
+        Long lastReadingAt;
+        Long lastSeenAt;
+        long sequence;
+        final List<Long> recent = new ArrayList<>(RECENT_IDS + 1);
+        boolean dirty;
+
+        boolean seen(long idHash) {
+            return recent.contains(idHash);
+        }
+
+        void remember(long idHash) {
+            recent.add(0, idHash);
+            if (recent.size() > RECENT_IDS) {
+                recent.remove(recent.size() - 1);
+            }
+        }
+
+        String recentLiteral() {
+            StringBuilder sb = new StringBuilder("{");
+            for (int i = 0; i < recent.size(); i++) {
+                sb.append(i == 0 ? "" : ",").append(recent.get(i));
+            }
+            return sb.append('}').toString();
+        }
+    }
+}

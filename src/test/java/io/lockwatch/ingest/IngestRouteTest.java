@@ -1,0 +1,265 @@
+package io.lockwatch.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.rabbitmq.client.Channel;
+import org.springframework.amqp.rabbit.connection.ChannelProxy;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.camel.CamelContext;
+import org.apache.camel.builder.AdviceWith;
+import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.apache.camel.test.spring.junit5.UseAdviceWith;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The ingest route end to end on the embedded broker and database: readings published to the exchange, state
+ * and events read back from PostgreSQL, rejections read back from the invalid queue. The route is advised to
+ * count what it acknowledges, so each test waits for exactly its messages.
+ */
+@CamelSpringBootTest
+@SpringBootTest
+@UseAdviceWith
+class IngestRouteTest {
+
+    static final String ROUTE = "readings-are-consumed-from-rabbitmq";
+    static final long T0 = System.currentTimeMillis() - 3_600_000;
+
+    @Autowired CamelContext camel;
+    @Autowired RabbitTemplate rabbit;
+    @Autowired AmqpAdmin amqpAdmin;
+    @Autowired JdbcTemplate jdbc;
+    @Autowired MeterRegistry meters;
+    @Autowired IngestProperties props;
+
+    static final AtomicInteger acknowledged = new AtomicInteger();
+    static final AtomicBoolean crashBeforeNextAck = new AtomicBoolean();
+
+    @BeforeEach
+    void adviseOnce() throws Exception {
+        if (camel.isStarted()) {
+            return;
+        }
+        AdviceWith.adviceWith(camel, ROUTE, route -> {
+            // a crash between commit and ack, on demand: the batch's channels die, the broker redelivers
+            route.weaveById("batch-is-acknowledged").before().process(exchange -> {
+                if (crashBeforeNextAck.compareAndSet(true, false)) {
+                    exchange.setProperty("crashed", true);
+                    for (Channel channel : exchange.getMessage().getBody(IngestBatch.class).lastTagByChannel().keySet()) {
+                        // the real channel, not the cache's proxy, whose close() only returns it to the cache
+                        ((ChannelProxy) channel).getTargetChannel().close();
+                    }
+                }
+            });
+            route.weaveById("batch-is-acknowledged").after().process(exchange -> {
+                if (exchange.getProperty("crashed") == null) {
+                    acknowledged.addAndGet(exchange.getMessage().getBody(IngestBatch.class).size());
+                }
+            });
+        });
+        camel.start();
+    }
+
+    @Test
+    void aChangeIsAnEventARepeatIsNot() {
+        String s = register();
+        int before = acknowledged.get();
+
+        publish(reading(s, 1, T0 + 1000), reading(s, 1, T0 + 2000), reading(s, 0, T0 + 3000), reading(s, 0, T0 + 4000));
+
+        awaitAcknowledged(before + 4);
+        assertThat(events(s)).containsExactly("1:null->1", "2:1->0");
+        assertThat(state(s)).containsEntry("state", 0).containsEntry("sequence", 2L)
+                .containsEntry("changed", T0 + 3000).containsEntry("seen", T0 + 4000);
+    }
+
+    @Test
+    void theFirstReadingIsAChangeFromNothing() {
+        String s = register();
+        int before = acknowledged.get();
+
+        publish(reading(s, 0, T0));
+
+        awaitAcknowledged(before + 1);
+        assertThat(events(s)).containsExactly("1:null->0");
+    }
+
+    @Test
+    void anOlderReadingNeverOverwritesANewerOne() {
+        String s = register();
+        int before = acknowledged.get();
+
+        publish(reading(s, 1, T0 + 5000), reading(s, 0, T0 + 1000), reading(s, 0, T0 + 5000));
+
+        awaitAcknowledged(before + 3);
+        assertThat(events(s)).containsExactly("1:null->1");
+        assertThat(state(s)).containsEntry("state", 1).containsEntry("seen", T0 + 5000);
+    }
+
+    @Test
+    void aRepeatedMessageIdChangesNothing() {
+        String s = register();
+        int before = acknowledged.get();
+
+        // no measured time: the receipt time is used, so only the message id tells the third from a new reading
+        publish(withId(s, 1, "m-1"), withId(s, 0, "m-2"), withId(s, 1, "m-1"));
+
+        awaitAcknowledged(before + 3);
+        assertThat(events(s)).containsExactly("1:null->1", "2:1->0");
+        assertThat(state(s)).containsEntry("state", 0);
+    }
+
+    @Test
+    void aBatchRedeliveredAfterACrashBetweenCommitAndAckChangesNothingTwice() {
+        String s = register();
+        String t = register();
+        int before = acknowledged.get();
+        double ignoredBefore = counter("lockwatch.readings.duplicate") + counter("lockwatch.readings.stale");
+        crashBeforeNextAck.set(true);
+
+        publish(reading(s, 1, T0 + 1000), reading(s, 0, T0 + 2000), withId(t, 1, "only-an-id"));
+
+        // the first delivery is committed but never acked; the redelivery is acked
+        awaitAcknowledged(before + 3);
+        assertThat(crashBeforeNextAck).isFalse();
+        assertThat(events(s)).containsExactly("1:null->1", "2:1->0");
+        assertThat(events(t)).containsExactly("1:null->1");
+        // all three came again, and all three were recognised
+        assertThat(counter("lockwatch.readings.duplicate") + counter("lockwatch.readings.stale")).isEqualTo(ignoredBefore + 3);
+    }
+
+    @Test
+    void readingsOfUnregisteredSensorsAreCountedAndCreateNoState() {
+        String unknown = "U" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        double unknownBefore = counter("lockwatch.readings.unknown.sensor");
+        int before = acknowledged.get();
+
+        publish(reading(unknown, 1, T0));
+
+        awaitAcknowledged(before + 1);
+        assertThat(counter("lockwatch.readings.unknown.sensor")).isEqualTo(unknownBefore + 1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM sensor_state WHERE sensor_id = ?", Integer.class, unknown)).isZero();
+        assertThat(events(unknown)).isEmpty();
+    }
+
+    @Test
+    void everyInvalidKindIsParkedWithItsReasonAndGoodReadingsFlowOn() {
+        amqpAdmin.purgeQueue(props.invalidQueue(), false);
+        String s = register();
+        Map<String, String> bad = new HashMap<>();
+        bad.put("malformed_json", "{\"sensor_id\": ");
+        bad.put("not_an_object", "[1]");
+        bad.put("missing_sensor_id", "{\"data\":1}");
+        bad.put("invalid_sensor_id", "{\"sensor_id\":\"no-dashes\",\"data\":1}");
+        bad.put("missing_data", "{\"sensor_id\":\"abc\"}");
+        bad.put("invalid_data", "{\"sensor_id\":\"abc\",\"data\":\"1\"}");
+        bad.put("invalid_ts", "{\"sensor_id\":\"abc\",\"data\":1,\"ts\":\"noon\"}");
+        bad.put("ts_in_future", "{\"sensor_id\":\"abc\",\"data\":1,\"ts\":" + (System.currentTimeMillis() + 3_600_000) + "}");
+        bad.put("invalid_message_id", "{\"sensor_id\":\"abc\",\"data\":1,\"message_id\":42}");
+        bad.put("body_too_large", "{\"sensor_id\":\"abc\",\"data\":1,\"pad\":\"" + "x".repeat(5000) + "\"}");
+        double invalidBefore = counter("lockwatch.readings.invalid", "reason", "invalid_data");
+        int before = acknowledged.get();
+
+        List<Message> messages = new ArrayList<>();
+        messages.add(reading(s, 1, T0 + 1000));
+        bad.values().forEach(body -> messages.add(raw(body)));
+        messages.add(reading(s, 0, T0 + 2000));
+        publish(messages.toArray(Message[]::new));
+
+        awaitAcknowledged(before + messages.size());
+        Map<String, String> parked = new HashMap<>();
+        for (int i = 0; i < bad.size(); i++) {
+            Message m = rabbit.receive(props.invalidQueue(), 5000);
+            assertThat(m).as("parked message %d of %d", i + 1, bad.size()).isNotNull();
+            parked.put((String) m.getMessageProperties().getHeader(IngestSteps.REASON_HEADER),
+                    new String(m.getBody(), StandardCharsets.UTF_8));
+            assertThat((String) m.getMessageProperties().getHeader(IngestSteps.DETAIL_HEADER)).isNotBlank();
+        }
+        assertThat(parked).isEqualTo(bad);
+        assertThat(counter("lockwatch.readings.invalid", "reason", "invalid_data")).isEqualTo(invalidBefore + 1);
+        assertThat(events(s)).containsExactly("1:null->1", "2:1->0");
+    }
+
+    // --- helpers
+
+    private String register() {
+        String id = "S" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);
+        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, ?)", id, "Moscow, Russia, Svobody st. 23 fl 1 room 16");
+        return id;
+    }
+
+    private void publish(Message... messages) {
+        for (Message m : messages) {
+            rabbit.send(props.exchange(), routingKey(m), m);
+        }
+    }
+
+    private static String routingKey(Message m) {
+        Object key = m.getMessageProperties().getHeader("test-key");
+        return key == null ? "unknown" : key.toString();
+    }
+
+    private static Message reading(String sensor, int data, long ts) {
+        return json(sensor, "{\"sensor_id\":\"" + sensor + "\",\"data\":" + data + ",\"ts\":" + ts + "}", null);
+    }
+
+    private static Message withId(String sensor, int data, String messageId) {
+        return json(sensor, "{\"sensor_id\":\"" + sensor + "\",\"data\":" + data + "}", messageId);
+    }
+
+    private static Message json(String sensor, String body, String messageId) {
+        MessageProperties p = new MessageProperties();
+        p.setContentType("application/json");
+        p.setHeader("test-key", sensor);
+        if (messageId != null) {
+            p.setMessageId(messageId);
+        }
+        return new Message(body.getBytes(StandardCharsets.UTF_8), p);
+    }
+
+    private static Message raw(String body) {
+        return new Message(body.getBytes(StandardCharsets.UTF_8), new MessageProperties());
+    }
+
+    private void awaitAcknowledged(int total) {
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(acknowledged.get()).isGreaterThanOrEqualTo(total));
+    }
+
+    private List<String> events(String sensor) {
+        return jdbc.query("SELECT sequence, previous_state, state FROM sensor_events WHERE sensor_id = ? ORDER BY sequence",
+                (rs, i) -> rs.getLong(1) + ":" + rs.getObject(2) + "->" + rs.getInt(3), sensor);
+    }
+
+    private Map<String, Object> state(String sensor) {
+        return jdbc.queryForObject("""
+                SELECT state, sequence, (extract(epoch FROM state_changed_at) * 1000)::bigint AS changed,
+                       (extract(epoch FROM last_seen_at) * 1000)::bigint AS seen
+                  FROM sensor_state WHERE sensor_id = ?""",
+                (rs, i) -> Map.of("state", rs.getInt(1), "sequence", rs.getLong(2), "changed", rs.getLong(3),
+                        "seen", rs.getLong(4)), sensor);
+    }
+
+    private double counter(String name, String... tags) {
+        var c = meters.find(name).tags(tags).counter();
+        return c == null ? 0 : c.count();
+    }
+}

@@ -1,0 +1,134 @@
+package io.lockwatch.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Date;
+import java.util.Map;
+
+import io.lockwatch.ingest.Reading.TimeSource;
+import io.lockwatch.ingest.Rejection.Reason;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class ReadingParserTest {
+
+    static final long NOW = Instant.parse("2026-11-21T12:00:00Z").toEpochMilli();
+    final ReadingParser parser = new ReadingParser(4096, 300_000, () -> NOW);
+
+    private Object parse(String body) {
+        return parser.parse(body.getBytes(StandardCharsets.UTF_8), null, null, Map.of("x-original-routing-key", "k"));
+    }
+
+    @Test
+    void minimalReadingIsMeasuredAtReceipt() {
+        Reading r = (Reading) parse("{\"sensor_id\": \"xa7v9Dfadr7H\", \"data\": 1}");
+
+        assertThat(r).isEqualTo(new Reading("xa7v9Dfadr7H", 1, NOW, TimeSource.RECEIPT, NOW, null));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "\"2026-11-21T11:59:58Z\"          | 2026-11-21T11:59:58Z",
+            "\"2026-11-21T11:59:58.123Z\"      | 2026-11-21T11:59:58.123Z",
+            "\"2026-11-21T14:59:58.5+03:00\"   | 2026-11-21T11:59:58.500Z",
+            "1795262398123                     | 2026-11-21T11:59:58.123Z"})
+    void measuredTimeIsRfc3339OrEpochMillis(String ts, String expected) {
+        Reading r = (Reading) parse("{\"sensor_id\":\"0xA\",\"data\":0,\"ts\":" + ts + "}");
+
+        assertThat(Instant.ofEpochMilli(r.measuredAt())).isEqualTo(Instant.parse(expected));
+        assertThat(r.timeSource()).isEqualTo(TimeSource.READING);
+    }
+
+    @Test
+    void amqpPropertiesStandInForMissingFields() {
+        Date amqpTs = Date.from(Instant.parse("2026-11-21T11:00:00Z"));
+        Reading r = (Reading) parser.parse("{\"sensor_id\":\"TestSensor\",\"data\":1}".getBytes(StandardCharsets.UTF_8),
+                "m-1", amqpTs, Map.of());
+
+        assertThat(r.messageId()).isEqualTo("m-1");
+        assertThat(r.measuredAt()).isEqualTo(amqpTs.getTime());
+        assertThat(r.timeSource()).isEqualTo(TimeSource.AMQP_TIMESTAMP);
+    }
+
+    @Test
+    void bodyFieldsWinOverAmqpProperties() {
+        Reading r = (Reading) parser.parse(
+                "{\"sensor_id\":\"TestSensor\",\"data\":1,\"message_id\":\"body-id\",\"ts\":1795262398123}".getBytes(StandardCharsets.UTF_8),
+                "amqp-id", new Date(NOW - 1000), Map.of());
+
+        assertThat(r.messageId()).isEqualTo("body-id");
+        assertThat(r.measuredAt()).isEqualTo(1795262398123L);
+    }
+
+    @Test
+    void unknownFieldsAreIgnored() {
+        assertThat(parse("{\"sensor_id\":\"0123456789aBcDeF\",\"data\":0,\"battery\":93,\"fw\":{\"v\":2}}"))
+                .isInstanceOf(Reading.class);
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+            "''                                              | MALFORMED_JSON",
+            "{\"sensor_id\": \"a\", \"data\": 1                | MALFORMED_JSON",
+            "{\"sensor_id\":\"a\",\"data\":1} trailing        | MALFORMED_JSON",
+            "{\"sensor_id\":\"a\",\"sensor_id\":\"b\",\"data\":1} | MALFORMED_JSON",
+            "[1,2]                                           | NOT_AN_OBJECT",
+            "\"text\"                                        | NOT_AN_OBJECT",
+            "{\"data\": 1}                                   | MISSING_SENSOR_ID",
+            "{\"sensor_id\": null, \"data\": 1}              | MISSING_SENSOR_ID",
+            "{\"sensor_id\": \"\", \"data\": 1}              | INVALID_SENSOR_ID",
+            "{\"sensor_id\": \"has-dash\", \"data\": 1}      | INVALID_SENSOR_ID",
+            "{\"sensor_id\": \"0123456789aBcDeF0\", \"data\": 1} | INVALID_SENSOR_ID",
+            "{\"sensor_id\": 12345, \"data\": 1}             | INVALID_SENSOR_ID",
+            "{\"sensor_id\": \"Dvéře\", \"data\": 1}         | INVALID_SENSOR_ID",
+            "{\"sensor_id\": \"a\"}                          | MISSING_DATA",
+            "{\"sensor_id\": \"a\", \"data\": 2}             | INVALID_DATA",
+            "{\"sensor_id\": \"a\", \"data\": \"1\"}         | INVALID_DATA",
+            "{\"sensor_id\": \"a\", \"data\": 1.0}           | INVALID_DATA",
+            "{\"sensor_id\": \"a\", \"data\": true}          | INVALID_DATA",
+            "{\"sensor_id\": \"a\", \"data\": -1}            | INVALID_DATA",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": \"yesterday\"}             | INVALID_TS",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": \"2026-11-21T11:59:58\"}   | INVALID_TS",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": 1795262398}                | INVALID_TS",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": 1.5}                       | INVALID_TS",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": \"2026-11-21T12:10:00Z\"}  | TS_IN_FUTURE",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"message_id\": 7}                 | INVALID_MESSAGE_ID",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"message_id\": \"\"}             | INVALID_MESSAGE_ID"})
+    void invalidInputIsRejectedWithItsReason(String body, Reason reason) {
+        Object parsed = parse(body);
+
+        assertThat(parsed).isInstanceOf(Rejection.class);
+        Rejection r = (Rejection) parsed;
+        assertThat(r.reason()).isEqualTo(reason);
+        assertThat(r.detail()).isNotBlank();
+        assertThat(r.body()).isEqualTo(body.getBytes(StandardCharsets.UTF_8));
+        assertThat(r.properties()).containsEntry("x-original-routing-key", "k");
+    }
+
+    @Test
+    void tooLargeBodiesAreRejectedUnread() {
+        String big = "{\"sensor_id\":\"a\",\"data\":1,\"pad\":\"" + "x".repeat(5000) + "\"}";
+
+        assertThat(((Rejection) parse(big)).reason()).isEqualTo(Reason.BODY_TOO_LARGE);
+    }
+
+    @Test
+    void invalidUtf8IsMalformed() {
+        byte[] body = {'{', '"', 's', 'e', 'n', 's', 'o', 'r', '_', 'i', 'd', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
+
+        Rejection r = (Rejection) parser.parse(body, null, null, Map.of());
+
+        assertThat(r.reason()).isEqualTo(Reason.MALFORMED_JSON);
+    }
+
+    @Test
+    void longMessageIdIsRejectedAndEchoedValuesAreCut() {
+        Rejection r = (Rejection) parse("{\"sensor_id\":\"a\",\"data\":1,\"message_id\":\"" + "m".repeat(200) + "\"}");
+
+        assertThat(r.reason()).isEqualTo(Reason.INVALID_MESSAGE_ID);
+        assertThat(r.detail().length()).isLessThan(120);
+    }
+}
