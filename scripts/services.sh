@@ -1,0 +1,537 @@
+#!/usr/bin/env bash
+#
+# scripts/services.sh — install (if missing), start, stop and check the backing
+# services lockwatch needs, from Debian's own packages, without systemd.
+#
+# Usage:
+#   scripts/services.sh up      [rabbitmq|postgres|clickhouse ...]
+#   scripts/services.sh down    [rabbitmq|postgres|clickhouse ...]
+#   scripts/services.sh restart [rabbitmq|postgres|clickhouse ...]
+#   scripts/services.sh status  [rabbitmq|postgres|clickhouse ...]
+#
+#   With no service names the command acts on all three services.
+#   up      installs missing packages (apt-get), writes config, starts the
+#           service if it is not running and waits until it is ready; exits
+#           non-zero with the tail of the service's log if it is not ready in
+#           time. Idempotent: on running services it only re-checks.
+#   down    stops the service cleanly and waits until its port is closed.
+#   status  prints one line per service and exits non-zero if any requested
+#           service is down.
+#   Must run as root (it installs packages and switches to service users).
+#
+# What it sets up (everything listens on 127.0.0.1 only):
+#   RabbitMQ 3.10   amqp://guest:guest@127.0.0.1:5672   node rabbit@localhost
+#                   management http://127.0.0.1:15672 (guest/guest)
+#                   plugins: rabbitmq_management, rabbitmq_consistent_hash_exchange
+#                   config /etc/rabbitmq/rabbitmq.conf, rabbitmq-env.conf
+#                   logs   /var/log/rabbitmq/
+#   PostgreSQL 15   jdbc:postgresql://127.0.0.1:5432/lockwatch
+#                   user lockwatch, password lockwatch (owner of db lockwatch)
+#                   config /etc/postgresql/15/main/conf.d/lockwatch.conf
+#                   log    /var/log/postgresql/postgresql-15-main.log
+#   ClickHouse 18.16 http://127.0.0.1:8123 (native 127.0.0.1:9000)
+#                   database lockwatch, user default, no password
+#                   config /etc/clickhouse-server/config.d/lockwatch.xml
+#                   logs   /var/log/clickhouse-server/
+#
+set -euo pipefail
+
+readonly ALL_SERVICES=(postgres rabbitmq clickhouse)
+
+# --- PostgreSQL -------------------------------------------------------------
+readonly PG_VERSION=15
+readonly PG_CLUSTER=main
+readonly PG_PORT=5432
+readonly PG_CONF_FILE="/etc/postgresql/${PG_VERSION}/${PG_CLUSTER}/conf.d/lockwatch.conf"
+readonly PG_HBA_FILE="/etc/postgresql/${PG_VERSION}/${PG_CLUSTER}/pg_hba.conf"
+readonly PG_LOG="/var/log/postgresql/postgresql-${PG_VERSION}-${PG_CLUSTER}.log"
+readonly PG_DB=lockwatch PG_USER=lockwatch PG_PASSWORD=lockwatch
+
+# --- RabbitMQ ---------------------------------------------------------------
+readonly RMQ_NODE=rabbit@localhost
+readonly RMQ_PORT=5672 RMQ_MGMT_PORT=15672 RMQ_DIST_PORT=25672
+readonly RMQ_ETC=/etc/rabbitmq
+readonly RMQ_LOG_DIR=/var/log/rabbitmq
+readonly RMQ_LOG="${RMQ_LOG_DIR}/${RMQ_NODE}.log"
+readonly RMQ_START_LOG="${RMQ_LOG_DIR}/lockwatch-start.log"
+readonly RMQ_PID_FILE="/var/lib/rabbitmq/mnesia/${RMQ_NODE}.pid"
+
+# --- ClickHouse -------------------------------------------------------------
+readonly CH_HTTP_PORT=8123 CH_TCP_PORT=9000
+readonly CH_CONFIG=/etc/clickhouse-server/config.xml
+readonly CH_CONF_FILE=/etc/clickhouse-server/config.d/lockwatch.xml
+readonly CH_PID_DIR=/run/clickhouse-server
+readonly CH_PID_FILE="${CH_PID_DIR}/clickhouse-server.pid"
+readonly CH_LOG_DIR=/var/log/clickhouse-server
+readonly CH_ERR_LOG="${CH_LOG_DIR}/clickhouse-server.err.log"
+readonly CH_STDERR_LOG="${CH_LOG_DIR}/stderr.log" # daemon stderr (startup errors)
+readonly CH_START_LOG="${CH_LOG_DIR}/lockwatch-start.log"
+readonly CH_URL="http://127.0.0.1:${CH_HTTP_PORT}"
+
+# Readiness / shutdown timeouts in seconds (override from the environment).
+readonly UP_TIMEOUT="${SERVICES_UP_TIMEOUT:-90}"
+readonly DOWN_TIMEOUT="${SERVICES_DOWN_TIMEOUT:-60}"
+
+# ============================================================================
+# helpers
+# ============================================================================
+
+log() { printf '[services] %s\n' "$*" >&2; }
+die() { printf '[services] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# wait_for DESCRIPTION TIMEOUT_SECONDS COMMAND [ARGS...]
+# Runs COMMAND every half second until it succeeds (returns 0) or the timeout
+# expires (returns 1). If COMMAND returns 2 the wait is abandoned at once
+# (used by probes that can tell the process has already died).
+wait_for() {
+  local what=$1 timeout=$2 rc
+  shift 2
+  local deadline=$((SECONDS + timeout))
+  while true; do
+    rc=0
+    "$@" || rc=$?
+    [[ $rc -eq 0 ]] && return 0
+    if [[ $rc -eq 2 ]]; then
+      log "gave up waiting for ${what}: process is gone"
+      return 1
+    fi
+    if ((SECONDS >= deadline)); then
+      log "timed out after ${timeout}s waiting for ${what}"
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+# Is something listening on 127.0.0.1 (or any address) on this TCP port?
+port_listening() { [[ -n "$(ss -Hltn "sport = :$1")" ]]; }
+port_closed() { ! port_listening "$1"; }
+
+pid_alive() { [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; }
+pid_gone() { ! pid_alive "$1"; }
+pid_from_file() { if [[ -r "$1" ]]; then tr -dc '0-9' <"$1"; fi; }
+
+# Print the last lines of each given log file (for failure diagnosis).
+# show_logs LINES FILE... — print the last LINES lines of each non-empty file.
+show_logs() {
+  local n=$1 f
+  shift
+  for f in "$@"; do
+    if [[ -s "$f" ]]; then
+      printf '\n----- last %s lines of %s -----\n' "$n" "$f" >&2
+      tail -n "$n" "$f" >&2 || true
+    fi
+  done
+  printf '\n' >&2
+}
+
+# write_if_changed FILE [OWNER:GROUP] — write stdin to FILE only if the content
+# differs; returns 0 if the file changed, 1 if it was already up to date.
+write_if_changed() {
+  local file=$1 owner=${2:-} tmp
+  tmp=$(mktemp)
+  cat >"$tmp"
+  if [[ -f "$file" ]] && cmp -s "$tmp" "$file"; then
+    rm -f "$tmp"
+    return 1
+  fi
+  mkdir -p "$(dirname "$file")"
+  install -m 0644 "$tmp" "$file" || die "cannot write ${file}"
+  rm -f "$tmp"
+  if [[ -n "$owner" ]]; then chown "$owner" "$file" || die "cannot chown ${file}"; fi
+  log "wrote ${file}"
+  return 0
+}
+
+pkg_installed() {
+  [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == "install ok installed" ]]
+}
+
+APT_UPDATED=0
+# ensure_packages PKG... — apt-get install whatever is missing, without letting
+# the packages' maintainer scripts start services (policy-rc.d returns 101).
+ensure_packages() {
+  local missing=() p
+  for p in "$@"; do
+    pkg_installed "$p" || missing+=("$p")
+  done
+  ((${#missing[@]} == 0)) && return 0
+
+  log "installing: ${missing[*]}"
+  local own_policy=0
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    printf '#!/bin/sh\n# temporary, from lockwatch scripts/services.sh\nexit 101\n' >/usr/sbin/policy-rc.d
+    chmod 0755 /usr/sbin/policy-rc.d
+    own_policy=1
+  fi
+  local rc=0
+  {
+    if ((APT_UPDATED == 0)); then
+      apt-get update -q && APT_UPDATED=1
+    fi &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  } || rc=$?
+  ((own_policy)) && rm -f /usr/sbin/policy-rc.d
+  ((rc == 0)) || die "apt-get install ${missing[*]} failed (exit ${rc})"
+}
+
+# ============================================================================
+# PostgreSQL
+# ============================================================================
+
+postgres_install() {
+  ensure_packages "postgresql-${PG_VERSION}" "postgresql-client-${PG_VERSION}" postgresql-common
+  if ! pg_lsclusters -h "$PG_VERSION" "$PG_CLUSTER" 2>/dev/null | grep -q .; then
+    log "creating PostgreSQL cluster ${PG_VERSION}/${PG_CLUSTER}"
+    pg_createcluster "$PG_VERSION" "$PG_CLUSTER"
+  fi
+}
+
+# Returns 0 if the config changed (a running server then needs a restart).
+postgres_configure() {
+  local changed=1
+  write_if_changed "$PG_CONF_FILE" postgres:postgres <<EOF && changed=0
+# Managed by lockwatch scripts/services.sh — local development settings.
+listen_addresses = '127.0.0.1'
+port = ${PG_PORT}
+max_connections = 200
+shared_buffers = 256MB
+EOF
+  # Debian's default pg_hba.conf already has "host all all 127.0.0.1/32
+  # scram-sha-256"; add an explicit password rule only if it is missing.
+  if ! grep -Eq '^[[:space:]]*host[[:space:]]+all[[:space:]]+all[[:space:]]+127\.0\.0\.1/32[[:space:]]+(scram-sha-256|md5)' "$PG_HBA_FILE" &&
+    ! grep -q '^host lockwatch lockwatch 127.0.0.1/32' "$PG_HBA_FILE"; then
+    echo "host lockwatch lockwatch 127.0.0.1/32 scram-sha-256" >>"$PG_HBA_FILE"
+    log "added lockwatch rule to ${PG_HBA_FILE}"
+    changed=0
+  fi
+  return "$changed"
+}
+
+postgres_running() { pg_ctlcluster "$PG_VERSION" "$PG_CLUSTER" status >/dev/null 2>&1; }
+postgres_ready() { pg_isready -q -h 127.0.0.1 -p "$PG_PORT"; }
+
+psql_admin() { (cd / && runuser -u postgres -- psql -X -q -v ON_ERROR_STOP=1 -p "$PG_PORT" "$@"); }
+
+postgres_bootstrap() {
+  psql_admin -d postgres <<SQL
+DO \$\$
+BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${PG_USER}') THEN
+    CREATE ROLE ${PG_USER} LOGIN PASSWORD '${PG_PASSWORD}';
+    RAISE NOTICE 'created role ${PG_USER}';
+  ELSE
+    -- keep the documented credentials valid even if someone changed them
+    ALTER ROLE ${PG_USER} LOGIN PASSWORD '${PG_PASSWORD}';
+  END IF;
+END
+\$\$;
+SQL
+  if [[ "$(psql_admin -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '${PG_DB}'")" != 1 ]]; then
+    psql_admin -d postgres -c "CREATE DATABASE ${PG_DB} OWNER ${PG_USER}"
+    log "created database ${PG_DB}"
+  fi
+}
+
+postgres_up() {
+  postgres_install
+  if postgres_configure && postgres_running; then
+    log "postgres: configuration changed, restarting"
+    postgres_down
+  fi
+  if ! postgres_running; then
+    log "postgres: starting cluster ${PG_VERSION}/${PG_CLUSTER}"
+    if ! pg_ctlcluster "$PG_VERSION" "$PG_CLUSTER" start; then
+      show_logs 40 "$PG_LOG"
+      die "postgres: pg_ctlcluster start failed"
+    fi
+  fi
+  if ! wait_for "postgres on 127.0.0.1:${PG_PORT}" "$UP_TIMEOUT" postgres_ready; then
+    show_logs 40 "$PG_LOG"
+    die "postgres did not become ready"
+  fi
+  postgres_bootstrap
+  log "postgres: ready on 127.0.0.1:${PG_PORT} (db ${PG_DB}, user ${PG_USER})"
+}
+
+postgres_down() {
+  if postgres_running; then
+    log "postgres: stopping"
+    pg_ctlcluster -m fast "$PG_VERSION" "$PG_CLUSTER" stop ||
+      pg_ctlcluster -m immediate "$PG_VERSION" "$PG_CLUSTER" stop || true
+  fi
+  wait_for "postgres port ${PG_PORT} to close" "$DOWN_TIMEOUT" port_closed "$PG_PORT" ||
+    die "postgres still listening on ${PG_PORT}"
+  log "postgres: down"
+}
+
+postgres_status() {
+  if postgres_ready; then
+    printf '%-10s up    127.0.0.1:%s\n' postgres "$PG_PORT"
+  else
+    printf '%-10s down  127.0.0.1:%s\n' postgres "$PG_PORT"
+    return 1
+  fi
+}
+
+# ============================================================================
+# RabbitMQ
+# ============================================================================
+
+rabbitmq_install() { ensure_packages rabbitmq-server; }
+
+rabbitmq_configure() {
+  local changed=1
+  write_if_changed "${RMQ_ETC}/rabbitmq-env.conf" rabbitmq:rabbitmq <<EOF && changed=0
+# Managed by lockwatch scripts/services.sh (sourced by the rabbitmq scripts).
+NODENAME=${RMQ_NODE}
+# epmd (started by the first Erlang node) listens on loopback only.
+export ERL_EPMD_ADDRESS=127.0.0.1
+EOF
+  write_if_changed "${RMQ_ETC}/rabbitmq.conf" rabbitmq:rabbitmq <<EOF && changed=0
+# Managed by lockwatch scripts/services.sh
+listeners.tcp.default = 127.0.0.1:${RMQ_PORT}
+management.tcp.ip = 127.0.0.1
+management.tcp.port = ${RMQ_MGMT_PORT}
+distribution.listener.interface = 127.0.0.1
+distribution.listener.port_range.min = ${RMQ_DIST_PORT}
+distribution.listener.port_range.max = ${RMQ_DIST_PORT}
+# guest/guest stays enabled and restricted to loopback connections.
+loopback_users.guest = true
+EOF
+  # Same format rabbitmq-plugins --offline writes; written directly because
+  # it is much faster than booting an Erlang VM on every `up`.
+  write_if_changed "${RMQ_ETC}/enabled_plugins" rabbitmq:rabbitmq <<EOF && changed=0
+[rabbitmq_consistent_hash_exchange,rabbitmq_management].
+EOF
+  return "$changed"
+}
+
+# The broker's pid: from its pid file, or else the rabbitmq-owned beam.smp
+# running `-s rabbit boot` (the pid file appears only some seconds into boot;
+# CLI tools run their own beam.smp without that argument).
+rabbitmq_pid() {
+  local pid
+  pid=$(pid_from_file "$RMQ_PID_FILE")
+  pid_alive "$pid" || pid=$(pgrep -u rabbitmq -f 'beam\.smp .*-s rabbit boot' | head -n1 || true)
+  printf '%s' "$pid"
+}
+rabbitmq_running() { pid_alive "$(rabbitmq_pid)"; }
+
+# Ready = the broker finished booting (await_startup) and AMQP is listening.
+# Returns 2 if the broker process is gone (crashed during boot).
+rabbitmq_probe() {
+  rabbitmq_running || return 2
+  timeout 60 rabbitmqctl -q await_startup >/dev/null 2>&1 && port_listening "$RMQ_PORT"
+}
+
+# Print the end of the logs plus the errors logged since this start (the
+# broker logs a lot while shutting down after a failed boot), then exit 1.
+RMQ_LOG_MARK=0
+rabbitmq_fail() {
+  show_logs 20 "$RMQ_START_LOG" "$RMQ_LOG"
+  if [[ -s "$RMQ_LOG" ]]; then
+    printf -- '----- errors in %s since this start (last 30) -----\n' "$RMQ_LOG" >&2
+    tail -n "+$((RMQ_LOG_MARK + 1))" "$RMQ_LOG" | grep -E '\[(error|critical)\]' | tail -n 30 >&2 || true
+  fi
+  die "$1"
+}
+
+rabbitmq_up() {
+  rabbitmq_install
+  if rabbitmq_configure && rabbitmq_running; then
+    log "rabbitmq: configuration changed, restarting"
+    rabbitmq_down
+  fi
+  if ! rabbitmq_running; then
+    log "rabbitmq: starting ${RMQ_NODE}"
+    install -d -o rabbitmq -g rabbitmq "$RMQ_LOG_DIR"
+    rm -f "$RMQ_PID_FILE"
+    RMQ_LOG_MARK=$(wc -l <"$RMQ_LOG" 2>/dev/null || echo 0)
+    # -detached: the wrapper su's to the rabbitmq user and erl daemonizes.
+    if ! ERL_EPMD_ADDRESS=127.0.0.1 rabbitmq-server -detached >>"$RMQ_START_LOG" 2>&1; then
+      rabbitmq_fail "rabbitmq: rabbitmq-server -detached failed"
+    fi
+    # erl -detached returns before the detached beam.smp exists.
+    if ! wait_for "rabbitmq process to appear" 20 rabbitmq_running; then
+      rabbitmq_fail "rabbitmq: broker process did not start"
+    fi
+  fi
+  if ! wait_for "rabbitmq on 127.0.0.1:${RMQ_PORT}" "$UP_TIMEOUT" rabbitmq_probe; then
+    rabbitmq_fail "rabbitmq did not become ready"
+  fi
+  log "rabbitmq: ready on 127.0.0.1:${RMQ_PORT} (management 127.0.0.1:${RMQ_MGMT_PORT})"
+}
+
+rabbitmq_down() {
+  local pid
+  pid=$(rabbitmq_pid)
+  if pid_alive "$pid"; then
+    log "rabbitmq: stopping ${RMQ_NODE}"
+    if ! timeout "$DOWN_TIMEOUT" rabbitmqctl -q stop >/dev/null 2>&1; then
+      log "rabbitmq: rabbitmqctl stop failed, sending SIGTERM to ${pid}"
+      kill -TERM "$pid" 2>/dev/null || true
+    fi
+    if ! wait_for "rabbitmq process ${pid} to exit" "$DOWN_TIMEOUT" pid_gone "$pid"; then
+      log "rabbitmq: killing ${pid}"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  if command -v epmd >/dev/null; then epmd -kill >/dev/null 2>&1 || true; fi
+  wait_for "rabbitmq port ${RMQ_PORT} to close" "$DOWN_TIMEOUT" port_closed "$RMQ_PORT" ||
+    die "rabbitmq still listening on ${RMQ_PORT}"
+  log "rabbitmq: down"
+}
+
+rabbitmq_status() {
+  if rabbitmq_running && port_listening "$RMQ_PORT"; then
+    printf '%-10s up    127.0.0.1:%s (management 127.0.0.1:%s)\n' rabbitmq "$RMQ_PORT" "$RMQ_MGMT_PORT"
+  else
+    printf '%-10s down  127.0.0.1:%s\n' rabbitmq "$RMQ_PORT"
+    return 1
+  fi
+}
+
+# ============================================================================
+# ClickHouse
+# ============================================================================
+
+clickhouse_install() { ensure_packages clickhouse-server clickhouse-client curl; }
+
+clickhouse_configure() {
+  # 18.16 config files use the <yandex> root. A listen_host here replaces the
+  # stock ::1 + 127.0.0.1 pair (verified: the server then binds 127.0.0.1 only,
+  # although preprocessed_configs/config.xml still shows all three entries).
+  write_if_changed "$CH_CONF_FILE" clickhouse:clickhouse <<'EOF'
+<?xml version="1.0"?>
+<!-- Managed by lockwatch scripts/services.sh -->
+<yandex>
+    <listen_host>127.0.0.1</listen_host>
+</yandex>
+EOF
+}
+
+# The server's pid: from its pid file, or else the clickhouse-owned
+# clickhouse-server process (comm is truncated to 15 characters).
+clickhouse_pid() {
+  local pid
+  pid=$(pid_from_file "$CH_PID_FILE")
+  pid_alive "$pid" || pid=$(pgrep -u clickhouse -x clickhouse-serv | head -n1 || true)
+  printf '%s' "$pid"
+}
+clickhouse_running() { pid_alive "$(clickhouse_pid)"; }
+
+# Returns 2 if the server process is gone (it exits at once on a bad config
+# or a port already in use).
+clickhouse_probe() {
+  clickhouse_running || return 2
+  [[ "$(curl -fsS --max-time 2 "${CH_URL}/ping" 2>/dev/null)" == "Ok." ]]
+}
+
+clickhouse_up() {
+  clickhouse_install
+  if clickhouse_configure && clickhouse_running; then
+    log "clickhouse: configuration changed, restarting"
+    clickhouse_down
+  fi
+  if ! clickhouse_running; then
+    log "clickhouse: starting"
+    install -d -o clickhouse -g clickhouse "$CH_PID_DIR" "$CH_LOG_DIR" /var/lib/clickhouse
+    rm -f "$CH_PID_FILE"
+    if ! runuser -u clickhouse -- clickhouse-server --daemon \
+      --config-file="$CH_CONFIG" --pid-file="$CH_PID_FILE" >>"$CH_START_LOG" 2>&1; then
+      show_logs 40 "$CH_START_LOG" "$CH_STDERR_LOG" "$CH_ERR_LOG"
+      die "clickhouse: clickhouse-server --daemon failed"
+    fi
+  fi
+  if ! wait_for "clickhouse on ${CH_URL}" "$UP_TIMEOUT" clickhouse_probe; then
+    show_logs 10 "$CH_START_LOG" "$CH_STDERR_LOG"
+    show_logs 40 "$CH_ERR_LOG"
+    die "clickhouse did not become ready"
+  fi
+  curl -fsS --max-time 30 --data-binary 'CREATE DATABASE IF NOT EXISTS lockwatch' "${CH_URL}/" ||
+    die "clickhouse: CREATE DATABASE lockwatch failed"
+  log "clickhouse: ready on ${CH_URL} (native 127.0.0.1:${CH_TCP_PORT}, db lockwatch)"
+}
+
+clickhouse_down() {
+  local pid
+  pid=$(clickhouse_pid)
+  if pid_alive "$pid"; then
+    log "clickhouse: stopping (pid ${pid})"
+    kill -TERM "$pid" 2>/dev/null || true
+    if ! wait_for "clickhouse process ${pid} to exit" "$DOWN_TIMEOUT" pid_gone "$pid"; then
+      log "clickhouse: killing ${pid}"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  rm -f "$CH_PID_FILE"
+  wait_for "clickhouse port ${CH_HTTP_PORT} to close" "$DOWN_TIMEOUT" port_closed "$CH_HTTP_PORT" ||
+    die "clickhouse still listening on ${CH_HTTP_PORT}"
+  log "clickhouse: down"
+}
+
+clickhouse_status() {
+  if clickhouse_probe >/dev/null 2>&1; then
+    printf '%-10s up    127.0.0.1:%s (native 127.0.0.1:%s)\n' clickhouse "$CH_HTTP_PORT" "$CH_TCP_PORT"
+  else
+    printf '%-10s down  127.0.0.1:%s\n' clickhouse "$CH_HTTP_PORT"
+    return 1
+  fi
+}
+
+# ============================================================================
+# main
+# ============================================================================
+
+usage() {
+  sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+main() {
+  (($# >= 1)) || usage
+  local action=$1
+  shift
+  case "$action" in
+    up | down | restart | status) ;;
+    -h | --help | help) usage ;;
+    *) log "unknown command: ${action}"; usage ;;
+  esac
+
+  local services=("$@") s
+  ((${#services[@]} > 0)) || services=("${ALL_SERVICES[@]}")
+  for s in "${services[@]}"; do
+    case "$s" in
+      postgres | rabbitmq | clickhouse) ;;
+      *) die "unknown service: ${s} (expected: ${ALL_SERVICES[*]})" ;;
+    esac
+  done
+
+  if [[ "$action" == status ]]; then
+    local rc=0
+    for s in "${services[@]}"; do "${s}_status" || rc=1; done
+    return "$rc"
+  fi
+
+  ((EUID == 0)) || die "must run as root"
+  # Serialize concurrent up/down/restart invocations.
+  exec 9>/run/lockwatch-services.lock
+  flock -w 600 9 || die "another services.sh is still running"
+
+  # `9>&-` hides the lock fd from everything started below (bash keeps its own
+  # close-on-exec copy), so daemons such as postgres or beam.smp do not inherit
+  # it and hold the lock forever.
+  for s in "${services[@]}"; do
+    case "$action" in
+      up) "${s}_up" 9>&- ;;
+      down) "${s}_down" 9>&- ;;
+      restart)
+        "${s}_down" 9>&-
+        "${s}_up" 9>&-
+        ;;
+    esac
+  done
+}
+
+main "$@"
