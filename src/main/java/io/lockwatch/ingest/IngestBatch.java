@@ -53,7 +53,7 @@ public final class IngestBatch {
         return outcome;
     }
 
-    void outcome(ApplyOutcome outcome) {
+    void recordOutcome(ApplyOutcome outcome) {
         this.outcome = outcome;
     }
 

@@ -89,7 +89,7 @@ public class IngestSteps {
     /** Per batch: state, events; readings that cannot be applied at all join the batch's rejections. */
     public void apply(IngestBatch batch) {
         ApplyOutcome outcome = applyIsolating(batch.readings(), batch);
-        batch.outcome(outcome);
+        batch.recordOutcome(outcome);
         received.increment(batch.readings().size());
         unknown.increment(outcome.unknown());
         duplicates.increment(outcome.duplicates());
@@ -108,15 +108,11 @@ public class IngestSteps {
                 log.error("Parking a reading of sensor {} that cannot be applied: {}", r.sensorId(), e.getMostSpecificCause().toString());
                 batch.rejections().add(new Rejection(Reason.PROCESSING_FAILED, e.getMostSpecificCause().toString(),
                         asJson(r), Map.of()));
-                return new ApplyOutcome(List.of(), 0, 0, 0, 0);
+                return ApplyOutcome.NOTHING;
             }
             int half = readings.size() / 2;
-            ApplyOutcome a = applyIsolating(new ArrayList<>(readings.subList(0, half)), batch);
-            ApplyOutcome b = applyIsolating(new ArrayList<>(readings.subList(half, readings.size())), batch);
-            List<StateChange> all = new ArrayList<>(a.changes());
-            all.addAll(b.changes());
-            return new ApplyOutcome(all, a.applied() + b.applied(), a.unknown() + b.unknown(),
-                    a.duplicates() + b.duplicates(), a.stale() + b.stale());
+            return applyIsolating(new ArrayList<>(readings.subList(0, half)), batch)
+                    .plus(applyIsolating(new ArrayList<>(readings.subList(half, readings.size())), batch));
         }
     }
 
@@ -147,6 +143,22 @@ public class IngestSteps {
         if (log.isDebugEnabled()) {
             batch.rejections().forEach(r -> log.debug("Parked a message: {} ({})", r.reason().code(), r.detail()));
         }
+    }
+
+    /**
+     * The last resort for a batch that failed in a way nothing above foresaw (a defect): every reading is parked
+     * with the error as {@code processing_failed}, then the batch is acked. Never lost, never redelivered into
+     * the same failure.
+     */
+    public void parkWhole(IngestBatch batch, Exception cause) {
+        String detail = "unexpected: " + cause;
+        log.error("Parking a whole batch of {} messages after an unexpected failure", batch.size(), cause);
+        for (Reading r : batch.readings()) {
+            batch.rejections().add(new Rejection(Reason.PROCESSING_FAILED, detail, asJson(r), Map.of()));
+        }
+        batch.readings().clear();
+        park(batch);
+        acknowledge(batch);
     }
 
     /** Per batch, after commit: one multiple-ack per channel up to the batch's last delivery tag. */

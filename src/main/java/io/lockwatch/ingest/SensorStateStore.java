@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.UUID;
 
+import io.lockwatch.notify.Outbox;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -21,7 +22,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Applies a batch of readings to {@code sensor_state} in one transaction with three statements whatever the
  * batch size: lock the batch's sensors ({@code FOR UPDATE}, in id order so concurrent batches never deadlock),
  * decide in memory, write back every touched sensor with one {@code UPDATE ... FROM unnest(...)} and every
- * state change with one {@code INSERT ... SELECT FROM unnest(...)}.
+ * state change with one {@code INSERT ... SELECT FROM unnest(...)}; the notifications of those changes are
+ * written in the same transaction ({@link Outbox}).
  *
  * <p>Readings of one sensor are taken in delivery order. A reading changes a sensor only if it is newer (by
  * measured time) than the newest one applied, and its message id was not among the last ones applied; so a
@@ -42,7 +44,7 @@ public class SensorStateStore {
 
     public ApplyOutcome apply(List<Reading> readings) {
         if (readings.isEmpty()) {
-            return new ApplyOutcome(List.of(), 0, 0, 0, 0);
+            return ApplyOutcome.NOTHING;
         }
         return tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings)));
     }
@@ -83,8 +85,9 @@ public class SensorStateStore {
             }
         }
         update(c, rows);
-        insertEvents(c, changes);
-        return new ApplyOutcome(changes, applied, unknown, duplicates, stale);
+        List<Long> eventIds = insertEvents(c, changes);
+        int notifications = Outbox.notificationsFor(c, eventIds);
+        return new ApplyOutcome(changes, applied, unknown, duplicates, stale, notifications);
     }
 
     private static Map<String, Row> lock(Connection c, List<Reading> readings) throws SQLException {
@@ -161,9 +164,9 @@ public class SensorStateStore {
         }
     }
 
-    private static void insertEvents(Connection c, List<StateChange> changes) throws SQLException {
+    private static List<Long> insertEvents(Connection c, List<StateChange> changes) throws SQLException {
         if (changes.isEmpty()) {
-            return;
+            return List.of();
         }
         int n = changes.size();
         Object[] ids = new Object[n], seqs = new Object[n], states = new Object[n], previous = new Object[n],
@@ -180,13 +183,20 @@ public class SensorStateStore {
                 INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at)
                 SELECT u.id, u.seq, 'sensor.state_changed', u.state, u.previous, to_timestamp(u.at / 1000.0)
                   FROM unnest(?::varchar[], ?::bigint[], ?::smallint[], ?::smallint[], ?::bigint[])
-                       AS u(id, seq, state, previous, at)""")) {
+                       AS u(id, seq, state, previous, at)
+                RETURNING id""")) {
             ps.setArray(1, c.createArrayOf("varchar", ids));
             ps.setArray(2, c.createArrayOf("int8", seqs));
             ps.setArray(3, c.createArrayOf("int2", states));
             ps.setArray(4, c.createArrayOf("int2", previous));
             ps.setArray(5, c.createArrayOf("int8", at));
-            ps.executeUpdate();
+            List<Long> eventIds = new ArrayList<>(n);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    eventIds.add(rs.getLong(1));
+                }
+            }
+            return eventIds;
         }
     }
 

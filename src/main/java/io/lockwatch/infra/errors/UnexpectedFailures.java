@@ -1,0 +1,36 @@
+package io.lockwatch.infra.errors;
+
+import io.lockwatch.ingest.IngestBatch;
+import io.lockwatch.ingest.IngestSteps;
+import org.apache.camel.Exchange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * What the route configuration does with a failure it has no rule for. Whatever the flow, the message must not
+ * be lost and must not come back into the same failure: an ingest batch is parked whole and acknowledged;
+ * anything else is logged with its route, and its own flow's durable state (an outbox row, a lease) brings it
+ * back later.
+ */
+@Component("unexpectedFailures")
+public class UnexpectedFailures {
+
+    private static final Logger log = LoggerFactory.getLogger(UnexpectedFailures.class);
+
+    private final IngestSteps ingest;
+
+    public UnexpectedFailures(IngestSteps ingest) {
+        this.ingest = ingest;
+    }
+
+    public void handle(Exchange exchange) {
+        Exception cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
+        Object body = exchange.getMessage().getBody();
+        if (body instanceof IngestBatch batch) {
+            ingest.parkWhole(batch, cause);
+        } else {
+            log.error("Unexpected failure in route {}", exchange.getFromRouteId(), cause);
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package io.lockwatch.notify;
+
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The outbox's side of delivery. A claim moves due notifications to {@code delivering} with a lease, in one
+ * statement with {@code FOR UPDATE SKIP LOCKED}, so that with any number of instances each attempt is made by
+ * exactly one of them; a lease that runs out (a crashed instance) makes its notification due again.
+ */
+public class NotificationStore {
+
+    /** Whether notification {@code n} has a newer one for the same client and sensor. */
+    private static final String NEWER_EXISTS = """
+            EXISTS (SELECT 1 FROM notifications newer
+                     WHERE newer.client_id = n.client_id AND newer.sensor_id = n.sensor_id
+                       AND newer.sequence > n.sequence)""";
+
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate tx;
+
+    public NotificationStore(JdbcTemplate jdbc, TransactionTemplate tx) {
+        this.jdbc = jdbc;
+        this.tx = tx;
+    }
+
+    /**
+     * Claims up to {@code limit} due notifications, oldest due first, leaving out the given clients and any
+     * notification whose client is still being sent an older event of the same sensor.
+     */
+    public List<Delivery> claim(int limit, Collection<UUID> skipClients, Duration lease) {
+        if (limit <= 0) {
+            return List.of();
+        }
+        return tx.execute(status -> {
+            List<UUID> claimed = jdbc.query(con -> {
+                var ps = con.prepareStatement("""
+                        UPDATE notifications n
+                           SET status = 'delivering', attempts = n.attempts + 1,
+                               lease_until = now() + make_interval(secs => ?)
+                          FROM (SELECT d.id
+                                  FROM notifications d
+                                 WHERE ((d.status = 'pending' AND d.next_attempt_at <= now())
+                                        OR (d.status = 'delivering' AND d.lease_until < now()))
+                                   AND NOT (d.client_id = ANY (?))
+                                   AND NOT EXISTS (SELECT 1 FROM notifications o
+                                                    WHERE o.client_id = d.client_id AND o.sensor_id = d.sensor_id
+                                                      AND o.status = 'delivering' AND o.lease_until >= now()
+                                                      AND o.sequence < d.sequence)
+                                 ORDER BY d.next_attempt_at
+                                 LIMIT ?
+                                   FOR UPDATE SKIP LOCKED) due
+                         WHERE n.id = due.id
+                        RETURNING n.id""");
+                ps.setDouble(1, lease.toMillis() / 1000.0);
+                ps.setArray(2, con.createArrayOf("uuid", skipClients.toArray()));
+                ps.setInt(3, limit);
+                return ps;
+            }, (rs, i) -> rs.getObject(1, UUID.class));
+            if (claimed.isEmpty()) {
+                return List.<Delivery>of();
+            }
+            return jdbc.query(con -> {
+                var ps = con.prepareStatement("""
+                        SELECT n.id, n.client_id, c.url, c.webhook_secret, cs.client_id IS NOT NULL,
+                               n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
+                               e.occurred_at, n.attempts
+                          FROM notifications n
+                          JOIN sensor_events e ON e.id = n.event_id
+                          LEFT JOIN clients c ON c.id = n.client_id
+                          LEFT JOIN client_sensors cs ON cs.client_id = n.client_id AND cs.sensor_id = n.sensor_id
+                          LEFT JOIN sensors s ON s.id = n.sensor_id
+                         WHERE n.id = ANY (?)
+                         ORDER BY n.next_attempt_at""");
+                ps.setArray(1, con.createArrayOf("uuid", claimed.toArray()));
+                return ps;
+            }, (rs, i) -> new Delivery(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
+                    rs.getString(4), rs.getBoolean(5), rs.getString(6), rs.getString(7), rs.getString(8),
+                    (Integer) rs.getObject(9, Integer.class), (Integer) rs.getObject(10, Integer.class), rs.getLong(11),
+                    rs.getTimestamp(12).getTime(), rs.getInt(13)));
+        });
+    }
+
+    /** The outcome of an attempt, and the attempt itself, in one transaction. */
+    public void recordAttempt(Delivery d, Integer statusCode, String error, long startedAt, long durationMs,
+                              Outcome outcome, Instant nextAttemptAt) {
+        tx.executeWithoutResult(status -> {
+            jdbc.update("""
+                    INSERT INTO delivery_attempts (notification_id, client_id, sensor_id, event_type, attempt,
+                                                   status_code, error, duration_ms, attempted_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                    d.id(), d.clientId(), d.sensorId(), d.type(), d.attempt(), statusCode, error, (int) durationMs,
+                    new Timestamp(startedAt));
+            // only if this attempt still holds the claim (not re-claimed after its lease ran out)
+            switch (outcome) {
+                case DELIVERED -> jdbc.update("""
+                        UPDATE notifications SET status = 'delivered', finished_at = now(), lease_until = NULL,
+                               last_status = ?, last_error = NULL
+                         WHERE id = ? AND status = 'delivering' AND attempts = ?""",
+                        statusCode, d.id(), d.attempt());
+                // a newer event recorded meanwhile supersedes this one, so no old state follows the newer
+                case RETRY -> jdbc.update("""
+                        UPDATE notifications n
+                           SET status = CASE WHEN %1$s THEN 'superseded' ELSE 'pending' END,
+                               finished_at = CASE WHEN %1$s THEN now() END,
+                               next_attempt_at = ?, lease_until = NULL, last_status = ?, last_error = ?
+                         WHERE n.id = ? AND n.status = 'delivering' AND n.attempts = ?""".formatted(NEWER_EXISTS),
+                        Timestamp.from(nextAttemptAt), statusCode, error, d.id(), d.attempt());
+                case DEAD -> jdbc.update("""
+                        UPDATE notifications SET status = 'dead', finished_at = now(), lease_until = NULL,
+                               last_status = ?, last_error = ?
+                         WHERE id = ? AND status = 'delivering' AND attempts = ?""",
+                        statusCode, error, d.id(), d.attempt());
+            }
+        });
+    }
+
+    /** The client is gone or no longer linked to the sensor: nothing is sent. */
+    public void cancel(Delivery d) {
+        jdbc.update("""
+                UPDATE notifications SET status = 'cancelled', finished_at = now(), lease_until = NULL,
+                       attempts = attempts - 1
+                 WHERE id = ? AND status = 'delivering' AND attempts = ?""", d.id(), d.attempt());
+    }
+
+    /** Puts a claimed notification back untried (its client's gate was closed): the claim does not count. */
+    public void release(Collection<Delivery> deliveries, Duration after) {
+        if (deliveries.isEmpty()) {
+            return;
+        }
+        List<Object[]> args = new ArrayList<>();
+        for (Delivery d : deliveries) {
+            args.add(new Object[] {after.toMillis() / 1000.0, d.id(), d.attempt()});
+        }
+        jdbc.batchUpdate("""
+                UPDATE notifications n
+                   SET status = CASE WHEN %1$s THEN 'superseded' ELSE 'pending' END,
+                       finished_at = CASE WHEN %1$s THEN now() END,
+                       attempts = n.attempts - 1, lease_until = NULL,
+                       next_attempt_at = greatest(n.next_attempt_at, now() + make_interval(secs => ?))
+                 WHERE n.id = ? AND n.status = 'delivering' AND n.attempts = ?""".formatted(NEWER_EXISTS), args);
+    }
+
+    public enum Outcome { DELIVERED, RETRY, DEAD }
+}

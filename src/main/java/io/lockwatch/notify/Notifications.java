@@ -1,0 +1,230 @@
+package io.lockwatch.notify;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lockwatch.notify.NotificationStore.Outcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.apache.camel.Exchange;
+import org.apache.camel.support.SynchronizationAdapter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The steps of the notification routes ({@code routes/notify.camel.yaml}): claim what is due, turn each claimed
+ * notification into a signed Standard Webhooks POST, and record how its attempt went.
+ */
+public class Notifications {
+
+    private static final Logger log = LoggerFactory.getLogger(Notifications.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final DateTimeFormatter RFC3339_MILLIS =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+    static final String DELIVERY = "lockwatch.delivery";
+    static final String STARTED = "lockwatch.startedAt";
+
+    private final NotificationStore store;
+    private final ClientGates gates;
+    private final TargetGuard guard;
+    private final NotifyProperties props;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Map<String, Counter> outcomes = new LinkedHashMap<>();
+    private final Timer latency;
+    private final HttpClient alertClient;
+
+    public Notifications(NotificationStore store, ClientGates gates, TargetGuard guard, NotifyProperties props,
+                         MeterRegistry meters) {
+        this.store = store;
+        this.gates = gates;
+        this.guard = guard;
+        this.props = props;
+        for (String outcome : List.of("delivered", "retry", "dead", "cancelled", "refused")) {
+            outcomes.put(outcome, meters.counter("lockwatch.notifications", "outcome", outcome));
+        }
+        this.latency = Timer.builder("lockwatch.notification.latency")
+                .description("from the event's measured time to the client's 2xx answer")
+                .publishPercentileHistogram().register(meters);
+        meters.gauge("lockwatch.notifications.in.flight", inFlight);
+        this.alertClient = HttpClient.newBuilder().connectTimeout(props.connectTimeout()).build();
+    }
+
+    /**
+     * Claims as many due notifications as this instance has free request slots for. Notifications of clients
+     * that are gone or unlinked are cancelled; of clients whose gate is closed, put back untried.
+     */
+    public synchronized List<Delivery> claim() {
+        int free = props.maxConcurrent() - inFlight.get();
+        List<Delivery> toSend = new ArrayList<>();
+        List<Delivery> putBack = new ArrayList<>();
+        for (Delivery d : store.claim(free, gates.closedClients(), props.lease())) {
+            if (d.url() == null || !d.linked()) {
+                store.cancel(d);
+                outcomes.get("cancelled").increment();
+            } else if (gates.tryEnter(d.clientId())) {
+                inFlight.incrementAndGet();
+                toSend.add(d);
+            } else {
+                putBack.add(d);
+            }
+        }
+        store.release(putBack, Duration.ofSeconds(1));
+        return toSend;
+    }
+
+    /** Builds the signed request of one delivery; the HTTP endpoint takes its URL from {@code CamelHttpUri}. */
+    public void prepare(Exchange exchange) throws JsonProcessingException {
+        Delivery d = exchange.getMessage().getBody(Delivery.class);
+        exchange.setProperty(DELIVERY, d);
+        exchange.setProperty(STARTED, System.currentTimeMillis());
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                inFlight.decrementAndGet();
+            }
+        });
+        String body = JSON.writeValueAsString(payload(d));
+        long timestamp = Instant.now().getEpochSecond();
+        org.apache.camel.Message m = exchange.getMessage();
+        m.removeHeaders("*");
+        m.setHeader("webhook-id", d.id().toString());
+        m.setHeader("webhook-timestamp", String.valueOf(timestamp));
+        m.setHeader("webhook-signature", WebhookSigner.sign(d.secret(), d.id().toString(), timestamp, body));
+        m.setHeader(Exchange.CONTENT_TYPE, "application/json");
+        m.setHeader(Exchange.HTTP_METHOD, "POST");
+        m.setHeader(Exchange.HTTP_URI, d.url());
+        m.setBody(body);
+        String refused = guard.problemWith(d.url());
+        if (refused != null) {
+            exchange.setProperty("lockwatch.refused", refused);
+        }
+    }
+
+    /** Records the attempt: delivered on 2xx; else the next attempt by the schedule, or dead after the last. */
+    public void record(Exchange exchange) {
+        Delivery d = exchange.getProperty(DELIVERY, Delivery.class);
+        long started = exchange.getProperty(STARTED, Long.class);
+        long duration = System.currentTimeMillis() - started;
+        Integer status = exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
+        Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        String refused = exchange.getProperty("lockwatch.refused", String.class);
+        String error = refused != null ? "target refused: " + refused
+                : failure != null ? oneLine(failure)
+                : status == null ? "no answer" : status >= 200 && status < 300 ? null : "HTTP " + status;
+        boolean success = error == null;
+
+        Outcome outcome;
+        Instant next = null;
+        if (success) {
+            outcome = Outcome.DELIVERED;
+        } else if (d.attempt() >= props.maxAttempts()) {
+            outcome = Outcome.DEAD;
+        } else {
+            outcome = Outcome.RETRY;
+            Duration delay = props.retrySchedule().get(d.attempt() - 1);
+            Duration retryAfter = (status != null && (status == 429 || status == 503))
+                    ? retryAfter(exchange.getMessage().getHeader("Retry-After", String.class)) : null;
+            if (retryAfter != null && retryAfter.compareTo(delay) > 0) {
+                delay = retryAfter.compareTo(props.maxRetryAfter()) > 0 ? props.maxRetryAfter() : retryAfter;
+            }
+            next = Instant.now().plus(delay);
+        }
+        store.recordAttempt(d, status, error, started, duration, outcome, next);
+        gates.leave(d.clientId(), success || refused != null);
+        switch (outcome) {
+            case DELIVERED -> {
+                outcomes.get("delivered").increment();
+                latency.record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - d.occurredAt())));
+            }
+            case RETRY -> outcomes.get(refused != null ? "refused" : "retry").increment();
+            case DEAD -> {
+                outcomes.get("dead").increment();
+                log.warn("Notification {} of sensor {} to client {} is dead after {} attempts: {}",
+                        d.id(), d.sensorId(), d.clientId(), d.attempt(), error);
+                alert(d, error);
+            }
+        }
+    }
+
+    private void alert(Delivery d, String error) {
+        if (props.alertUrl() == null || props.alertUrl().isBlank()) {
+            return;
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", "lockwatch.notification_dead");
+        body.put("notification_id", d.id().toString());
+        body.put("client_id", d.clientId().toString());
+        body.put("sensor_id", d.sensorId());
+        body.put("event_type", d.type());
+        body.put("attempts", d.attempt());
+        body.put("last_error", error);
+        try {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(props.alertUrl())).timeout(props.timeout())
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
+            alertClient.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((r, e) -> {
+                if (e != null || r.statusCode() >= 300) {
+                    log.warn("Operator alert for notification {} not accepted: {}", d.id(),
+                            e != null ? e.toString() : "HTTP " + r.statusCode());
+                }
+            });
+        } catch (Exception e) {
+            log.warn("Operator alert for notification {} not sent: {}", d.id(), e.toString());
+        }
+    }
+
+    /** The v1 webhook body. */
+    static Map<String, Object> payload(Delivery d) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("id", d.id().toString());
+        p.put("type", d.type());
+        p.put("sensor_id", d.sensorId());
+        p.put("address", d.address());
+        p.put("state", d.state());
+        p.put("previous_state", d.previousState());
+        p.put("sequence", d.sequence());
+        p.put("occurred_at", RFC3339_MILLIS.format(Instant.ofEpochMilli(d.occurredAt())));
+        p.put("client_id", d.clientId().toString());
+        return p;
+    }
+
+    static Duration retryAfter(String header) {
+        if (header == null || header.isBlank()) {
+            return null;
+        }
+        try {
+            return Duration.ofSeconds(Math.max(0, Long.parseLong(header.trim())));
+        } catch (NumberFormatException e) {
+            try {
+                Instant at = java.time.ZonedDateTime.parse(header.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+                return Duration.between(Instant.now(), at).isNegative() ? Duration.ZERO : Duration.between(Instant.now(), at);
+            } catch (RuntimeException ignored) {
+                return null;
+            }
+        }
+    }
+
+    private static String oneLine(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String msg = root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+        msg = msg.lines().findFirst().orElse(msg);
+        return msg.length() > 300 ? msg.substring(0, 300) : msg;
+    }
+}

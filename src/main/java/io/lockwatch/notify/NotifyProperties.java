@@ -1,0 +1,38 @@
+package io.lockwatch.notify;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Webhook delivery.
+ *
+ * @param timeout                 an attempt succeeds only with a 2xx answer within this time
+ * @param connectTimeout          of which establishing the connection may take at most this
+ * @param retrySchedule           delay before the 2nd, 3rd, … attempt; after the last one the notification is dead
+ * @param maxRetryAfter           a {@code Retry-After} answer (429/503) may push the next attempt this far at most
+ * @param pollInterval            how often due notifications are looked for (they are also handed over at once
+ *                                by the instance that recorded them)
+ * @param maxConcurrent           requests in flight per instance, all clients together
+ * @param perClientConcurrency    requests in flight per instance to one client
+ * @param circuitFailures         consecutive failures of a client that open its circuit
+ * @param circuitOpenFor          how long an open circuit stops attempts to that client before one is let through
+ * @param allowPrivateTargets     allow client URLs on loopback, link-local and private addresses (SSRF guard off)
+ * @param alertUrl                optional operator URL that is POSTed each notification that goes dead
+ */
+@ConfigurationProperties("lockwatch.notify")
+public record NotifyProperties(Duration timeout, Duration connectTimeout, List<Duration> retrySchedule,
+                               Duration maxRetryAfter, Duration pollInterval, int maxConcurrent,
+                               int perClientConcurrency, int circuitFailures, Duration circuitOpenFor,
+                               boolean allowPrivateTargets, String alertUrl) {
+
+    public int maxAttempts() {
+        return retrySchedule.size() + 1;
+    }
+
+    /** The lease of a claimed notification: long enough for one attempt, short enough to recover a crash. */
+    public Duration lease() {
+        return timeout.plus(connectTimeout).plusSeconds(30);
+    }
+}

@@ -1,0 +1,325 @@
+package io.lockwatch.notify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lockwatch.ingest.IngestProperties;
+import io.lockwatch.notify.WebhookReceiver.Received;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Notifications end to end on the embedded default, delivered to a real HTTP server on loopback: readings are
+ * published, and what arrives (and when) is read off the receiver. The retry schedule is shortened to 1 s, 2 s.
+ */
+@CamelSpringBootTest
+@SpringBootTest(properties = {
+        "lockwatch.notify.retry-schedule=1s,2s",
+        "lockwatch.notify.timeout=1500ms",
+        "lockwatch.notify.connect-timeout=500ms",
+        "lockwatch.notify.poll-interval=100",
+        "lockwatch.notify.circuit-failures=1000"})
+class NotifyRouteTest {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    static WebhookReceiver receiver;
+
+    @Autowired RabbitTemplate rabbit;
+    @Autowired JdbcTemplate jdbc;
+    @Autowired IngestProperties ingest;
+    @Autowired org.apache.camel.CamelContext camel;
+
+    record Client(UUID id, String secret, String path) {
+    }
+
+    @BeforeAll
+    static void startReceiver() throws Exception {
+        receiver = new WebhookReceiver();
+    }
+
+    @AfterAll
+    static void stopReceiver() {
+        receiver.close();
+    }
+
+    @Test
+    void aStateChangeIsPostedSignedToEveryLinkedClient() throws Exception {
+        String sensor = sensor();
+        Client a = client(), b = client();
+        link(a, sensor);
+        link(b, sensor);
+        long ts = System.currentTimeMillis() - 1000;
+
+        publish(sensor, 1, ts);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(a.path()).size() == 1 && receiver.at(b.path()).size() == 1);
+        Received r = receiver.at(a.path()).get(0);
+        JsonNode body = JSON.readTree(r.body());
+        assertThat(body.get("type").asText()).isEqualTo("sensor.state_changed");
+        assertThat(body.get("sensor_id").asText()).isEqualTo(sensor);
+        assertThat(body.get("address").asText()).isEqualTo("Moscow, Russia, Svobody st. 23 fl 1 room 16");
+        assertThat(body.get("state").asInt()).isEqualTo(1);
+        assertThat(body.get("previous_state").isNull()).isTrue();
+        assertThat(body.get("sequence").asLong()).isEqualTo(1);
+        assertThat(body.get("occurred_at").asText())
+                .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z")
+                .satisfies(t -> assertThat(java.time.Instant.parse(t).toEpochMilli()).isEqualTo(ts));
+        assertThat(body.get("client_id").asText()).isEqualTo(a.id().toString());
+        assertThat(r.header("webhook-id")).isEqualTo(body.get("id").asText());
+        assertThat(Long.parseLong(r.header("webhook-timestamp"))).isCloseTo(System.currentTimeMillis() / 1000, org.assertj.core.data.Offset.offset(60L));
+        assertThat(WebhookReceiver.signatureValid(r, a.secret())).isTrue();
+        assertThat(WebhookReceiver.signatureValid(r, b.secret())).isFalse();
+        await().atMost(Duration.ofSeconds(5)).until(() -> "delivered".equals(status(UUID.fromString(r.header("webhook-id")))));
+    }
+
+    @Test
+    void aRepeatNotifiesNobody() {
+        String sensor = sensor();
+        Client a = client();
+        link(a, sensor);
+        long ts = System.currentTimeMillis() - 10_000;
+
+        publish(sensor, 0, ts);
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(a.path()).size() == 1);
+        publish(sensor, 0, ts + 1000);
+        publish(sensor, 1, ts + 2000);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(a.path()).size() == 2);
+        assertThat(receiver.at(a.path())).extracting(r -> field(r, "sequence")).containsExactly("1", "2");
+        assertThat(receiver.at(a.path())).extracting(r -> field(r, "previous_state")).containsExactly("null", "0");
+    }
+
+    @Test
+    void quickSuccessiveChangesNeverReachTheClientOutOfOrder() {
+        String sensor = sensor();
+        Client a = client();
+        link(a, sensor);
+        long ts = System.currentTimeMillis() - 10_000;
+
+        // often one batch: then the older change is superseded before it is ever sent
+        for (int i = 0; i < 6; i++) {
+            publish(sensor, i % 2, ts + i);
+        }
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(a.path()).stream().anyMatch(r -> field(r, "sequence").equals("6")));
+        await().atMost(Duration.ofSeconds(5)).until(() -> jdbc.queryForList(
+                "SELECT status FROM notifications WHERE client_id = ? ORDER BY sequence", String.class, a.id())
+                .stream().allMatch(st -> st.equals("delivered") || st.equals("superseded")));
+        List<Integer> arrived = receiver.at(a.path()).stream().map(r -> Integer.parseInt(field(r, "sequence"))).toList();
+        assertThat(arrived).isSorted().doesNotHaveDuplicates().endsWith(6);
+        assertThat(jdbc.queryForList("SELECT status FROM notifications WHERE client_id = ? ORDER BY sequence",
+                String.class, a.id())).hasSize(6).endsWith("delivered");
+    }
+
+    @Test
+    void failedAttemptsAreRetriedOnTheScheduleThenTheNotificationIsDead() {
+        String sensor = sensor();
+        Client a = client();
+        receiver.answer(a.path(), 500);
+        link(a, sensor);
+
+        publish(sensor, 1, System.currentTimeMillis());
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at(a.path()).size() == 3);
+        List<Received> attempts = receiver.at(a.path());
+        assertThat(attempts).extracting(r -> r.header("webhook-id")).containsOnly(attempts.get(0).header("webhook-id"));
+        assertThat(attempts.get(1).arrivedAt() - attempts.get(0).arrivedAt()).isGreaterThanOrEqualTo(1000);
+        assertThat(attempts.get(2).arrivedAt() - attempts.get(1).arrivedAt()).isGreaterThanOrEqualTo(2000);
+        UUID id = UUID.fromString(attempts.get(0).header("webhook-id"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> "dead".equals(status(id)));
+        assertThat(jdbc.queryForList("SELECT status_code FROM delivery_attempts WHERE notification_id = ? ORDER BY attempt",
+                Integer.class, id)).containsExactly(500, 500, 500);
+    }
+
+    @Test
+    void timeoutsAndRefusedConnectionsAreFailedAttempts() throws Exception {
+        String sensor = sensor();
+        Client hanging = client();
+        receiver.answer(hanging.path(), WebhookReceiver.HANG);
+        UUID refusedClient = clientAt(closedPortUrl());
+        link(hanging, sensor);
+        jdbc.update("INSERT INTO client_sensors (client_id, sensor_id) VALUES (?, ?)", refusedClient, sensor);
+
+        publish(sensor, 1, System.currentTimeMillis());
+
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            assertThat(errors(hanging.id())).hasSizeGreaterThanOrEqualTo(2).allMatch(e -> e.contains("Timeout"));
+            assertThat(errors(refusedClient)).hasSizeGreaterThanOrEqualTo(2).allMatch(e -> e.contains("Connect"));
+        });
+    }
+
+    @Test
+    void aNewerEventSupersedesAnUndeliveredOlderOne() {
+        String sensor = sensor();
+        Client a = client();
+        receiver.answer(a.path(), 503);
+        link(a, sensor);
+        long ts = System.currentTimeMillis() - 10_000;
+
+        publish(sensor, 1, ts);
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(a.path()).size() == 1);
+        String first = receiver.at(a.path()).get(0).header("webhook-id");
+        receiver.answer(a.path(), 200);
+        publish(sensor, 0, ts + 1000);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(a.path()).stream().anyMatch(r -> field(r, "sequence").equals("2")));
+        assertThat(status(UUID.fromString(first))).isEqualTo("superseded");
+        assertThat(receiver.at(a.path())).extracting(r -> field(r, "sequence")).containsExactly("1", "2");
+    }
+
+    @Test
+    void eachAttemptUsesTheClientsCurrentUrl() {
+        String sensor = sensor();
+        Client a = client();
+        receiver.answer(a.path(), 500);
+        link(a, sensor);
+
+        publish(sensor, 1, System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(a.path()).size() == 1);
+        String moved = "/moved-" + UUID.randomUUID();
+        jdbc.update("UPDATE clients SET url = ? WHERE id = ?", receiver.url(moved), a.id());
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(moved).size() == 1);
+        assertThat(receiver.at(moved).get(0).header("webhook-id")).isEqualTo(receiver.at(a.path()).get(0).header("webhook-id"));
+        assertThat(receiver.at(a.path())).hasSize(1);
+    }
+
+    @Test
+    void aClientUnlinkedSinceIsNotNotifiedAndTheNotificationIsCancelled() {
+        String sensor = sensor();
+        Client a = client();
+        receiver.answer(a.path(), 500);
+        link(a, sensor);
+
+        publish(sensor, 1, System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(a.path()).size() == 1);
+        UUID id = UUID.fromString(receiver.at(a.path()).get(0).header("webhook-id"));
+        jdbc.update("DELETE FROM client_sensors WHERE client_id = ? AND sensor_id = ?", a.id(), sensor);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> "cancelled".equals(status(id)));
+        assertThat(receiver.at(a.path())).hasSize(1);
+    }
+
+    @Test
+    void retryAfterOn429IsRespected() {
+        String sensor = sensor();
+        Client a = client();
+        receiver.answerRetryAfter(a.path(), 429, "3");
+        link(a, sensor);
+
+        publish(sensor, 1, System.currentTimeMillis());
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at(a.path()).size() == 2);
+        List<Received> attempts = receiver.at(a.path());
+        assertThat(attempts.get(1).arrivedAt() - attempts.get(0).arrivedAt()).isGreaterThanOrEqualTo(3000);
+    }
+
+    @Test
+    void aHangingClientDoesNotDelayTheOthers() {
+        String slowSensor = sensor(), fastSensor = sensor();
+        Client hanging = client(), fast = client();
+        receiver.answer(hanging.path(), WebhookReceiver.HANG);
+        link(hanging, slowSensor);
+        link(fast, fastSensor);
+        long base = System.currentTimeMillis() - 60_000;
+
+        for (int i = 0; i < 20; i++) {
+            publish(slowSensor, i % 2, base + i);
+        }
+        long[] sentAt = new long[10];
+        for (int i = 0; i < 10; i++) {
+            sentAt[i] = System.currentTimeMillis();
+            publish(fastSensor, i % 2, base + 100 + i);
+        }
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(fast.path()).size() >= 1);
+        // superseding may fold quick successive changes; whatever arrives, arrives within a second of its event
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                receiver.at(fast.path()).stream().anyMatch(r -> field(r, "sequence").equals("10")));
+        for (Received r : receiver.at(fast.path())) {
+            int seq = Integer.parseInt(field(r, "sequence"));
+            assertThat(r.arrivedAt() - sentAt[seq - 1]).as("arrival of change %d", seq).isLessThan(1000);
+        }
+    }
+
+    @Test
+    void theWebhookHttpClientIsBoundedAndNeverRetriesOnItsOwn() {
+        var http = camel.getComponent("http", org.apache.camel.component.http.HttpComponent.class);
+
+        assertThat(http.isAutomaticRetriesDisabled()).isTrue();
+        assertThat(http.isFollowRedirects()).isFalse();
+        assertThat(http.isCookieManagementDisabled()).isTrue();
+        assertThat(http.getResponseTimeout()).isEqualTo(1500);
+        assertThat(http.getConnectTimeout()).isEqualTo(500);
+    }
+
+    // --- helpers
+
+    private String sensor() {
+        String id = "N" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);
+        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'Moscow, Russia, Svobody st. 23 fl 1 room 16')", id);
+        return id;
+    }
+
+    private Client client() {
+        String path = "/hook-" + UUID.randomUUID();
+        String secret = WebhookSigner.newSecret();
+        UUID id = jdbc.queryForObject("INSERT INTO clients (name, url, webhook_secret) VALUES ('test', ?, ?) RETURNING id",
+                UUID.class, receiver.url(path), secret);
+        return new Client(id, secret, path);
+    }
+
+    private UUID clientAt(String url) {
+        return jdbc.queryForObject("INSERT INTO clients (name, url, webhook_secret) VALUES ('test', ?, ?) RETURNING id",
+                UUID.class, url, WebhookSigner.newSecret());
+    }
+
+    private void link(Client c, String sensor) {
+        jdbc.update("INSERT INTO client_sensors (client_id, sensor_id) VALUES (?, ?)", c.id(), sensor);
+    }
+
+    private void publish(String sensor, int data, long ts) {
+        String body = "{\"sensor_id\":\"" + sensor + "\",\"data\":" + data + ",\"ts\":" + ts + "}";
+        rabbit.send(ingest.exchange(), sensor, new Message(body.getBytes(StandardCharsets.UTF_8), new MessageProperties()));
+    }
+
+    private String status(UUID notification) {
+        return jdbc.queryForObject("SELECT status FROM notifications WHERE id = ?", String.class, notification);
+    }
+
+    private List<String> errors(UUID client) {
+        return jdbc.queryForList("SELECT error FROM delivery_attempts WHERE client_id = ? ORDER BY attempted_at", String.class, client);
+    }
+
+    private static String field(Received r, String name) {
+        try {
+            return JSON.readTree(r.body()).get(name).asText();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String closedPortUrl() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return "http://127.0.0.1:" + s.getLocalPort() + "/nobody";
+        }
+    }
+}

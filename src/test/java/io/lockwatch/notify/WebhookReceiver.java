@@ -1,0 +1,109 @@
+package io.lockwatch.notify;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * A real HTTP server on loopback standing in for clients: each path answers as it is told (a status, or hang
+ * until released) and records every request with its arrival time.
+ */
+public class WebhookReceiver implements AutoCloseable {
+
+    public record Received(String path, Map<String, String> headers, String body, long arrivedAt) {
+        public String header(String name) {
+            return headers.get(name.toLowerCase());
+        }
+    }
+
+    private final HttpServer server;
+    private final List<Received> received = new CopyOnWriteArrayList<>();
+    private final Map<String, Integer> answers = new ConcurrentHashMap<>();
+    private final Map<String, String> retryAfter = new ConcurrentHashMap<>();
+    private final CountDownLatch released = new CountDownLatch(1);
+
+    public static final int HANG = -1;
+
+    public WebhookReceiver() throws IOException {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 100);
+        server.setExecutor(Executors.newCachedThreadPool());
+        server.createContext("/", exchange -> {
+            try (InputStream in = exchange.getRequestBody()) {
+                String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                Map<String, String> headers = new ConcurrentHashMap<>();
+                exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), String.join(",", v)));
+                String path = exchange.getRequestURI().getPath();
+                // the answer is decided before the request is visible to the test, which may change it next
+                int status = answers.getOrDefault(path, 200);
+                String after = retryAfter.get(path);
+                received.add(new Received(path, headers, body, System.currentTimeMillis()));
+                if (status == HANG) {
+                    released.await(60, TimeUnit.SECONDS);
+                    status = 200;
+                }
+                if (after != null) {
+                    exchange.getResponseHeaders().add("Retry-After", after);
+                }
+                exchange.sendResponseHeaders(status, -1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                exchange.close();
+            }
+        });
+        server.start();
+    }
+
+    public String url(String path) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    public void answer(String path, int status) {
+        answers.put(path, status);
+    }
+
+    public void answerRetryAfter(String path, int status, String seconds) {
+        answers.put(path, status);
+        retryAfter.put(path, seconds);
+    }
+
+    public List<Received> at(String path) {
+        return received.stream().filter(r -> r.path().equals(path)).toList();
+    }
+
+    /** Verifies a request the way a Standard Webhooks receiver does. */
+    public static boolean signatureValid(Received r, String secret) throws Exception {
+        byte[] key = Base64.getDecoder().decode(secret.substring("whsec_".length()));
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(key, "HmacSHA256"));
+        String signed = r.header("webhook-id") + "." + r.header("webhook-timestamp") + "." + r.body();
+        String expected = Base64.getEncoder().encodeToString(mac.doFinal(signed.getBytes(StandardCharsets.UTF_8)));
+        for (String candidate : r.header("webhook-signature").split(" ")) {
+            if (candidate.equals("v1," + expected)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void close() {
+        released.countDown();
+        server.stop(0);
+    }
+}
