@@ -33,6 +33,6 @@ public record NotifyProperties(Duration timeout, Duration connectTimeout, List<D
 
     /** The lease of a claimed notification: long enough for one attempt, short enough to recover a crash. */
     public Duration lease() {
-        return timeout.plus(connectTimeout).plusSeconds(30);
+        return timeout.plus(connectTimeout).plusSeconds(10);
     }
 }

@@ -13,6 +13,7 @@ import io.lockwatch.infra.clickhouse.ClickHouse;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.ResponseEntity;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 
 /**
@@ -20,6 +21,8 @@ import org.springframework.test.context.ActiveProfiles;
  * and ClickHouse on 127.0.0.1. If one is missing the context does not start and every test here fails.
  */
 @ActiveProfiles("external")
+// closed after the class: a cached context would go on consuming and delivering beside the next test
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 class ExternalFoundationIT extends FoundationContract {
 
     @Autowired

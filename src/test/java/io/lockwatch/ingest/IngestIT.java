@@ -22,6 +22,7 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 
 /**
@@ -32,6 +33,8 @@ import org.springframework.test.context.ActiveProfiles;
 @CamelSpringBootTest
 @SpringBootTest
 @ActiveProfiles("external")
+// closed after the class: a cached context would go on consuming and delivering beside the next test
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 class IngestIT {
 
     @Autowired RabbitTemplate rabbit;

@@ -36,6 +36,7 @@ public class WebhookReceiver implements AutoCloseable {
     private final Map<String, Integer> answers = new ConcurrentHashMap<>();
     private final Map<String, String> retryAfter = new ConcurrentHashMap<>();
     private final CountDownLatch released = new CountDownLatch(1);
+    private volatile long delayMillis;
 
     public static final int HANG = -1;
 
@@ -52,6 +53,9 @@ public class WebhookReceiver implements AutoCloseable {
                 int status = answers.getOrDefault(path, 200);
                 String after = retryAfter.get(path);
                 received.add(new Received(path, headers, body, System.currentTimeMillis()));
+                if (delayMillis > 0) {
+                    Thread.sleep(delayMillis);
+                }
                 if (status == HANG) {
                     released.await(60, TimeUnit.SECONDS);
                     status = 200;
@@ -75,6 +79,11 @@ public class WebhookReceiver implements AutoCloseable {
 
     public void answer(String path, int status) {
         answers.put(path, status);
+    }
+
+    /** Every answer comes this much later. */
+    public void delay(long millis) {
+        this.delayMillis = millis;
     }
 
     public void answerRetryAfter(String path, int status, String seconds) {
