@@ -5,21 +5,21 @@ import java.util.List;
 /**
  * What a batch did to sensor state.
  *
- * @param changes     state changes, in order per sensor
+ * @param events      state changes and restored connections, in order per sensor
  * @param applied     readings that became the sensor's newest (change or repeat)
  * @param unknown     readings of sensors that are not registered
  * @param duplicates  readings whose message id was applied before
  * @param stale       readings older than the sensor's newest applied one
  * @param notifications notifications now pending for those changes
  */
-public record ApplyOutcome(List<StateChange> changes, int applied, int unknown, int duplicates, int stale,
+public record ApplyOutcome(List<SensorEvent> events, int applied, int unknown, int duplicates, int stale,
                            int notifications) {
 
     static final ApplyOutcome NOTHING = new ApplyOutcome(List.of(), 0, 0, 0, 0, 0);
 
     ApplyOutcome plus(ApplyOutcome other) {
-        List<StateChange> all = new java.util.ArrayList<>(changes);
-        all.addAll(other.changes);
+        List<SensorEvent> all = new java.util.ArrayList<>(events);
+        all.addAll(other.events);
         return new ApplyOutcome(all, applied + other.applied, unknown + other.unknown, duplicates + other.duplicates,
                 stale + other.stale, notifications + other.notifications);
     }

@@ -40,8 +40,9 @@ public class IngestConfiguration {
     }
 
     @Bean
-    SensorStateStore sensorStateStore(JdbcTemplate jdbc, TransactionTemplate tx) {
-        return new SensorStateStore(jdbc, tx);
+    SensorStateStore sensorStateStore(JdbcTemplate jdbc, TransactionTemplate tx,
+                                      @org.springframework.beans.factory.annotation.Value("${lockwatch.heartbeat.timeout}") java.time.Duration timeout) {
+        return new SensorStateStore(jdbc, tx, timeout);
     }
 
     @Bean

@@ -94,7 +94,7 @@ public class IngestSteps {
         unknown.increment(outcome.unknown());
         duplicates.increment(outcome.duplicates());
         stale.increment(outcome.stale());
-        changes.increment(outcome.changes().size());
+        changes.increment(outcome.events().stream().filter(SensorEvent::isStateChange).count());
     }
 
     private ApplyOutcome applyIsolating(List<Reading> readings, IngestBatch batch) {

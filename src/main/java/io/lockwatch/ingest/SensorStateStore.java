@@ -33,13 +33,17 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class SensorStateStore {
 
     static final int RECENT_IDS = 8;
+    static final String ONLINE = "online";
+    static final String LOST = "lost";
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
+    private final long defaultTimeoutMillis;
 
-    public SensorStateStore(JdbcTemplate jdbc, TransactionTemplate tx) {
+    public SensorStateStore(JdbcTemplate jdbc, TransactionTemplate tx, java.time.Duration defaultTimeout) {
         this.jdbc = jdbc;
         this.tx = tx;
+        this.defaultTimeoutMillis = defaultTimeout.toMillis();
     }
 
     public ApplyOutcome apply(List<Reading> readings) {
@@ -51,7 +55,7 @@ public class SensorStateStore {
 
     private ApplyOutcome applyIn(Connection c, List<Reading> readings) throws SQLException {
         Map<String, Row> rows = lock(c, readings);
-        List<StateChange> changes = new ArrayList<>();
+        List<SensorEvent> events = new ArrayList<>();
         int applied = 0, unknown = 0, duplicates = 0, stale = 0;
         for (Reading r : readings) {
             Row row = rows.get(r.sensorId());
@@ -77,29 +81,39 @@ public class SensorStateStore {
             if (r.messageId() != null) {
                 row.remember(idHash);
             }
+            if (LOST.equals(row.connectivity)) {
+                // back from a silence: restored first, then the change this reading may bring
+                row.sequence++;
+                events.add(new SensorEvent(r.sensorId(), row.sequence, SensorEvent.CONNECTION_RESTORED, row.state,
+                        null, r.measuredAt()));
+            }
+            row.connectivity = ONLINE;
             if (row.state == null || row.state != r.data()) {
                 row.sequence++;
-                changes.add(new StateChange(r.sensorId(), row.sequence, r.data(), row.state, r.measuredAt()));
+                events.add(new SensorEvent(r.sensorId(), row.sequence, SensorEvent.STATE_CHANGED, r.data(), row.state,
+                        r.measuredAt()));
                 row.state = r.data();
                 row.changedAt = r.measuredAt();
             }
         }
         update(c, rows);
-        List<Long> eventIds = insertEvents(c, changes);
+        List<Long> eventIds = insertEvents(c, events);
         int notifications = Outbox.notificationsFor(c, eventIds);
-        return new ApplyOutcome(changes, applied, unknown, duplicates, stale, notifications);
+        return new ApplyOutcome(events, applied, unknown, duplicates, stale, notifications);
     }
 
-    private static Map<String, Row> lock(Connection c, List<Reading> readings) throws SQLException {
+    private Map<String, Row> lock(Connection c, List<Reading> readings) throws SQLException {
         TreeSet<String> ids = new TreeSet<>();
         readings.forEach(r -> ids.add(r.sensorId()));
         Map<String, Row> rows = new HashMap<>(ids.size() * 2);
         try (PreparedStatement ps = c.prepareStatement("""
-                SELECT sensor_id, state, state_changed_at, last_reading_at, last_seen_at, sequence, recent_message_ids
-                  FROM sensor_state
-                 WHERE sensor_id = ANY (?)
-                 ORDER BY sensor_id
-                   FOR UPDATE""")) {
+                SELECT st.sensor_id, st.state, st.state_changed_at, st.last_reading_at, st.last_seen_at, st.sequence,
+                       st.recent_message_ids, st.connectivity, s.heartbeat_timeout_seconds
+                  FROM sensor_state st
+                  JOIN sensors s ON s.id = st.sensor_id
+                 WHERE st.sensor_id = ANY (?)
+                 ORDER BY st.sensor_id
+                   FOR UPDATE OF st""")) {
             ps.setArray(1, c.createArrayOf("varchar", ids.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -114,6 +128,9 @@ public class SensorStateStore {
                     for (Long h : (Long[]) recent.getArray()) {
                         row.recent.add(h);
                     }
+                    row.connectivity = rs.getString(8);
+                    int timeout = rs.getInt(9);
+                    row.timeoutMillis = rs.wasNull() ? null : timeout * 1000L;
                     rows.put(rs.getString(1), row);
                 }
             }
@@ -121,11 +138,11 @@ public class SensorStateStore {
         return rows;
     }
 
-    private static void update(Connection c, Map<String, Row> rows) throws SQLException {
+    private void update(Connection c, Map<String, Row> rows) throws SQLException {
         List<String> ids = new ArrayList<>();
         List<Short> states = new ArrayList<>();
         List<Long> changedAt = new ArrayList<>(), readingAt = new ArrayList<>(), seenAt = new ArrayList<>(),
-                sequences = new ArrayList<>();
+                sequences = new ArrayList<>(), deadlines = new ArrayList<>();
         List<String> recent = new ArrayList<>();
         rows.forEach((id, row) -> {
             if (!row.dirty) {
@@ -138,6 +155,7 @@ public class SensorStateStore {
             seenAt.add(row.lastSeenAt);
             sequences.add(row.sequence);
             recent.add(row.recentLiteral());
+            deadlines.add(row.lastSeenAt + (row.timeoutMillis != null ? row.timeoutMillis : defaultTimeoutMillis));
         });
         if (ids.isEmpty()) {
             return;
@@ -149,9 +167,13 @@ public class SensorStateStore {
                        last_reading_at = to_timestamp(u.reading_at / 1000.0),
                        last_seen_at = to_timestamp(u.seen_at / 1000.0),
                        sequence = u.seq,
-                       recent_message_ids = u.recent::bigint[]
-                  FROM unnest(?::varchar[], ?::smallint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[])
-                       AS u(id, state, changed_at, reading_at, seen_at, seq, recent)
+                       recent_message_ids = u.recent::bigint[],
+                       connectivity = 'online',
+                       lost_deadline = to_timestamp(u.deadline / 1000.0),
+                       lost_at = NULL
+                  FROM unnest(?::varchar[], ?::smallint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[],
+                              ?::bigint[])
+                       AS u(id, state, changed_at, reading_at, seen_at, seq, recent, deadline)
                  WHERE s.sensor_id = u.id""")) {
             ps.setArray(1, c.createArrayOf("varchar", ids.toArray()));
             ps.setArray(2, c.createArrayOf("int2", states.toArray()));
@@ -160,36 +182,41 @@ public class SensorStateStore {
             ps.setArray(5, c.createArrayOf("int8", seenAt.toArray()));
             ps.setArray(6, c.createArrayOf("int8", sequences.toArray()));
             ps.setArray(7, c.createArrayOf("text", recent.toArray()));
+            ps.setArray(8, c.createArrayOf("int8", deadlines.toArray()));
             ps.executeUpdate();
         }
     }
 
-    private static List<Long> insertEvents(Connection c, List<StateChange> changes) throws SQLException {
-        if (changes.isEmpty()) {
+    /** Records events with one statement; also used by the heartbeat. @return their ids, in order */
+    public static List<Long> insertEvents(Connection c, List<SensorEvent> events) throws SQLException {
+        if (events.isEmpty()) {
             return List.of();
         }
-        int n = changes.size();
-        Object[] ids = new Object[n], seqs = new Object[n], states = new Object[n], previous = new Object[n],
-                at = new Object[n];
+        int n = events.size();
+        Object[] ids = new Object[n], seqs = new Object[n], types = new Object[n], states = new Object[n],
+                previous = new Object[n], at = new Object[n];
         for (int i = 0; i < n; i++) {
-            StateChange e = changes.get(i);
+            SensorEvent e = events.get(i);
             ids[i] = e.sensorId();
             seqs[i] = e.sequence();
-            states[i] = (short) e.state();
+            types[i] = e.type();
+            states[i] = e.state() == null ? null : (short) e.state().intValue();
             previous[i] = e.previousState() == null ? null : (short) e.previousState().intValue();
             at[i] = e.occurredAt();
         }
         try (PreparedStatement ps = c.prepareStatement("""
                 INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at)
-                SELECT u.id, u.seq, 'sensor.state_changed', u.state, u.previous, to_timestamp(u.at / 1000.0)
-                  FROM unnest(?::varchar[], ?::bigint[], ?::smallint[], ?::smallint[], ?::bigint[])
-                       AS u(id, seq, state, previous, at)
+                SELECT u.id, u.seq, u.type, u.state, u.previous, to_timestamp(u.at / 1000.0)
+                  FROM unnest(?::varchar[], ?::bigint[], ?::text[], ?::smallint[], ?::smallint[], ?::bigint[])
+                       WITH ORDINALITY AS u(id, seq, type, state, previous, at, n)
+                 ORDER BY u.n
                 RETURNING id""")) {
             ps.setArray(1, c.createArrayOf("varchar", ids));
             ps.setArray(2, c.createArrayOf("int8", seqs));
-            ps.setArray(3, c.createArrayOf("int2", states));
-            ps.setArray(4, c.createArrayOf("int2", previous));
-            ps.setArray(5, c.createArrayOf("int8", at));
+            ps.setArray(3, c.createArrayOf("text", types));
+            ps.setArray(4, c.createArrayOf("int2", states));
+            ps.setArray(5, c.createArrayOf("int2", previous));
+            ps.setArray(6, c.createArrayOf("int8", at));
             List<Long> eventIds = new ArrayList<>(n);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -216,6 +243,8 @@ public class SensorStateStore {
         Long lastReadingAt;
         Long lastSeenAt;
         long sequence;
+        String connectivity;
+        Long timeoutMillis;
         final List<Long> recent = new ArrayList<>(RECENT_IDS + 1);
         boolean dirty;
 

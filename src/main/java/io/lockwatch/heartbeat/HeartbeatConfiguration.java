@@ -1,0 +1,21 @@
+package io.lockwatch.heartbeat;
+
+import io.lockwatch.ingest.IngestProperties;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(HeartbeatProperties.class)
+public class HeartbeatConfiguration {
+
+    @Bean(initMethod = "reconcileDefaultTimeout")
+    HeartbeatScan heartbeat(JdbcTemplate jdbc, TransactionTemplate tx, AmqpAdmin amqp, HeartbeatProperties props,
+                            IngestProperties ingest, MeterRegistry meters) {
+        return new HeartbeatScan(jdbc, tx, amqp, props, ingest, meters);
+    }
+}

@@ -1,0 +1,157 @@
+package io.lockwatch.heartbeat;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+import io.lockwatch.ingest.IngestProperties;
+import io.lockwatch.ingest.SensorEvent;
+import io.lockwatch.ingest.SensorStateStore;
+import io.lockwatch.notify.Outbox;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Declares lost the sensors that have been silent past their deadline, set-based: each transaction takes up to
+ * {@code scanBatch} online sensors whose {@code lost_deadline} has passed (an index range, {@code SKIP LOCKED}
+ * so it never waits for ingest), marks them lost, records one {@code sensor.connection_lost} event each (at the
+ * deadline) and their notifications. Run by a clustered Quartz trigger, so one instance scans at a time.
+ *
+ * <p>Readings still waiting in the broker must count before a silence is declared: while the readings queue
+ * holds more than {@code maxBacklog} messages (after a restart, or a database outage) the scan waits for ingest
+ * to catch up. The readings carry their own measured time, so a sensor that reported during a downtime has a
+ * deadline beyond now once its backlog is applied, and is not declared lost.
+ */
+public class HeartbeatScan {
+
+    private static final Logger log = LoggerFactory.getLogger(HeartbeatScan.class);
+
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate tx;
+    private final AmqpAdmin amqp;
+    private final HeartbeatProperties props;
+    private final IngestProperties ingest;
+    private final Counter lost;
+    private final Counter deferred;
+
+    public HeartbeatScan(JdbcTemplate jdbc, TransactionTemplate tx, AmqpAdmin amqp, HeartbeatProperties props,
+                         IngestProperties ingest, MeterRegistry meters) {
+        this.jdbc = jdbc;
+        this.tx = tx;
+        this.amqp = amqp;
+        this.props = props;
+        this.ingest = ingest;
+        this.lost = meters.counter("lockwatch.sensors.lost");
+        this.deferred = meters.counter("lockwatch.heartbeat.scans.deferred");
+        meters.gauge("lockwatch.sensors.lost.now", this, HeartbeatScan::countLost);
+    }
+
+    /** @return the number of sensors declared lost by this scan; new notifications are then due */
+    public int scan() {
+        Long backlog = backlog();
+        if (backlog != null && backlog > props.maxBacklog()) {
+            deferred.increment();
+            log.info("Heartbeat scan deferred: {} readings still queued", backlog);
+            return 0;
+        }
+        int total = 0;
+        while (true) {
+            Integer declared = tx.execute(status -> jdbc.execute((Connection c) -> declareLost(c)));
+            total += declared;
+            if (declared < props.scanBatch()) {
+                break;
+            }
+        }
+        if (total > 0) {
+            lost.increment(total);
+            log.info("{} sensors declared lost", total);
+        }
+        return total;
+    }
+
+    private int declareLost(Connection c) throws SQLException {
+        List<SensorEvent> events = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                WITH due AS (
+                    SELECT sensor_id
+                      FROM sensor_state
+                     WHERE connectivity = 'online' AND lost_deadline < now()
+                     ORDER BY lost_deadline
+                     LIMIT ?
+                       FOR UPDATE SKIP LOCKED)
+                UPDATE sensor_state s
+                   SET connectivity = 'lost', lost_at = now(), sequence = s.sequence + 1
+                  FROM due
+                 WHERE s.sensor_id = due.sensor_id
+                RETURNING s.sensor_id, s.sequence, s.state, (extract(epoch FROM s.lost_deadline) * 1000)::bigint""")) {
+            ps.setInt(1, props.scanBatch());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    short state = rs.getShort(3);
+                    events.add(new SensorEvent(rs.getString(1), rs.getLong(2), SensorEvent.CONNECTION_LOST,
+                            rs.wasNull() ? null : (int) state, null, rs.getLong(4)));
+                }
+            }
+        }
+        Outbox.notificationsFor(c, SensorStateStore.insertEvents(c, events));
+        return events.size();
+    }
+
+    /**
+     * When the default timeout changed since the last run, the deadlines computed with the old one are
+     * recomputed, once, by whichever instance starts first.
+     */
+    public void reconcileDefaultTimeout() {
+        long seconds = props.timeout().toSeconds();
+        tx.executeWithoutResult(status -> {
+            List<String> stored = jdbc.queryForList(
+                    "SELECT value FROM service_settings WHERE name = 'heartbeat.default_timeout_seconds' FOR UPDATE", String.class);
+            if (!stored.isEmpty() && stored.get(0).equals(String.valueOf(seconds))) {
+                return;
+            }
+            int updated = jdbc.update("""
+                    UPDATE sensor_state st
+                       SET lost_deadline = st.last_seen_at + make_interval(secs => ?)
+                      FROM sensors s
+                     WHERE s.id = st.sensor_id AND s.heartbeat_timeout_seconds IS NULL AND st.last_seen_at IS NOT NULL""",
+                    seconds);
+            jdbc.update("""
+                    INSERT INTO service_settings (name, value) VALUES ('heartbeat.default_timeout_seconds', ?)
+                    ON CONFLICT (name) DO UPDATE SET value = excluded.value""", String.valueOf(seconds));
+            if (!stored.isEmpty()) {
+                log.info("Default heartbeat timeout is now {} s: {} deadlines recomputed", seconds, updated);
+            }
+        });
+    }
+
+    private Long backlog() {
+        try {
+            Properties queue = amqp.getQueueProperties(ingest.queue());
+            Object count = queue == null ? null : queue.get(RabbitAdmin.QUEUE_MESSAGE_COUNT);
+            return count == null ? null : ((Number) count).longValue();
+        } catch (RuntimeException e) {
+            // the broker is away: ingest is not moving either, so nobody's silence can be trusted
+            log.warn("Heartbeat scan deferred: readings queue depth unknown ({})", e.toString());
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private double countLost() {
+        try {
+            Long n = jdbc.queryForObject("SELECT count(*) FROM sensor_state WHERE connectivity = 'lost'", Long.class);
+            return n == null ? 0 : n;
+        } catch (RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+}

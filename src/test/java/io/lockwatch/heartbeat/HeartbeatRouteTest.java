@@ -1,0 +1,150 @@
+package io.lockwatch.heartbeat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.lockwatch.ingest.IngestProperties;
+import org.apache.camel.CamelContext;
+import org.apache.camel.builder.NotifyBuilder;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/** Connectivity with a 3 s timeout and a scan every half second, on the embedded default. */
+@CamelSpringBootTest
+@SpringBootTest(properties = {"lockwatch.heartbeat.timeout=3s", "lockwatch.heartbeat.scan-interval=500"})
+class HeartbeatRouteTest {
+
+    @Autowired RabbitTemplate rabbit;
+    @Autowired JdbcTemplate jdbc;
+    @Autowired IngestProperties ingest;
+    @Autowired HeartbeatScan heartbeat;
+    @Autowired CamelContext camel;
+
+    @Test
+    void aSilentSensorIsLostExactlyOnceAndRestoredExactlyOnceBeforeItsChange() {
+        String s = sensor(null);
+        long t = System.currentTimeMillis();
+        publish(s, 1, t);
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> events(s).contains("2:sensor.connection_lost"));
+        assertThat(connectivity(s)).isEqualTo("lost");
+        // three more scans: still one lost event for this silence
+        assertThat(scans(3).matches(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(events(s)).containsExactly("1:sensor.state_changed", "2:sensor.connection_lost");
+        assertThat(lostAtDeadline(s)).isEqualTo(t + 3000);
+
+        publish(s, 0, System.currentTimeMillis());
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> events(s).size() == 4);
+        assertThat(events(s)).containsExactly("1:sensor.state_changed", "2:sensor.connection_lost",
+                "3:sensor.connection_restored", "4:sensor.state_changed");
+        assertThat(connectivity(s)).isEqualTo("online");
+    }
+
+    @Test
+    void aSensorNeverHeardFromStaysUnknownAndSilent() {
+        String s = sensor(null);
+        NotifyBuilder pastTheTimeout = scans(8); // 4 s of scans, past the 3 s timeout
+
+        assertThat(pastTheTimeout.matches(15, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(connectivity(s)).isEqualTo("unknown");
+        assertThat(events(s)).isEmpty();
+    }
+
+    @Test
+    void aSensorsOwnTimeoutIsHonoured() {
+        String quick = sensor(1);
+        String patient = sensor(60);
+        long t = System.currentTimeMillis();
+        publish(quick, 1, t);
+        publish(patient, 1, t);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> "lost".equals(connectivity(quick)));
+        assertThat(lostAtDeadline(quick)).isEqualTo(t + 1000);
+        // past the 3 s default: the patient sensor's own 60 s counts
+        assertThat(scans(8).matches(15, TimeUnit.SECONDS)).isTrue();
+        assertThat(connectivity(patient)).isEqualTo("online");
+    }
+
+    @Test
+    void scansRunningAtOnceDeclareEachSilenceOnce() throws Exception {
+        // 2,000 sensors whose readings were measured long ago: all due at once
+        List<String> sensors = new ArrayList<>();
+        String prefix = "H" + UUID.randomUUID().toString().replace("-", "").substring(0, 6);
+        jdbc.update("INSERT INTO sensors (id, address, heartbeat_timeout_seconds) "
+                + "SELECT ? || lpad(g::text, 5, '0'), 'bulk', 3600 FROM generate_series(1, 2000) g", prefix);
+        jdbc.update("""
+                UPDATE sensor_state SET state = 1, sequence = 1, connectivity = 'online',
+                       last_seen_at = now() - interval '2 hours', lost_deadline = now() - interval '1 hour'
+                 WHERE sensor_id LIKE ?""", prefix + "%");
+
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Integer>> scans = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                scans.add(pool.submit((Callable<Integer>) heartbeat::scan));
+            }
+            for (Future<Integer> f : scans) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM sensor_events WHERE sensor_id LIKE ? AND type = 'sensor.connection_lost'",
+                Integer.class, prefix + "%")).isEqualTo(2000);
+        assertThat(jdbc.queryForObject("SELECT count(DISTINCT sensor_id) FROM sensor_events WHERE sensor_id LIKE ?",
+                Integer.class, prefix + "%")).isEqualTo(2000);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM sensor_state WHERE sensor_id LIKE ? AND connectivity = 'lost' AND sequence = 2",
+                Integer.class, prefix + "%")).isEqualTo(2000);
+    }
+
+    /** Completes after the next {@code n} heartbeat scans. */
+    private NotifyBuilder scans(int n) {
+        return new NotifyBuilder(camel).fromRoute("silent-sensors-are-declared-lost").whenCompleted(n).create();
+    }
+
+    private String sensor(Integer timeoutSeconds) {
+        String id = "H" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);
+        jdbc.update("INSERT INTO sensors (id, address, heartbeat_timeout_seconds) VALUES (?, 'room', ?)", id, timeoutSeconds);
+        return id;
+    }
+
+    private void publish(String sensor, int data, long ts) {
+        String body = "{\"sensor_id\":\"" + sensor + "\",\"data\":" + data + ",\"ts\":" + ts + "}";
+        rabbit.send(ingest.exchange(), sensor, new Message(body.getBytes(StandardCharsets.UTF_8), new MessageProperties()));
+    }
+
+    private List<String> events(String sensor) {
+        return jdbc.queryForList("SELECT sequence || ':' || type FROM sensor_events WHERE sensor_id = ? ORDER BY sequence",
+                String.class, sensor);
+    }
+
+    private String connectivity(String sensor) {
+        return jdbc.queryForObject("SELECT connectivity FROM sensor_state WHERE sensor_id = ?", String.class, sensor);
+    }
+
+    private long lostAtDeadline(String sensor) {
+        return jdbc.queryForObject("""
+                SELECT (extract(epoch FROM occurred_at) * 1000)::bigint FROM sensor_events
+                 WHERE sensor_id = ? AND type = 'sensor.connection_lost' ORDER BY sequence DESC LIMIT 1""", Long.class, sensor);
+    }
+}
