@@ -11,16 +11,23 @@ import java.util.List;
  * @param duplicates  readings whose message id was applied before
  * @param stale       readings older than the sensor's newest applied one
  * @param notifications notifications now pending for those changes
+ * @param registered  the batch's sensors that are registered
  */
 public record ApplyOutcome(List<SensorEvent> events, int applied, int unknown, int duplicates, int stale,
-                           int notifications) {
+                           int notifications, java.util.Set<String> registered) {
 
-    static final ApplyOutcome NOTHING = new ApplyOutcome(List.of(), 0, 0, 0, 0, 0);
+    static final ApplyOutcome NOTHING = new ApplyOutcome(List.of(), 0, 0, 0, 0, 0, java.util.Set.of());
 
     ApplyOutcome plus(ApplyOutcome other) {
         List<SensorEvent> all = new java.util.ArrayList<>(events);
         all.addAll(other.events);
         return new ApplyOutcome(all, applied + other.applied, unknown + other.unknown, duplicates + other.duplicates,
-                stale + other.stale, notifications + other.notifications);
+                stale + other.stale, notifications + other.notifications, union(registered, other.registered));
+    }
+
+    private static java.util.Set<String> union(java.util.Set<String> a, java.util.Set<String> b) {
+        java.util.Set<String> all = new java.util.HashSet<>(a);
+        all.addAll(b);
+        return all;
     }
 }

@@ -1,21 +1,20 @@
 package io.lockwatch.ingest;
 
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 
 import com.rabbitmq.client.Channel;
+import io.lockwatch.infra.amqp.DeliveryTags;
 
 /**
- * The readings and rejections of one batch, in delivery order, and for each channel they came on the
- * highest delivery tag, so that one multiple-ack per channel settles the whole batch once it is committed.
+ * The readings and rejections of one batch, in delivery order, and the deliveries to acknowledge once it is
+ * committed.
  */
 public final class IngestBatch {
 
     private final List<Reading> readings = new ArrayList<>();
     private final List<Rejection> rejections = new ArrayList<>();
-    private final Map<Channel, Long> lastTagByChannel = new IdentityHashMap<>();
+    private final DeliveryTags deliveries = new DeliveryTags();
     private ApplyOutcome outcome;
 
     void add(Object parsed, Channel channel, Long deliveryTag) {
@@ -26,9 +25,7 @@ public final class IngestBatch {
         } else {
             throw new IllegalArgumentException("not a reading: " + parsed);
         }
-        if (channel != null && deliveryTag != null) {
-            lastTagByChannel.merge(channel, deliveryTag, Math::max);
-        }
+        deliveries.add(channel, deliveryTag);
     }
 
     public List<Reading> readings() {
@@ -39,13 +36,8 @@ public final class IngestBatch {
         return rejections;
     }
 
-    Map<Channel, Long> lastTagByChannel() {
-        return lastTagByChannel;
-    }
-
-    /** Every channel this batch came on is closed: the broker has already put its messages back. */
-    boolean abandoned() {
-        return !lastTagByChannel.isEmpty() && lastTagByChannel.keySet().stream().noneMatch(Channel::isOpen);
+    public DeliveryTags deliveries() {
+        return deliveries;
     }
 
     /** What applying the batch did; null until it is applied. */

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import com.rabbitmq.client.Channel;
 import io.lockwatch.ingest.Rejection.Reason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -131,7 +130,7 @@ public class IngestSteps {
                 return null;
             });
         } catch (AmqpException e) {
-            if (batch.abandoned()) {
+            if (batch.deliveries().abandoned()) {
                 log.info("Broker connection lost mid-batch; its {} messages will be redelivered", batch.size());
                 return;
             }
@@ -163,15 +162,7 @@ public class IngestSteps {
 
     /** Per batch, after commit: one multiple-ack per channel up to the batch's last delivery tag. */
     public void acknowledge(IngestBatch batch) {
-        for (Map.Entry<Channel, Long> e : batch.lastTagByChannel().entrySet()) {
-            Channel channel = e.getKey();
-            try {
-                channel.basicAck(e.getValue(), true);
-            } catch (IOException | RuntimeException ex) {
-                // the channel closed since: the broker redelivers, and applying twice changes nothing
-                log.info("Could not acknowledge a batch on a closed channel ({}); it will be redelivered", ex.toString());
-            }
-        }
+        batch.deliveries().acknowledge();
     }
 
     private static Message toMessage(Rejection r, long limit) {

@@ -99,7 +99,7 @@ public class SensorStateStore {
         update(c, rows);
         List<Long> eventIds = insertEvents(c, events);
         int notifications = Outbox.notificationsFor(c, eventIds);
-        return new ApplyOutcome(events, applied, unknown, duplicates, stale, notifications);
+        return new ApplyOutcome(events, applied, unknown, duplicates, stale, notifications, rows.keySet());
     }
 
     private Map<String, Row> lock(Connection c, List<Reading> readings) throws SQLException {

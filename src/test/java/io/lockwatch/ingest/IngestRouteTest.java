@@ -37,12 +37,14 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * count what it acknowledges, so each test waits for exactly its messages.
  */
 @CamelSpringBootTest
-@SpringBootTest
+// a context of its own: the route is advised before Camel starts, which a cached context shared with
+// another test class would not allow
+@SpringBootTest(properties = "lockwatch.test.context=ingest-advised")
 @UseAdviceWith
 class IngestRouteTest {
 
     static final String ROUTE = "readings-are-consumed-from-rabbitmq";
-    static final long T0 = System.currentTimeMillis() - 3_600_000;
+    static final long T0 = System.currentTimeMillis() - 600_000; // well inside the 1 h heartbeat timeout
 
     @Autowired CamelContext camel;
     @Autowired RabbitTemplate rabbit;
@@ -53,6 +55,7 @@ class IngestRouteTest {
 
     static final AtomicInteger acknowledged = new AtomicInteger();
     static final AtomicBoolean crashBeforeNextAck = new AtomicBoolean();
+    static final AtomicInteger databaseAwayFor = new AtomicInteger();
 
     @BeforeEach
     void adviseOnce() throws Exception {
@@ -60,11 +63,17 @@ class IngestRouteTest {
             return;
         }
         AdviceWith.adviceWith(camel, ROUTE, route -> {
+            // the database away, on demand, for the next N tries of a batch
+            route.weaveById("batch-is-applied-to-postgresql").before().process(exchange -> {
+                if (databaseAwayFor.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    throw new org.springframework.jdbc.CannotGetJdbcConnectionException("database away (test)");
+                }
+            });
             // a crash between commit and ack, on demand: the batch's channels die, the broker redelivers
             route.weaveById("batch-is-acknowledged").before().process(exchange -> {
                 if (crashBeforeNextAck.compareAndSet(true, false)) {
                     exchange.setProperty("crashed", true);
-                    for (Channel channel : exchange.getMessage().getBody(IngestBatch.class).lastTagByChannel().keySet()) {
+                    for (Channel channel : exchange.getMessage().getBody(IngestBatch.class).deliveries().channels()) {
                         // the real channel, not the cache's proxy, whose close() only returns it to the cache
                         ((ChannelProxy) channel).getTargetChannel().close();
                     }
@@ -145,6 +154,19 @@ class IngestRouteTest {
         assertThat(events(t)).containsExactly("1:null->1");
         // all three came again, and all three were recognised
         assertThat(counter("lockwatch.readings.duplicate") + counter("lockwatch.readings.stale")).isEqualTo(ignoredBefore + 3);
+    }
+
+    @Test
+    void aDatabaseThatIsAwayIsWaitedOutAndNothingIsLost() {
+        String s = register();
+        int before = acknowledged.get();
+        databaseAwayFor.set(3);
+
+        publish(reading(s, 1, T0 + 1000), reading(s, 0, T0 + 2000));
+
+        awaitAcknowledged(before + 2);
+        assertThat(databaseAwayFor).hasValue(0);
+        assertThat(events(s)).containsExactly("1:null->1", "2:1->0");
     }
 
     @Test

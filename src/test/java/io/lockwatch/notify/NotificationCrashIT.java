@@ -3,16 +3,7 @@ package io.lockwatch.notify;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.File;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -22,11 +13,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.stream.Stream;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConnectionFactory;
+import io.lockwatch.testing.ServiceProcess;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,6 +29,8 @@ class NotificationCrashIT {
 
     static final String DB = "jdbc:postgresql://127.0.0.1:5432/lockwatch";
     static final int SENSORS = 1000, CLIENTS = 10;
+    static final String[] SERVICE_ARGS = {"--lockwatch.notify.allow-private-targets=true", "--lockwatch.notify.timeout=2s",
+            "--lockwatch.notify.connect-timeout=1s", "--lockwatch.notify.poll-interval=200"};
 
     @Test
     void notificationsInFlightAtAKillAreAllDeliveredAfterRestart() throws Exception {
@@ -78,7 +71,7 @@ class NotificationCrashIT {
             paths.forEach(p -> receiver.answer(p, 200));
             receiver.delay(150);
 
-            ServiceProcess first = ServiceProcess.start("first");
+            ServiceProcess first = ServiceProcess.start("notify-crash-first", SERVICE_ARGS);
             try {
                 publishOneChangePerSensor(prefix);
                 await().atMost(Duration.ofSeconds(60)).until(() -> received(receiver, paths) >= 200);
@@ -88,7 +81,7 @@ class NotificationCrashIT {
             int beforeRestart = received(receiver, paths);
             assertThat(beforeRestart).as("killed mid-way").isLessThan(SENSORS);
 
-            ServiceProcess second = ServiceProcess.start("second");
+            ServiceProcess second = ServiceProcess.start("notify-crash-second", SERVICE_ARGS);
             try {
                 await().atMost(Duration.ofSeconds(120)).until(() -> distinctIds(receiver, paths).size() == SENSORS);
                 try (Connection c = DriverManager.getConnection(DB, "lockwatch", "lockwatch");
@@ -136,60 +129,5 @@ class NotificationCrashIT {
         Set<String> ids = new HashSet<>();
         paths.forEach(p -> receiver.at(p).forEach(r -> ids.add(r.header("webhook-id"))));
         return ids;
-    }
-
-    /** The packaged service as a child process on the external profile. */
-    static final class ServiceProcess {
-        private final Process process;
-
-        private ServiceProcess(Process process) {
-            this.process = process;
-        }
-
-        static ServiceProcess start(String name) throws Exception {
-            File jar;
-            try (Stream<Path> files = Files.list(Path.of("target"))) {
-                jar = files.filter(p -> p.getFileName().toString().matches("lockwatch-.*\\.jar")).findFirst()
-                        .orElseThrow(() -> new IllegalStateException("run mvn verify: no packaged jar in target/")).toFile();
-            }
-            int port;
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                port = s.getLocalPort();
-            }
-            Path log = Path.of("target", "crash-drill-" + name + ".log");
-            Process p = new ProcessBuilder(System.getProperty("java.home") + "/bin/java", "-Xmx512m", "-jar", jar.getPath(),
-                    "--spring.profiles.active=external", "--server.port=" + port,
-                    "--lockwatch.notify.allow-private-targets=true", "--lockwatch.notify.timeout=2s",
-                    "--lockwatch.notify.connect-timeout=1s", "--lockwatch.notify.poll-interval=200",
-                    "--logging.structured.format.console=")
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            HttpClient http = HttpClient.newHttpClient();
-            URI ready = URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness");
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).until(() -> {
-                if (!p.isAlive()) {
-                    throw new IllegalStateException("service exited; see " + log);
-                }
-                try {
-                    return http.send(HttpRequest.newBuilder(ready).build(), HttpResponse.BodyHandlers.discarding())
-                            .statusCode() == 200;
-                } catch (java.io.IOException e) {
-                    return false;
-                }
-            });
-            return new ServiceProcess(p);
-        }
-
-        /** SIGKILL: no shutdown hook, no graceful anything. */
-        void kill() throws InterruptedException {
-            process.destroyForcibly();
-            process.waitFor();
-        }
-
-        void stop() throws InterruptedException {
-            process.destroy();
-            if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        }
     }
 }

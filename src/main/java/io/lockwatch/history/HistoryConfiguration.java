@@ -1,0 +1,58 @@
+package io.lockwatch.history;
+
+import java.sql.SQLException;
+
+import io.lockwatch.infra.clickhouse.ClickHouse;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The history store: ClickHouse when {@code lockwatch.clickhouse.url} is set (its schema migrated at start, and
+ * events and attempts exported from PostgreSQL), else PostgreSQL.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(HistoryProperties.class)
+public class HistoryConfiguration {
+
+    @Bean
+    Queue historyQueue(HistoryProperties props) {
+        return new Queue(props.queue(), true);
+    }
+
+    @Bean
+    HistoryStore historyStore(ObjectProvider<ClickHouse> clickHouse, JdbcTemplate jdbc) throws SQLException {
+        ClickHouse ch = clickHouse.getIfAvailable();
+        if (ch == null) {
+            return new PostgresHistoryStore(jdbc);
+        }
+        new ClickHouseSchema(ch).migrate();
+        return new ClickHouseHistoryStore(ch);
+    }
+
+    @Bean
+    HistorySteps history(HistoryStore store, RabbitTemplate rabbit, HistoryProperties props, MeterRegistry meters) {
+        return new HistorySteps(store, rabbit, props, meters);
+    }
+
+    /** Present only with ClickHouse: the export route is started only when this bean exists. */
+    @Bean
+    HistoryExportOrNothing historyExport(HistoryStore store, JdbcTemplate jdbc, TransactionTemplate tx,
+                                         HistoryProperties props) {
+        return new HistoryExportOrNothing(store instanceof ClickHouseHistoryStore ch
+                ? new HistoryExport(jdbc, tx, ch, props.exportBatch()) : null);
+    }
+
+    /** The export to ClickHouse, or nothing to do when history is in PostgreSQL already. */
+    public record HistoryExportOrNothing(HistoryExport export) {
+        public int run() {
+            return export == null ? 0 : export.export();
+        }
+    }
+}
