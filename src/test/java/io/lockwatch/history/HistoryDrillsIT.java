@@ -119,7 +119,7 @@ class HistoryDrillsIT {
         f.setHost("127.0.0.1");
         try (var conn = f.newConnection(); Channel ch = conn.createChannel()) {
             ch.confirmSelect();
-            long ts = System.currentTimeMillis() - 3_600_000;
+            long ts = System.currentTimeMillis() - 120_000; // recent: well inside the heartbeat timeout
             for (int i = 0; i < n; i++) {
                 String id = prefix + String.format("%04d", i % sensors);
                 String body = "{\"sensor_id\":\"" + id + "\",\"data\":" + (i / sensors % 2) + ",\"ts\":" + (ts + i)
