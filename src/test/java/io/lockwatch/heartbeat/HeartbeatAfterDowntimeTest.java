@@ -36,6 +36,7 @@ class HeartbeatAfterDowntimeTest {
     @Autowired JdbcTemplate jdbc;
     @Autowired IngestProperties ingest;
     @Autowired CamelContext camel;
+    @Autowired org.springframework.amqp.core.AmqpAdmin amqpAdmin;
 
     @Test
     void aReadingWaitingInTheBrokerKeepsItsSensorOnline() throws Exception {
@@ -45,6 +46,7 @@ class HeartbeatAfterDowntimeTest {
         long readingTs = System.currentTimeMillis();
         String body = "{\"sensor_id\":\"" + s + "\",\"data\":1,\"ts\":" + readingTs + "}";
         rabbit.send(ingest.exchange(), s, new Message(body.getBytes(StandardCharsets.UTF_8), new MessageProperties()));
+        await().atMost(Duration.ofSeconds(5)).until(() -> queued() == 1); // waiting in the broker, not consumed
         // its last reading before the downtime was an hour ago: by the table alone it is long overdue
         jdbc.update("""
                 UPDATE sensor_state SET state = 0, sequence = 1, connectivity = 'online',
@@ -61,6 +63,11 @@ class HeartbeatAfterDowntimeTest {
         // the reading applies, and only the silence after it, 3 s later, is a real one
         await().atMost(Duration.ofSeconds(15)).until(() -> !lostEvents(s).isEmpty());
         assertThat(lostEvents(s)).containsExactly(readingTs + 3000);
+    }
+
+    private long queued() {
+        Object count = amqpAdmin.getQueueProperties(ingest.queue()).get(org.springframework.amqp.rabbit.core.RabbitAdmin.QUEUE_MESSAGE_COUNT);
+        return ((Number) count).longValue();
     }
 
     private List<Long> lostEvents(String sensor) {

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.notify.WebhookReceiver.Received;
+import io.lockwatch.testing.Readings;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -99,8 +100,8 @@ class NotifyRouteTest {
 
         publish(sensor, 0, ts);
         await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(a.path()).size() == 1);
-        publish(sensor, 0, ts + 1000);
-        publish(sensor, 1, ts + 2000);
+        Readings.publishInOrder(rabbit, ingest.exchange(),
+                List.of(Readings.reading(sensor, 0, ts + 1000), Readings.reading(sensor, 1, ts + 2000)));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(a.path()).size() == 2);
         assertThat(receiver.at(a.path())).extracting(r -> field(r, "sequence")).containsExactly("1", "2");
@@ -115,11 +116,13 @@ class NotifyRouteTest {
         long ts = System.currentTimeMillis() - 10_000;
 
         // often one batch: then the older change is superseded before it is ever sent
+        List<Message> quick = new java.util.ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            publish(sensor, i % 2, ts + i);
+            quick.add(Readings.reading(sensor, i % 2, ts + i));
         }
+        Readings.publishInOrder(rabbit, ingest.exchange(), quick);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(a.path()).stream().anyMatch(r -> field(r, "sequence").equals("6")));
+        awaitOrExplain(a, () -> receiver.at(a.path()).stream().anyMatch(r -> field(r, "sequence").equals("6")));
         await().atMost(Duration.ofSeconds(5)).until(() -> jdbc.queryForList(
                 "SELECT status FROM notifications WHERE client_id = ? ORDER BY sequence", String.class, a.id())
                 .stream().allMatch(st -> st.equals("delivered") || st.equals("superseded")));
@@ -241,19 +244,20 @@ class NotifyRouteTest {
         link(fast, fastSensor);
         long base = System.currentTimeMillis() - 60_000;
 
+        List<Message> slow = new java.util.ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            publish(slowSensor, i % 2, base + i);
+            slow.add(Readings.reading(slowSensor, i % 2, base + i));
         }
+        Readings.publishInOrder(rabbit, ingest.exchange(), slow);
         long[] sentAt = new long[10];
         for (int i = 0; i < 10; i++) {
             sentAt[i] = System.currentTimeMillis();
-            publish(fastSensor, i % 2, base + 100 + i);
+            Readings.publishInOrder(rabbit, ingest.exchange(), List.of(Readings.reading(fastSensor, i % 2, base + 100 + i)));
         }
 
         await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(fast.path()).size() >= 1);
         // superseding may fold quick successive changes; whatever arrives, arrives within a second of its event
-        await().atMost(Duration.ofSeconds(10)).until(() ->
-                receiver.at(fast.path()).stream().anyMatch(r -> field(r, "sequence").equals("10")));
+        awaitOrExplain(fast, () -> receiver.at(fast.path()).stream().anyMatch(r -> field(r, "sequence").equals("10")));
         for (Received r : receiver.at(fast.path())) {
             int seq = Integer.parseInt(field(r, "sequence"));
             assertThat(r.arrivedAt() - sentAt[seq - 1]).as("arrival of change %d", seq).isLessThan(1000);
@@ -272,6 +276,18 @@ class NotifyRouteTest {
     }
 
     // --- helpers
+
+    /** Waits; if in vain, says where the client's notifications stand. */
+    private void awaitOrExplain(Client c, java.util.concurrent.Callable<Boolean> condition) {
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(condition);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("notifications of the client: " + jdbc.queryForList(
+                    "SELECT sequence, status, attempts, next_attempt_at, lease_until, last_error FROM notifications WHERE client_id = ? ORDER BY sequence",
+                    c.id()) + "; received: " + receiver.at(c.path()).size() + "; in flight: "
+                    + jdbc.queryForObject("SELECT count(*) FROM notifications WHERE status = 'delivering'", Integer.class), e);
+        }
+    }
 
     private String sensor() {
         String id = "N" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);

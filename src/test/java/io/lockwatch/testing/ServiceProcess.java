@@ -45,7 +45,7 @@ public final class ServiceProcess {
         Path log = Path.of("target", "service-" + name + ".log");
         List<String> command = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java", "-Xmx512m",
                 "-jar", jar.getPath(), "--spring.profiles.active=external", "--server.port=" + port,
-                "--logging.structured.format.console="));
+                "--logging.structured.format.console=", "--lockwatch.api.tokens=it-token"));
         command.addAll(List.of(extraArgs));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         HttpClient http = HttpClient.newHttpClient();

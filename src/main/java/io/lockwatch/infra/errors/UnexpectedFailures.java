@@ -10,8 +10,8 @@ import org.springframework.stereotype.Component;
 /**
  * What the route configuration does with a failure it has no rule for. Whatever the flow, the message must not
  * be lost and must not come back into the same failure: an ingest batch is parked whole and acknowledged;
- * anything else is logged with its route, and its own flow's durable state (an outbox row, a lease) brings it
- * back later.
+ * an API request is answered 500; anything else is logged with its route, and its own flow's durable state (an
+ * outbox row, a lease) brings it back later.
  */
 @Component("unexpectedFailures")
 public class UnexpectedFailures {
@@ -29,6 +29,14 @@ public class UnexpectedFailures {
         Object body = exchange.getMessage().getBody();
         if (body instanceof IngestBatch batch) {
             ingest.parkWhole(batch, cause);
+        } else if (exchange.getProperty(Exchange.REST_OPENAPI) != null) {
+            // an API request: a plain 500, the details stay in the log
+            log.error("Unexpected failure answering {}", exchange.getFromRouteId(), cause);
+            exchange.getMessage().removeHeaders("*");
+            exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, 500);
+            exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, io.lockwatch.api.Problems.CONTENT_TYPE);
+            exchange.getMessage().setBody("{\"type\":\"about:blank\",\"title\":\"Internal error\",\"status\":500,"
+                    + "\"detail\":\"the service could not answer; the error is logged\"}");
         } else {
             log.error("Unexpected failure in route {}", exchange.getFromRouteId(), cause);
         }

@@ -1,0 +1,70 @@
+package io.lockwatch.api;
+
+import io.lockwatch.history.HistoryStore;
+import io.lockwatch.ingest.IngestProperties;
+import io.lockwatch.ingest.ReadingParser;
+import io.lockwatch.notify.TargetGuard;
+import io.lockwatch.registry.Registry;
+import org.apache.camel.ProducerTemplate;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(ApiProperties.class)
+public class ApiConfiguration {
+
+    @Bean
+    Registry registry(JdbcTemplate jdbc, TransactionTemplate tx,
+                      @Value("${lockwatch.heartbeat.timeout}") java.time.Duration defaultTimeout) {
+        return new Registry(jdbc, tx, defaultTimeout.toSeconds());
+    }
+
+    @Bean
+    SensorsApi sensorsApi(Registry registry) {
+        return new SensorsApi(registry);
+    }
+
+    @Bean
+    ClientsApi clientsApi(Registry registry, TargetGuard guard) {
+        return new ClientsApi(registry, guard);
+    }
+
+    @Bean
+    HistoryApi historyApi(HistoryStore store, Registry registry) {
+        return new HistoryApi(store, registry);
+    }
+
+    @Bean
+    NotificationsApi notificationsApi(JdbcTemplate jdbc, ProducerTemplate producer) {
+        return new NotificationsApi(jdbc, producer);
+    }
+
+    @Bean
+    ReadingsApi readingsApi(ReadingParser parser, RabbitTemplate rabbit, IngestProperties ingest) {
+        return new ReadingsApi(parser, rabbit, ingest);
+    }
+
+    /** No open API: without a token configured the service refuses to start. */
+    @Bean
+    FilterRegistrationBean<ApiSecurityFilter> apiSecurity(ApiProperties props) {
+        if (props.tokens().isEmpty()) {
+            throw new IllegalStateException("no API token configured: set lockwatch.api.tokens (LOCKWATCH_API_TOKENS)");
+        }
+        FilterRegistrationBean<ApiSecurityFilter> filter = new FilterRegistrationBean<>(new ApiSecurityFilter(props));
+        filter.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        return filter;
+    }
+
+    /** Found by Camel's REST binding in the registry, before its own. */
+    @Bean
+    ProblemReportingValidator problemReportingValidator() {
+        return new ProblemReportingValidator();
+    }
+}

@@ -1,0 +1,44 @@
+package io.lockwatch.api;
+
+/**
+ * An answer other than success, rendered as {@code application/problem+json} (RFC 9457).
+ *
+ * @param field the request field that is wrong, or null
+ */
+public class ApiProblem extends RuntimeException {
+
+    private final int status;
+    private final String title;
+    private final String field;
+
+    public ApiProblem(int status, String title, String detail, String field) {
+        super(detail);
+        this.status = status;
+        this.title = title;
+        this.field = field;
+    }
+
+    public static ApiProblem badRequest(String field, String detail) {
+        return new ApiProblem(400, "Bad request", detail, field);
+    }
+
+    public static ApiProblem notFound(String what) {
+        return new ApiProblem(404, "Not found", what + " does not exist", null);
+    }
+
+    public static ApiProblem conflict(String detail) {
+        return new ApiProblem(409, "Conflict", detail, null);
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String title() {
+        return title;
+    }
+
+    public String field() {
+        return field;
+    }
+}

@@ -1,0 +1,115 @@
+package io.lockwatch.api;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import org.apache.camel.Exchange;
+
+/** Request and response helpers shared by the API beans. */
+final class Json {
+
+    static final ObjectMapper MAPPER = new ObjectMapper().registerModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+
+    private Json() {
+    }
+
+    /** The request body as JSON; not JSON is a 400. */
+    static JsonNode body(Exchange exchange) {
+        Object body = exchange.getMessage().getBody();
+        try {
+            if (body instanceof byte[] bytes) {
+                return MAPPER.readTree(bytes);
+            }
+            if (body instanceof InputStream in) {
+                return MAPPER.readTree(in);
+            }
+            return MAPPER.readTree(exchange.getMessage().getBody(String.class));
+        } catch (IOException e) {
+            throw ApiProblem.badRequest(null, "the request body is not valid JSON");
+        }
+    }
+
+    /**
+     * The answer: status, JSON body, and no other header. Request headers never travel back (platform-http
+     * would otherwise copy them, Authorization included, into the response).
+     */
+    static void respond(Exchange exchange, int status, Object body) {
+        exchange.getMessage().removeHeaders("*");
+        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, status);
+        // always one media type: left unset, platform-http would use the path's list of them, which is no media type
+        exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/json");
+        if (body == null) {
+            exchange.getMessage().setBody(null);
+            return;
+        }
+        try {
+            exchange.getMessage().setBody(MAPPER.writeValueAsString(body));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String header(Exchange exchange, String name) {
+        String v = exchange.getMessage().getHeader(name, String.class);
+        return v == null || v.isBlank() ? null : v;
+    }
+
+    static int limit(Exchange exchange) {
+        String v = header(exchange, "limit");
+        if (v == null) {
+            return 100;
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n < 1 || n > 1000) {
+                throw ApiProblem.badRequest("limit", "limit must be between 1 and 1000");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw ApiProblem.badRequest("limit", "limit must be a whole number");
+        }
+    }
+
+    static long time(Exchange exchange, String name, long otherwise) {
+        String v = header(exchange, name);
+        if (v == null) {
+            return otherwise;
+        }
+        try {
+            return OffsetDateTime.parse(v).toInstant().toEpochMilli();
+        } catch (DateTimeParseException e) {
+            throw ApiProblem.badRequest(name, name + " must be an RFC 3339 time with an offset, e.g. 2026-11-21T12:00:00Z");
+        }
+    }
+
+    static UUID uuid(Exchange exchange, String name, String what) {
+        String v = header(exchange, name);
+        try {
+            return UUID.fromString(v);
+        } catch (RuntimeException e) {
+            throw ApiProblem.notFound(what + " " + v);
+        }
+    }
+
+    static String instant(long millis) {
+        return Instant.ofEpochMilli(millis).toString();
+    }
+
+    static Map<String, Object> page(Object items, String next) {
+        Map<String, Object> page = new java.util.LinkedHashMap<>();
+        page.put("items", items);
+        page.put("next_cursor", next);
+        return page;
+    }
+}

@@ -1,0 +1,40 @@
+package io.lockwatch.api;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.camel.Exchange;
+import org.springframework.stereotype.Component;
+
+/** Renders an {@link ApiProblem} (or a request body that is not JSON) as problem+json; used by the route configuration. */
+@Component("problems")
+public class Problems {
+
+    public static final String CONTENT_TYPE = "application/problem+json";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    public void render(Exchange exchange) throws JsonProcessingException {
+        Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        ApiProblem problem = cause instanceof ApiProblem p ? p
+                : ApiProblem.badRequest(null, "the request body is not valid JSON");
+        exchange.getMessage().removeHeaders("*", "CamelHttp*");
+        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, problem.status());
+        exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, CONTENT_TYPE);
+        exchange.getMessage().setBody(JSON.writeValueAsString(body(problem.status(), problem.title(), problem.getMessage(),
+                problem.field())));
+    }
+
+    public static Map<String, Object> body(int status, String title, String detail, String field) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("type", "about:blank");
+        p.put("title", title);
+        p.put("status", status);
+        p.put("detail", detail);
+        if (field != null) {
+            p.put("field", field);
+        }
+        return p;
+    }
+}

@@ -1,0 +1,96 @@
+package io.lockwatch.api;
+
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lockwatch.ingest.ReadingParser;
+import io.lockwatch.registry.Registry;
+import org.apache.camel.Exchange;
+
+/** Sensors: register, list, read, change, delete; the clients linked to one. */
+public class SensorsApi {
+
+    private final Registry registry;
+
+    public SensorsApi(Registry registry) {
+        this.registry = registry;
+    }
+
+    public void create(Exchange exchange) {
+        JsonNode body = Validation.object(Json.body(exchange), "id", "address", "heartbeat_timeout_seconds");
+        String id = Validation.sensorId(body.get("id"), "id");
+        String address = Validation.text(body.get("address"), "address", 500, true);
+        Integer timeout = Validation.timeout(body.get("heartbeat_timeout_seconds"));
+        try {
+            Json.respond(exchange, 201, registry.createSensor(id, address, timeout));
+        } catch (Registry.AlreadyExists e) {
+            throw ApiProblem.conflict(e.getMessage());
+        }
+    }
+
+    public void get(Exchange exchange) {
+        Json.respond(exchange, 200, existing(exchange));
+    }
+
+    public void list(Exchange exchange) {
+        int limit = Json.limit(exchange);
+        String after = Json.header(exchange, "cursor");
+        if (after != null && !ReadingParser.SENSOR_ID.matcher(after).matches()) {
+            throw ApiProblem.badRequest("cursor", "invalid cursor");
+        }
+        String connectivity = Json.header(exchange, "connectivity");
+        if (connectivity != null && !List.of("unknown", "online", "lost").contains(connectivity)) {
+            throw ApiProblem.badRequest("connectivity", "connectivity must be unknown, online or lost");
+        }
+        List<Map<String, Object>> rows = registry.sensors(after, connectivity, limit + 1);
+        String next = rows.size() > limit ? (String) rows.get(limit - 1).get("id") : null;
+        Json.respond(exchange, 200, Json.page(rows.size() > limit ? rows.subList(0, limit) : rows, next));
+    }
+
+    public void update(Exchange exchange) {
+        String id = sensorId(exchange);
+        JsonNode body = Validation.object(Json.body(exchange), "address", "heartbeat_timeout_seconds");
+        if (body.isEmpty()) {
+            throw ApiProblem.badRequest(null, "nothing to change: give address and/or heartbeat_timeout_seconds");
+        }
+        String address = body.has("address") ? Validation.text(body.get("address"), "address", 500, true) : null;
+        boolean setTimeout = body.has("heartbeat_timeout_seconds");
+        Integer timeout = Validation.timeout(body.get("heartbeat_timeout_seconds"));
+        Map<String, Object> sensor = registry.updateSensor(id, address, setTimeout, timeout);
+        if (sensor == null) {
+            throw ApiProblem.notFound("sensor " + id);
+        }
+        Json.respond(exchange, 200, sensor);
+    }
+
+    public void delete(Exchange exchange) {
+        String id = sensorId(exchange);
+        if (!registry.deleteSensor(id)) {
+            throw ApiProblem.notFound("sensor " + id);
+        }
+        Json.respond(exchange, 204, null);
+    }
+
+    public void clients(Exchange exchange) {
+        existing(exchange);
+        Json.respond(exchange, 200, Map.of("items", registry.clientsOf(sensorId(exchange))));
+    }
+
+    Map<String, Object> existing(Exchange exchange) {
+        String id = sensorId(exchange);
+        Map<String, Object> sensor = registry.sensor(id);
+        if (sensor == null) {
+            throw ApiProblem.notFound("sensor " + id);
+        }
+        return sensor;
+    }
+
+    static String sensorId(Exchange exchange) {
+        String id = Json.header(exchange, "sensorId");
+        if (id == null || !ReadingParser.SENSOR_ID.matcher(id).matches()) {
+            throw ApiProblem.badRequest("sensorId", "a sensor id is 1 to 16 letters and digits");
+        }
+        return id;
+    }
+}

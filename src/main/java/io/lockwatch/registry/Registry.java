@@ -1,0 +1,217 @@
+package io.lockwatch.registry;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import io.lockwatch.notify.WebhookSigner;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Sensors, clients and the links between them, in PostgreSQL. Views are plain maps in the API's field names.
+ * A client's webhook secret leaves this class only from {@link #createClient} and {@link #rotateSecret}.
+ */
+public class Registry {
+
+    /** Thrown for an id that is taken. */
+    public static class AlreadyExists extends RuntimeException {
+        public AlreadyExists(String message) {
+            super(message);
+        }
+    }
+
+    private static final String SENSOR_VIEW = """
+            SELECT s.id, s.address, s.heartbeat_timeout_seconds, st.state, st.state_changed_at, st.last_seen_at,
+                   coalesce(st.connectivity, 'unknown') AS connectivity, coalesce(st.sequence, 0) AS sequence,
+                   s.created_at, s.updated_at
+              FROM sensors s LEFT JOIN sensor_state st ON st.sensor_id = s.id
+            """;
+
+    private static final String CLIENT_VIEW = "SELECT id, name, url, created_at, updated_at FROM clients\n";
+
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate tx;
+    private final long defaultTimeoutSeconds;
+
+    public Registry(JdbcTemplate jdbc, TransactionTemplate tx, long defaultTimeoutSeconds) {
+        this.jdbc = jdbc;
+        this.tx = tx;
+        this.defaultTimeoutSeconds = defaultTimeoutSeconds;
+    }
+
+    // --- sensors
+
+    public Map<String, Object> createSensor(String id, String address, Integer timeoutSeconds) {
+        try {
+            jdbc.update("INSERT INTO sensors (id, address, heartbeat_timeout_seconds) VALUES (?, ?, ?)", id, address,
+                    timeoutSeconds);
+        } catch (DuplicateKeyException e) {
+            throw new AlreadyExists("sensor " + id + " is already registered");
+        }
+        return sensor(id);
+    }
+
+    public Map<String, Object> sensor(String id) {
+        List<Map<String, Object>> found = jdbc.query(SENSOR_VIEW + " WHERE s.id = ?", SENSOR, id);
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    /** Sensors by id after {@code after}, optionally only those with this connectivity. */
+    public List<Map<String, Object>> sensors(String after, String connectivity, int limit) {
+        return jdbc.query(SENSOR_VIEW + """
+                 WHERE (?::text IS NULL OR s.id > ?)
+                   AND (?::text IS NULL OR coalesce(st.connectivity, 'unknown') = ?)
+                 ORDER BY s.id LIMIT ?""", SENSOR, after, after, connectivity, connectivity, limit);
+    }
+
+    /**
+     * @param timeoutSeconds the sensor's own heartbeat timeout; null sets it back to the default
+     * @return the sensor, or null if there is none
+     */
+    public Map<String, Object> updateSensor(String id, String address, boolean setTimeout, Integer timeoutSeconds) {
+        Integer updated = tx.execute(status -> {
+            int n = jdbc.update("""
+                    UPDATE sensors SET address = coalesce(?, address),
+                           heartbeat_timeout_seconds = CASE WHEN ? THEN ? ELSE heartbeat_timeout_seconds END,
+                           updated_at = now()
+                     WHERE id = ?""", address, setTimeout, timeoutSeconds, id);
+            if (n > 0 && setTimeout) {
+                // the deadline of an online sensor follows its new timeout at once
+                jdbc.update("""
+                        UPDATE sensor_state SET lost_deadline = last_seen_at + make_interval(secs => ?)
+                         WHERE sensor_id = ? AND last_seen_at IS NOT NULL""",
+                        timeoutSeconds != null ? timeoutSeconds : defaultTimeoutSeconds, id);
+            }
+            return n;
+        });
+        return updated == null || updated == 0 ? null : sensor(id);
+    }
+
+    public boolean deleteSensor(String id) {
+        return tx.execute(status -> {
+            cancelUndelivered("sensor_id = ?", id);
+            return jdbc.update("DELETE FROM sensors WHERE id = ?", id) > 0;
+        });
+    }
+
+    public List<Map<String, Object>> clientsOf(String sensorId) {
+        return jdbc.query(CLIENT_VIEW + " WHERE id IN (SELECT client_id FROM client_sensors WHERE sensor_id = ?) ORDER BY name, id",
+                CLIENT, sensorId);
+    }
+
+    // --- clients
+
+    public Map<String, Object> createClient(String name, String url) {
+        String secret = WebhookSigner.newSecret();
+        UUID id = jdbc.queryForObject("INSERT INTO clients (name, url, webhook_secret) VALUES (?, ?, ?) RETURNING id",
+                UUID.class, name, url, secret);
+        Map<String, Object> client = client(id);
+        client.put("webhook_secret", secret);
+        return client;
+    }
+
+    public Map<String, Object> client(UUID id) {
+        List<Map<String, Object>> found = jdbc.query(CLIENT_VIEW + " WHERE id = ?", CLIENT, id);
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    public List<Map<String, Object>> clients(UUID after, int limit) {
+        return jdbc.query(CLIENT_VIEW + " WHERE (?::uuid IS NULL OR id > ?) ORDER BY id LIMIT ?", CLIENT, after, after, limit);
+    }
+
+    public Map<String, Object> updateClient(UUID id, String name, String url) {
+        int n = jdbc.update("UPDATE clients SET name = coalesce(?, name), url = coalesce(?, url), updated_at = now() WHERE id = ?",
+                name, url, id);
+        return n == 0 ? null : client(id);
+    }
+
+    public Map<String, Object> rotateSecret(UUID id) {
+        String secret = WebhookSigner.newSecret();
+        int n = jdbc.update("UPDATE clients SET webhook_secret = ?, updated_at = now() WHERE id = ?", secret, id);
+        if (n == 0) {
+            return null;
+        }
+        Map<String, Object> client = client(id);
+        client.put("webhook_secret", secret);
+        return client;
+    }
+
+    public boolean deleteClient(UUID id) {
+        return tx.execute(status -> {
+            cancelUndelivered("client_id = ?", id);
+            return jdbc.update("DELETE FROM clients WHERE id = ?", id) > 0;
+        });
+    }
+
+    public List<Map<String, Object>> sensorsOf(UUID clientId) {
+        return jdbc.query(SENSOR_VIEW + " WHERE s.id IN (SELECT sensor_id FROM client_sensors WHERE client_id = ?) ORDER BY s.id",
+                SENSOR, clientId);
+    }
+
+    public List<String> sensorIdsOf(UUID clientId) {
+        return jdbc.queryForList("SELECT sensor_id FROM client_sensors WHERE client_id = ?", String.class, clientId);
+    }
+
+    // --- links
+
+    /** @return false if the client or the sensor does not exist */
+    public boolean link(UUID clientId, String sensorId) {
+        if (client(clientId) == null || sensor(sensorId) == null) {
+            return false;
+        }
+        jdbc.update("INSERT INTO client_sensors (client_id, sensor_id) VALUES (?, ?) ON CONFLICT DO NOTHING", clientId, sensorId);
+        return true;
+    }
+
+    /** @return false if there was no such link */
+    public boolean unlink(UUID clientId, String sensorId) {
+        return tx.execute(status -> {
+            cancelUndelivered("client_id = ? AND sensor_id = ?", clientId, sensorId);
+            return jdbc.update("DELETE FROM client_sensors WHERE client_id = ? AND sensor_id = ?", clientId, sensorId) > 0;
+        });
+    }
+
+    /** Pending notifications that will never be sent (their client or link is gone) say so at once. */
+    private void cancelUndelivered(String where, Object... args) {
+        jdbc.update("UPDATE notifications SET status = 'cancelled', finished_at = now() WHERE status = 'pending' AND "
+                + where, args);
+    }
+
+    private static final RowMapper<Map<String, Object>> SENSOR = (rs, i) -> {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("id", rs.getString("id"));
+        s.put("address", rs.getString("address"));
+        s.put("heartbeat_timeout_seconds", (Integer) rs.getObject("heartbeat_timeout_seconds"));
+        short state = rs.getShort("state");
+        s.put("state", rs.wasNull() ? null : (int) state);
+        s.put("state_changed_at", time(rs, "state_changed_at"));
+        s.put("last_seen_at", time(rs, "last_seen_at"));
+        s.put("connectivity", rs.getString("connectivity"));
+        s.put("sequence", rs.getLong("sequence"));
+        s.put("created_at", time(rs, "created_at"));
+        s.put("updated_at", time(rs, "updated_at"));
+        return s;
+    };
+
+    private static final RowMapper<Map<String, Object>> CLIENT = (rs, i) -> {
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("id", rs.getObject("id", UUID.class).toString());
+        c.put("name", rs.getString("name"));
+        c.put("url", rs.getString("url"));
+        c.put("created_at", time(rs, "created_at"));
+        c.put("updated_at", time(rs, "updated_at"));
+        return c;
+    };
+
+    static String time(ResultSet rs, String column) throws SQLException {
+        Timestamp t = rs.getTimestamp(column);
+        return t == null ? null : t.toInstant().toString();
+    }
+}

@@ -1,0 +1,298 @@
+package io.lockwatch.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.camel.CamelContext;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Every operation of openapi.yaml over HTTP on the embedded default: success, validation failures (400
+ * problem+json naming the field), no or a wrong token (401), a read-only token writing (403), 404 and 409.
+ */
+@CamelSpringBootTest
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ApiTest {
+
+    static final String ADMIN = "test-admin-token", ADMIN2 = "test-admin-token-2", READER = "test-read-token";
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @LocalServerPort int port;
+    @Autowired JdbcTemplate jdbc;
+    @Autowired CamelContext camel;
+
+    record Answer(int status, String contentType, JsonNode body) {
+    }
+
+    // --- sensors
+
+    @Test
+    void sensorsAreRegisteredReadListedChangedAndDeleted() throws Exception {
+        String id = sensorId();
+        Answer created = call("POST", "/sensors", ADMIN, Map.of("id", id, "address", "Moscow, Russia, Svobody st. 23 fl 1 room 16"));
+        assertThat(created.status()).isEqualTo(201);
+        assertThat(created.body().get("connectivity").asText()).isEqualTo("unknown");
+        assertThat(created.body().get("state").isNull()).isTrue();
+
+        assertThat(call("GET", "/sensors/" + id, READER, null).body().get("address").asText()).startsWith("Moscow");
+        Answer changed = call("PUT", "/sensors/" + id, ADMIN2, Map.of("address", "Room 2", "heartbeat_timeout_seconds", 120));
+        assertThat(changed.status()).isEqualTo(200);
+        assertThat(changed.body().get("heartbeat_timeout_seconds").asInt()).isEqualTo(120);
+        assertThat(call("GET", "/sensors?limit=1000", READER, null).body().get("items").findValuesAsText("id")).contains(id);
+        assertThat(call("GET", "/sensors?connectivity=lost", READER, null).body().get("items").findValuesAsText("id")).doesNotContain(id);
+
+        assertThat(call("DELETE", "/sensors/" + id, ADMIN, null).status()).isEqualTo(204);
+        assertProblem(call("GET", "/sensors/" + id, ADMIN, null), 404, null);
+        assertProblem(call("DELETE", "/sensors/" + id, ADMIN, null), 404, null);
+        assertProblem(call("PUT", "/sensors/" + id, ADMIN, Map.of("address", "x")), 404, null);
+    }
+
+    @Test
+    void sensorsArePagedById() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            call("POST", "/sensors", ADMIN, Map.of("id", "Page" + i + UUID.randomUUID().toString().substring(0, 6), "address", "x"));
+        }
+        List<String> all = new ArrayList<>();
+        String cursor = null;
+        do {
+            Answer page = call("GET", "/sensors?limit=2" + (cursor == null ? "" : "&cursor=" + cursor), READER, null);
+            assertThat(page.status()).isEqualTo(200);
+            all.addAll(page.body().get("items").findValuesAsText("id"));
+            cursor = page.body().get("next_cursor").isNull() ? null : page.body().get("next_cursor").asText();
+        } while (cursor != null);
+        assertThat(all).isSorted().doesNotHaveDuplicates().hasSizeGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void badSensorsAreRefusedNamingTheField() throws Exception {
+        assertProblem(call("POST", "/sensors", ADMIN, Map.of("id", "no-dashes", "address", "x")), 400, "id");
+        assertProblem(call("POST", "/sensors", ADMIN, Map.of("id", "0123456789aBcDeFX", "address", "x")), 400, "id");
+        assertProblem(call("POST", "/sensors", ADMIN, Map.of("id", "Ok1")), 400, null);
+        assertProblem(call("POST", "/sensors", ADMIN, Map.of("id", "Ok1", "address", "x", "colour", "red")), 400, null);
+        assertProblem(call("POST", "/sensors", ADMIN, Map.of("id", "Ok1", "address", "x", "heartbeat_timeout_seconds", 0)), 400,
+                "heartbeat_timeout_seconds");
+        assertProblem(call("POST", "/sensors", ADMIN, Map.of("id", 42, "address", "x")), 400, "id");
+        assertProblem(raw("POST", "/sensors", ADMIN, "{not json"), 400, null);
+        assertProblem(call("GET", "/sensors?limit=0", ADMIN, null), 400, "limit");
+        assertProblem(call("GET", "/sensors?connectivity=maybe", ADMIN, null), 400, "connectivity");
+        assertProblem(call("PUT", "/sensors/Ok1", ADMIN, Map.of()), 400, null);
+    }
+
+    @Test
+    void aSensorIdIsRegisteredOnce() throws Exception {
+        String id = sensorId();
+        call("POST", "/sensors", ADMIN, Map.of("id", id, "address", "x"));
+
+        assertProblem(call("POST", "/sensors", ADMIN, Map.of("id", id, "address", "y")), 409, null);
+    }
+
+    // --- clients and links
+
+    @Test
+    void clientsAreRegisteredWithASecretShownOnlyOnCreateAndRotate() throws Exception {
+        Answer created = call("POST", "/clients", ADMIN, Map.of("name", "Acme", "url", "http://127.0.0.1:9/hook"));
+        assertThat(created.status()).isEqualTo(201);
+        String id = created.body().get("id").asText();
+        String secret = created.body().get("webhook_secret").asText();
+        assertThat(secret).startsWith("whsec_");
+
+        Answer read = call("GET", "/clients/" + id, READER, null);
+        assertThat(read.body().get("name").asText()).isEqualTo("Acme");
+        assertThat(read.body().has("webhook_secret")).isFalse();
+        assertThat(call("GET", "/clients?limit=1000", READER, null).body().toString()).doesNotContain(secret).contains(id);
+
+        Answer rotated = call("POST", "/clients/" + id + "/secret", ADMIN, null);
+        assertThat(rotated.status()).isEqualTo(200);
+        assertThat(rotated.body().get("webhook_secret").asText()).startsWith("whsec_").isNotEqualTo(secret);
+
+        Answer changed = call("PUT", "/clients/" + id, ADMIN, Map.of("url", "https://127.0.0.1:8443/other"));
+        assertThat(changed.body().get("url").asText()).isEqualTo("https://127.0.0.1:8443/other");
+        assertThat(call("DELETE", "/clients/" + id, ADMIN, null).status()).isEqualTo(204);
+        assertProblem(call("GET", "/clients/" + id, ADMIN, null), 404, null);
+        assertProblem(call("POST", "/clients/" + id + "/secret", ADMIN, null), 404, null);
+        assertProblem(call("GET", "/clients/" + UUID.randomUUID(), ADMIN, null), 404, null);
+    }
+
+    @Test
+    void badClientsAreRefusedNamingTheField() throws Exception {
+        assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "ftp://example.org/")), 400, "url");
+        assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "", "url", "http://127.0.0.1/")), 400, "name");
+        assertProblem(call("POST", "/clients", ADMIN, Map.of("url", "http://127.0.0.1/")), 400, null);
+    }
+
+    @Test
+    void linksAreIdempotentAndListedBothWays() throws Exception {
+        String sensor = sensorId();
+        call("POST", "/sensors", ADMIN, Map.of("id", sensor, "address", "x"));
+        String client = call("POST", "/clients", ADMIN, Map.of("name", "L", "url", "http://127.0.0.1:9/l")).body().get("id").asText();
+
+        assertThat(call("PUT", "/clients/" + client + "/sensors/" + sensor, ADMIN, null).status()).isEqualTo(204);
+        assertThat(call("PUT", "/clients/" + client + "/sensors/" + sensor, ADMIN, null).status()).isEqualTo(204);
+        assertThat(call("GET", "/clients/" + client + "/sensors", READER, null).body().get("items").findValuesAsText("id"))
+                .containsExactly(sensor);
+        assertThat(call("GET", "/sensors/" + sensor + "/clients", READER, null).body().get("items").findValuesAsText("id"))
+                .containsExactly(client);
+
+        assertThat(call("DELETE", "/clients/" + client + "/sensors/" + sensor, ADMIN, null).status()).isEqualTo(204);
+        assertProblem(call("DELETE", "/clients/" + client + "/sensors/" + sensor, ADMIN, null), 404, null);
+        assertProblem(call("PUT", "/clients/" + client + "/sensors/Nobody" + sensor.substring(0, 5), ADMIN, null), 404, null);
+        assertProblem(call("GET", "/sensors/Z" + sensor.substring(1) + "/clients", ADMIN, null), 404, null);
+    }
+
+    // --- readings, history, notifications
+
+    @Test
+    void readingsPostedOverHttpFlowIntoStateHistoryAndNotifications() throws Exception {
+        String sensor = sensorId();
+        call("POST", "/sensors", ADMIN, Map.of("id", sensor, "address", "x"));
+        String client = call("POST", "/clients", ADMIN, Map.of("name", "N", "url", "http://127.0.0.1:9/n")).body().get("id").asText();
+        call("PUT", "/clients/" + client + "/sensors/" + sensor, ADMIN, null);
+        long ts = System.currentTimeMillis() - 5000;
+
+        Answer accepted = call("POST", "/readings", ADMIN, List.of(
+                Map.of("sensor_id", sensor, "data", 1, "ts", ts), Map.of("sensor_id", sensor, "data", 0, "ts", ts + 1000)));
+        assertThat(accepted.status()).isEqualTo(202);
+        assertThat(accepted.body().get("accepted").asInt()).isEqualTo(2);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> call("GET", "/sensors/" + sensor, READER, null).body().get("sequence").asInt() == 2);
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                call("GET", "/sensors/" + sensor + "/readings", READER, null).body().get("items").size() == 2);
+        Answer events = call("GET", "/sensors/" + sensor + "/events?limit=1", READER, null);
+        assertThat(events.body().get("items").get(0).get("sequence").asInt()).isEqualTo(2);
+        assertThat(call("GET", "/sensors/" + sensor + "/events?cursor=" + events.body().get("next_cursor").asText(), READER, null)
+                .body().get("items").get(0).get("sequence").asInt()).isEqualTo(1);
+        Answer stats = call("GET", "/sensors/" + sensor + "/stats", READER, null);
+        assertThat(stats.body().get("items").get(0).get("state_changes").asInt()).isEqualTo(2);
+        assertThat(call("GET", "/clients/" + client + "/stats", READER, null).body().get("items").get(0).get("state_changes").asInt())
+                .isEqualTo(2);
+
+        // port 9 refuses: the notification is pending with a failed attempt, then can be seen with it
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                call("GET", "/notifications?client_id=" + client, READER, null).body().get("items").size() >= 1);
+        JsonNode n = null; // the newest change's: the older one, recorded in the same batch, is superseded
+        for (JsonNode item : call("GET", "/notifications?client_id=" + client + "&sensor_id=" + sensor, READER, null).body().get("items")) {
+            if (item.get("sequence").asInt() == 2) {
+                n = item;
+            }
+        }
+        assertThat(n).isNotNull();
+        JsonNode newest = n;
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                call("GET", "/notifications/" + newest.get("id").asText(), READER, null).body().get("attempts_made").size() >= 1);
+        assertProblem(call("POST", "/notifications/" + n.get("id").asText() + "/redeliver", ADMIN, null), 409, null);
+        jdbc.update("UPDATE notifications SET status = 'dead' WHERE id = ?::uuid", n.get("id").asText());
+        Answer redelivered = call("POST", "/notifications/" + n.get("id").asText() + "/redeliver", ADMIN, null);
+        assertThat(redelivered.status()).isEqualTo(202);
+        // due again from its first attempt (which may already be under way)
+        assertThat(redelivered.body().get("attempts").asInt()).isLessThanOrEqualTo(1);
+        assertThat(redelivered.body().get("status").asText()).isIn("pending", "delivering");
+        jdbc.update("UPDATE notifications SET status = 'dead' WHERE client_id = ?::uuid", client);
+        assertThat(call("POST", "/clients/" + client + "/notifications/redeliver", ADMIN, null).body().get("redelivered").asInt())
+                .isGreaterThanOrEqualTo(1);
+        assertThat(call("GET", "/notifications?status=dead&client_id=" + client, READER, null).body().get("items").size()).isZero();
+        assertProblem(call("GET", "/notifications/" + UUID.randomUUID(), READER, null), 404, null);
+    }
+
+    @Test
+    void badReadingsAndQueriesAreRefusedNamingTheField() throws Exception {
+        assertProblem(call("POST", "/readings", ADMIN, Map.of("sensor_id", "Ok", "data", 2)), 400, "data");
+        assertProblem(call("POST", "/readings", ADMIN, List.of(Map.of("sensor_id", "Ok", "data", 1), Map.of("sensor_id", "a-b", "data", 1))),
+                400, "[1].sensor_id");
+        assertProblem(call("POST", "/readings", ADMIN, List.of()), 400, null);
+        assertProblem(call("GET", "/sensors/Ok/readings?from=yesterday", READER, null), 400, "from");
+        assertProblem(call("GET", "/sensors/Ok/readings?cursor=%21%21", READER, null), 400, "cursor");
+        assertProblem(call("GET", "/notifications?status=lost", READER, null), 400, "status");
+        assertProblem(call("GET", "/notifications?client_id=nope", READER, null), 400, "client_id");
+    }
+
+    // --- security and the contract
+
+    @Test
+    void everyOperationNeedsAValidTokenAndAReadTokenOnlyReads() throws Exception {
+        assertProblem(call("GET", "/sensors", null, null), 401, null);
+        assertProblem(call("GET", "/sensors", "wrong-token", null), 401, null);
+        assertProblem(call("POST", "/sensors", READER, Map.of("id", sensorId(), "address", "x")), 403, null);
+        assertProblem(call("POST", "/readings", READER, Map.of("sensor_id", "Ok", "data", 1)), 403, null);
+        assertThat(call("GET", "/sensors", READER, null).status()).isEqualTo(200);
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base() + "/sensors"))
+                .header("Authorization", "Bearer " + ADMIN).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.headers().firstValue("Authorization")).isEmpty();
+    }
+
+    @Test
+    void unknownRoutesAre404() throws Exception {
+        assertThat(call("GET", "/nothing-here", ADMIN, null).status()).isEqualTo(404);
+    }
+
+    @Test
+    void everyOperationOfTheContractIsImplemented() throws Exception {
+        JsonNode spec = new ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(Files.readString(Path.of("openapi.yaml")));
+        List<String> operations = spec.get("paths").findValuesAsText("operationId");
+
+        assertThat(operations).hasSizeGreaterThanOrEqualTo(24);
+        for (String op : operations) {
+            assertThat(camel.hasEndpoint("direct:" + op)).as("route for %s", op).isNotNull();
+            assertThat(camel.getRoutes().stream().anyMatch(r -> r.getEndpoint().getEndpointUri().equals("direct://" + op)))
+                    .as("route from direct:%s", op).isTrue();
+        }
+    }
+
+    // --- helpers
+
+    private String base() {
+        return "http://127.0.0.1:" + port + "/api/v1";
+    }
+
+    private static String sensorId() {
+        return "A" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);
+    }
+
+    private Answer call(String method, String path, String token, Object body) throws IOException, InterruptedException {
+        return raw(method, path, token, body == null ? null : JSON.writeValueAsString(body));
+    }
+
+    private Answer raw(String method, String path, String token, String body) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(10));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        JsonNode json = r.body() == null || r.body().isBlank() ? null : JSON.readTree(r.body());
+        return new Answer(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), json);
+    }
+
+    private static void assertProblem(Answer a, int status, String field) {
+        assertThat(a.status()).as("status of %s", a.body()).isEqualTo(status);
+        assertThat(a.contentType()).startsWith("application/problem+json");
+        assertThat(a.body().get("status").asInt()).isEqualTo(status);
+        assertThat(a.body().get("detail").asText()).isNotBlank();
+        if (field != null) {
+            assertThat(a.body().path("field").asText()).as("field of %s", a.body()).isEqualTo(field);
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package io.lockwatch.bench;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/** The benchmark's use of PostgreSQL, as the service's own user, in plain JDBC. */
+final class BenchDatabase {
+
+    /** One row of {@code sensor_state}. */
+    interface StateRow {
+        void accept(String sensorId, Integer state, long sequence);
+    }
+
+    private final String url;
+    private final String user;
+    private final String password;
+
+    BenchDatabase(String url, String user, String password) {
+        this.url = url;
+        this.user = user;
+        this.password = password;
+    }
+
+    private Connection connect() throws SQLException {
+        return DriverManager.getConnection(url, user, password);
+    }
+
+    /**
+     * Wipes the registry, state and events, then registers {@code n} sensors with one set-based insert; the
+     * trigger {@code sensors_have_state} gives each its {@code sensor_state} row.
+     *
+     * @return the number of {@code sensor_state} rows afterwards
+     */
+    long registerSensors(int n) throws SQLException {
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                // sensor_events has no foreign key to sensors (events outlive their sensor): truncated by name
+                s.execute("TRUNCATE sensors, sensor_events CASCADE");
+            }
+            try (PreparedStatement ps = c.prepareStatement("""
+                    INSERT INTO sensors (id, address)
+                    SELECT 'B' || lpad(to_hex(i), 10, '0'), 'Bench street ' || i || ', door ' || (i % 7 + 1)
+                      FROM generate_series(1, ?) AS i""")) {
+                ps.setInt(1, n);
+                ps.executeUpdate();
+            }
+            c.commit();
+            try (Statement s = c.createStatement()) {
+                // fresh planner statistics, as autovacuum would have them on a table of this size
+                s.execute("ANALYZE sensors, sensor_state");
+            }
+            c.commit();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM sensor_state")) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    void forEachState(StateRow row) throws SQLException {
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.setFetchSize(10_000);
+                try (ResultSet rs = s.executeQuery("SELECT sensor_id, state, sequence FROM sensor_state")) {
+                    while (rs.next()) {
+                        short state = rs.getShort(2);
+                        row.accept(rs.getString(1), rs.wasNull() ? null : (int) state, rs.getLong(3));
+                    }
+                }
+            }
+            c.commit();
+        }
+    }
+
+    long countEvents() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM sensor_events")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** What the database's sessions are doing now, as text (for --diagnostics). */
+    String activity() throws SQLException {
+        StringBuilder out = new StringBuilder();
+        try (Connection c = connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("""
+                     SELECT pid, coalesce(application_name, ''), coalesce(state, ''),
+                            coalesce(wait_event_type || '/' || wait_event, ''),
+                            coalesce(round(extract(epoch FROM clock_timestamp() - query_start) * 1000)::text, ''),
+                            left(regexp_replace(coalesce(query, ''), '\\s+', ' ', 'g'), 90)
+                       FROM pg_stat_activity
+                      WHERE datname = current_database() AND pid <> pg_backend_pid()
+                      ORDER BY state, pid""")) {
+            out.append(String.format("%-8s %-24s %-20s %-26s %8s  %s%n", "pid", "application", "state", "wait", "ms", "query"));
+            while (rs.next()) {
+                out.append(String.format("%-8s %-24s %-20s %-26s %8s  %s%n", rs.getString(1), rs.getString(2),
+                        rs.getString(3), rs.getString(4), rs.getString(5), rs.getString(6)));
+            }
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,123 @@
+package io.lockwatch.bench;
+
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The benchmark's command line (see scripts/bench-ingest.sh).
+ *
+ * @param rate        readings per second to publish in the service run; 0 = as fast as possible (the raw
+ *                    ceiling is always as fast as possible)
+ * @param warmup      seconds at the start of each timed phase left out of the steady-state figures
+ * @param confirmWindow most unconfirmed messages per publisher (ceiling and service run alike)
+ * @param diagnostics mid-run, write a thread dump of the service, PostgreSQL's activity and top to a file,
+ *                    and record the service's steady state with Java Flight Recorder
+ * @param isolated    use the RabbitMQ virtual host {@value #ISOLATED_VHOST} and the PostgreSQL and ClickHouse
+ *                    databases {@value #ISOLATED_DATABASE} (all created beforehand by the script) instead of the
+ *                    service's defaults, so that the dev databases and concurrently running integration tests are
+ *                    left alone
+ * @param serviceArgs extra arguments for the service (e.g. {@code --camel.metrics.enable-route-policy=false}), to
+ *                    compare settings without changing code
+ */
+record BenchOptions(int sensors, double changes, int duration, double rate, int warmup, long seed,
+                    int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
+                    Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword) {
+
+    static final String ISOLATED_VHOST = "lockwatch-bench";
+    static final String ISOLATED_DATABASE = "lockwatch_bench";
+
+    /** Properties given to the service on top of {@code --spring.profiles.active=external}. */
+    java.util.List<String> serviceArguments() {
+        java.util.List<String> args = new java.util.ArrayList<>();
+        if (isolated) {
+            args.add("--spring.rabbitmq.virtual-host=" + ISOLATED_VHOST);
+            args.add("--spring.datasource.url=" + jdbcUrl);
+            args.add("--lockwatch.clickhouse.url=jdbc:clickhouse://127.0.0.1:8123/" + ISOLATED_DATABASE);
+        }
+        args.addAll(serviceArgs);
+        return args;
+    }
+
+    static final String USAGE = """
+            usage: IngestBenchmark [--sensors 100000] [--changes 0.01] [--duration 60] [--rate 0] [--warmup 5]
+                                   [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
+                                   [--service-arg --name=value ...]
+                                   [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
+                                   [--out target/bench] [--amqp amqp://guest:guest@127.0.0.1:5672]
+                                   [--jdbc jdbc:postgresql://127.0.0.1:5432/lockwatch] [--db-user lockwatch]
+                                   [--db-password lockwatch]""";
+
+    static BenchOptions parse(String[] args) {
+        int sensors = 100_000;
+        double changes = 0.01;
+        int duration = 60;
+        double rate = 0;
+        int warmup = 5;
+        long seed = ThreadLocalRandom.current().nextLong();
+        int confirmWindow = 1000;
+        boolean diagnostics = false;
+        boolean isolated = false;
+        java.util.List<String> serviceArgs = new java.util.ArrayList<>();
+        Path jar = Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar");
+        Path out = Path.of("target/bench");
+        String amqp = null;
+        String jdbc = null;
+        String user = "lockwatch";
+        String password = "lockwatch";
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--diagnostics")) {
+                diagnostics = true;
+                continue;
+            }
+            if (a.equals("--isolated")) {
+                isolated = true;
+                continue;
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("missing value after " + a);
+            }
+            String v = args[++i];
+            switch (a) {
+                case "--sensors" -> sensors = Integer.parseInt(v);
+                case "--changes" -> changes = Double.parseDouble(v);
+                case "--duration" -> duration = Integer.parseInt(v);
+                case "--rate" -> rate = Double.parseDouble(v);
+                case "--warmup" -> warmup = Integer.parseInt(v);
+                case "--seed" -> seed = Long.parseLong(v);
+                case "--confirm-window" -> confirmWindow = Integer.parseInt(v);
+                case "--service-arg" -> serviceArgs.add(v);
+                case "--jar" -> jar = Path.of(v);
+                case "--out" -> out = Path.of(v);
+                case "--amqp" -> amqp = v;
+                case "--jdbc" -> jdbc = v;
+                case "--db-user" -> user = v;
+                case "--db-password" -> password = v;
+                default -> throw new IllegalArgumentException("unknown option " + a);
+            }
+        }
+        if (sensors < 1) {
+            throw new IllegalArgumentException("--sensors must be at least 1");
+        }
+        if (changes < 0 || changes > 1) {
+            throw new IllegalArgumentException("--changes must be between 0 and 1");
+        }
+        if (rate < 0) {
+            throw new IllegalArgumentException("--rate must be 0 (as fast as possible) or more");
+        }
+        if (confirmWindow < 1) {
+            throw new IllegalArgumentException("--confirm-window must be at least 1");
+        }
+        if (warmup < 0 || duration < warmup + 3) {
+            throw new IllegalArgumentException("--duration must exceed --warmup by 3 s at least");
+        }
+        if (amqp == null) {
+            amqp = "amqp://guest:guest@127.0.0.1:5672/" + (isolated ? ISOLATED_VHOST : "%2F");
+        }
+        if (jdbc == null) {
+            jdbc = "jdbc:postgresql://127.0.0.1:5432/" + (isolated ? ISOLATED_DATABASE : "lockwatch");
+        }
+        return new BenchOptions(sensors, changes, duration, rate, warmup, seed, confirmWindow, diagnostics, isolated,
+                java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password);
+    }
+}

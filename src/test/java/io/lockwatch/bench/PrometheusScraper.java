@@ -1,0 +1,123 @@
+package io.lockwatch.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Reads the service's {@code /actuator/prometheus} (text exposition format). */
+final class PrometheusScraper {
+
+    static final String RECEIVED = "lockwatch_readings_received_total";
+    static final String CHANGES = "lockwatch_state_changes_total";
+    static final String UNKNOWN = "lockwatch_readings_unknown_sensor_total";
+    static final String STALE = "lockwatch_readings_stale_total";
+    static final String DUPLICATE = "lockwatch_readings_duplicate_total";
+    static final String INVALID = "lockwatch_readings_invalid_total";
+    static final String JVM_MEMORY_USED = "jvm_memory_used_bytes";
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final URI uri;
+
+    PrometheusScraper(URI serviceBase) {
+        this.uri = serviceBase.resolve("/actuator/prometheus");
+    }
+
+    Metrics scrape() throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
+                .header("Accept", "text/plain").GET().build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException("GET " + uri + ": HTTP " + response.statusCode());
+        }
+        return Metrics.parse(response.body());
+    }
+
+    /** One scrape: every sample line, by metric name. */
+    static final class Metrics {
+
+        private record Line(Map<String, String> labels, double value) {
+        }
+
+        private final Map<String, List<Line>> byName = new HashMap<>();
+
+        static Metrics parse(String text) {
+            Metrics m = new Metrics();
+            for (String line : text.split("\n")) {
+                if (line.isBlank() || line.startsWith("#")) {
+                    continue;
+                }
+                int brace = line.indexOf('{');
+                int space;
+                String name;
+                Map<String, String> labels = new HashMap<>();
+                if (brace >= 0 && brace < line.indexOf(' ')) {
+                    name = line.substring(0, brace);
+                    int end = parseLabels(line, brace + 1, labels);
+                    space = end + 1;
+                } else {
+                    space = line.indexOf(' ');
+                    name = line.substring(0, space);
+                }
+                String[] rest = line.substring(space).trim().split(" ");
+                m.byName.computeIfAbsent(name, k -> new ArrayList<>()).add(new Line(labels, number(rest[0])));
+            }
+            return m;
+        }
+
+        /** The sum of the metric's samples whose labels include the given pairs; 0 if there is none. */
+        double sum(String name, String... labelPairs) {
+            double total = 0;
+            for (Line l : byName.getOrDefault(name, List.of())) {
+                boolean matches = true;
+                for (int i = 0; i + 1 < labelPairs.length; i += 2) {
+                    matches &= labelPairs[i + 1].equals(l.labels().get(labelPairs[i]));
+                }
+                if (matches) {
+                    total += l.value();
+                }
+            }
+            return total;
+        }
+
+        /** Parses {@code a="x",b="y"} from {@code from}; returns the index of the closing brace. */
+        private static int parseLabels(String line, int from, Map<String, String> into) {
+            int i = from;
+            while (i < line.length() && line.charAt(i) != '}') {
+                int eq = line.indexOf('=', i);
+                String key = line.substring(i, eq).trim();
+                StringBuilder value = new StringBuilder();
+                int j = eq + 2; // past ="
+                while (line.charAt(j) != '"') {
+                    char c = line.charAt(j);
+                    if (c == '\\') {
+                        j++;
+                        c = line.charAt(j) == 'n' ? '\n' : line.charAt(j);
+                    }
+                    value.append(c);
+                    j++;
+                }
+                into.put(key, value.toString());
+                i = j + 1;
+                if (i < line.length() && line.charAt(i) == ',') {
+                    i++;
+                }
+            }
+            return i;
+        }
+
+        private static double number(String s) {
+            return switch (s) {
+                case "+Inf" -> Double.POSITIVE_INFINITY;
+                case "-Inf" -> Double.NEGATIVE_INFINITY;
+                default -> Double.parseDouble(s);
+            };
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package io.lockwatch.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+
+/**
+ * Generates readings as sensors send them, {@code {"sensor_id":"...","data":0|1,"ts":<epoch ms>}}, routing
+ * key = sensor id, and records each in the {@link Reference}. A reading picks a random sensor and flips its
+ * data with probability {@code changes}, otherwise repeats it; measured times increase strictly per sensor.
+ */
+final class ReadingSource {
+
+    /** One message to publish. */
+    record Message(String routingKey, byte[] body) {
+    }
+
+    private final Reference reference;
+    private final double changes;
+    private final SplittableRandom random;
+
+    ReadingSource(Reference reference, double changes, long seed) {
+        this.reference = reference;
+        this.changes = changes;
+        this.random = new SplittableRandom(seed);
+    }
+
+    Reference reference() {
+        return reference;
+    }
+
+    /** The first reading of a sensor (a change from nothing), with random data. */
+    Message first(int sensor) {
+        return reading(sensor, random.nextInt(2));
+    }
+
+    /** A reading of a random sensor: its data flipped with probability {@code changes}, else repeated. */
+    Message next() {
+        int sensor = random.nextInt(reference.sensors());
+        int last = reference.lastData(sensor);
+        int data;
+        if (last < 0) {
+            data = random.nextInt(2);
+        } else {
+            data = random.nextDouble() < changes ? 1 - last : last;
+        }
+        return reading(sensor, data);
+    }
+
+    /** Every sensor once, in random order. */
+    int[] shuffledSensors() {
+        int[] order = new int[reference.sensors()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        for (int i = order.length - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        return order;
+    }
+
+    private Message reading(int sensor, int data) {
+        String id = reference.id(sensor);
+        long ts = reference.nextTs(sensor, System.currentTimeMillis());
+        reference.published(sensor, data, ts);
+        String json = "{\"sensor_id\":\"" + id + "\",\"data\":" + data + ",\"ts\":" + ts + "}";
+        return new Message(id, json.getBytes(StandardCharsets.US_ASCII));
+    }
+}

@@ -1,0 +1,120 @@
+package io.lockwatch.bench;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The lockwatch service as a child process:
+ * {@code java -Xmx512m -jar <jar> --spring.profiles.active=external --server.port=<free port>}, output to a
+ * log file, its pid in a file (so that the calling script can stop it if this harness dies), stopped with
+ * SIGTERM (a graceful Spring/Camel shutdown).
+ */
+final class ServiceProcess implements AutoCloseable {
+
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
+
+    private final Process process;
+    private final int port;
+    private final Path pidFile;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private ServiceProcess(Process process, int port, Path pidFile) {
+        this.process = process;
+        this.port = port;
+        this.pidFile = pidFile;
+    }
+
+    static ServiceProcess start(Path jar, List<String> extraArguments, Path log, Path pidFile) throws IOException {
+        if (!Files.isRegularFile(jar)) {
+            throw new IOException("no service jar at " + jar + " (mvn -DskipTests package)");
+        }
+        int port = freePort();
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-jar", jar.toString(),
+                "--spring.profiles.active=external", "--server.port=" + port));
+        command.addAll(extraArguments);
+        Process process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        Files.writeString(pidFile, process.pid() + "\n");
+        return new ServiceProcess(process, port, pidFile);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    URI baseUri() {
+        return URI.create("http://127.0.0.1:" + port);
+    }
+
+    /** Waits until {@code /actuator/health} says UP (the schema is migrated by then). */
+    void awaitHealthy(Duration timeout) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(baseUri().resolve("/actuator/health"))
+                .timeout(Duration.ofSeconds(5)).GET().build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "no answer";
+        while (System.nanoTime() - deadline < 0) {
+            if (!process.isAlive()) {
+                throw new IOException("the service exited with code " + process.exitValue() + " while starting");
+            }
+            try {
+                HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200 && response.body().startsWith("{\"status\":\"UP\"")) {
+                    return;
+                }
+                last = "HTTP " + response.statusCode() + " " + abbreviate(response.body());
+            } catch (IOException e) {
+                last = e.toString();
+            }
+            Thread.sleep(500);
+        }
+        throw new IOException("the service was not healthy after " + timeout.toSeconds() + " s: " + last);
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** SIGTERM, then waits for the graceful shutdown; SIGKILL only if that takes over a minute. */
+    @Override
+    public synchronized void close() {
+        try {
+            if (process.isAlive()) {
+                process.destroy();
+                if (!process.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                    System.err.println("[bench] the service did not stop within " + STOP_TIMEOUT.toSeconds()
+                            + " s of SIGTERM; killing it");
+                    process.destroyForcibly().waitFor();
+                }
+            }
+            Files.deleteIfExists(pidFile);
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            // the pid file is gone already
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 300 ? s.substring(0, 300) + "…" : s;
+    }
+}
