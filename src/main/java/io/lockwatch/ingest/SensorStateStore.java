@@ -69,8 +69,10 @@ public class SensorStateStore {
                 continue;
             }
             if (row.lastReadingAt != null && (r.measuredAt() < row.lastReadingAt
-                    || (r.measuredAt() == row.lastReadingAt && r.messageId() == null))) {
-                // older than what is applied; or as old and without an id to tell it from a redelivery
+                    || (r.measuredAt() == row.lastReadingAt && r.messageId() == null
+                        && r.timeSource() != Reading.TimeSource.RECEIPT))) {
+                // older than what is applied; or measured at the same moment and without an id to tell it from
+                // a redelivery (readings timed at receipt are not: a redelivery is received anew, later)
                 stale++;
                 continue;
             }

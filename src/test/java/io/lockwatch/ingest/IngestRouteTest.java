@@ -125,6 +125,19 @@ class IngestRouteTest {
     }
 
     @Test
+    void readingsWithoutTimeOrIdReceivedTogetherAreAllApplied() {
+        String s = register();
+        int before = acknowledged.get();
+
+        // timed at receipt, often within the same millisecond: still two readings, in delivery order
+        publish(json(s, "{\"sensor_id\":\"" + s + "\",\"data\":0}", null),
+                json(s, "{\"sensor_id\":\"" + s + "\",\"data\":1}", null));
+
+        awaitAcknowledged(before + 2);
+        assertThat(events(s)).containsExactly("1:null->0", "2:0->1");
+    }
+
+    @Test
     void aRepeatedMessageIdChangesNothing() {
         String s = register();
         int before = acknowledged.get();
