@@ -241,6 +241,26 @@ class ApiTest {
     }
 
     @Test
+    void hawtioAndJolokiaAreBehindTheTokenAndShowTheRoutes() throws Exception {
+        String root = "http://127.0.0.1:" + port + "/actuator";
+        String basic = "Basic " + java.util.Base64.getEncoder().encodeToString(("admin:" + READER).getBytes());
+        HttpResponse<String> open = HTTP.send(HttpRequest.newBuilder(URI.create(root + "/hawtio/")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(open.statusCode()).isEqualTo(401);
+        assertThat(open.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Basic"));
+
+        assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(root + "/hawtio/")).header("Authorization", basic).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        // Jolokia, what Hawtio reads the routes' live statistics from (JMX is off in tests, so it lists no Camel beans)
+        HttpResponse<String> version = HTTP.send(HttpRequest.newBuilder(URI.create(root + "/jolokia/version"))
+                .header("Authorization", basic).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(version.statusCode()).isEqualTo(200);
+        assertThat(version.body()).contains("\"agent\"");
+        assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(root + "/jolokia/version")).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
+    }
+
+    @Test
     void unknownRoutesAre404() throws Exception {
         assertThat(call("GET", "/nothing-here", ADMIN, null).status()).isEqualTo(404);
     }

@@ -10,8 +10,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *                    ceiling is always as fast as possible)
  * @param warmup      seconds at the start of each timed phase left out of the steady-state figures
  * @param confirmWindow most unconfirmed messages per publisher (ceiling and service run alike)
- * @param diagnostics mid-run, write a thread dump of the service, PostgreSQL's activity and top to a file,
- *                    and record the service's steady state with Java Flight Recorder
+ * @param diagnostics mid-run, write a thread dump of the service, PostgreSQL's activity and top to a file;
+ *                    and run the service with Java Flight Recorder from its start
  * @param isolated    use the RabbitMQ virtual host {@value #ISOLATED_VHOST} and the PostgreSQL and ClickHouse
  *                    databases {@value #ISOLATED_DATABASE} (all created beforehand by the script) instead of the
  *                    service's defaults, so that the dev databases and concurrently running integration tests are

@@ -103,8 +103,17 @@ public final class IngestBenchmark {
                 broker.purge(QUEUE); // a leftover backlog must not reach the sensors registered below
             }
             Path serviceLog = o.outDir().resolve("service.log");
-            ServiceProcess service = ServiceProcess.start(o.jar(), o.serviceArguments(), serviceLog,
+            // --diagnostics: Java Flight Recorder from the start (attaching it mid-run deoptimises the service's
+            // compiled code and slowed it down several times over for most of the run)
+            Path recording = o.outDir().toAbsolutePath().resolve("service-" + stamp + ".jfr");
+            List<String> jvmOptions = o.diagnostics()
+                    ? List.of("-XX:StartFlightRecording=settings=default,dumponexit=true,filename=" + recording)
+                    : List.of();
+            ServiceProcess service = ServiceProcess.start(o.jar(), jvmOptions, o.serviceArguments(), serviceLog,
                     o.outDir().resolve("service.pid"));
+            if (o.diagnostics()) {
+                log("the service records itself with Java Flight Recorder to %s (written when it stops)", recording);
+            }
             Thread hook = new Thread(service::close, "bench-stop-service");
             Runtime.getRuntime().addShutdownHook(hook);
             log("service started (pid %d, %s, log %s)", service.pid(), service.baseUri(), serviceLog);
@@ -216,7 +225,6 @@ public final class IngestBenchmark {
         }, publisher::published, () -> broker.depth(QUEUE), cpu);
         ScheduledExecutorService diagnostics = Executors.newSingleThreadScheduledExecutor();
         if (o.diagnostics()) {
-            diagnostics.schedule(() -> startFlightRecording(service), o.warmup(), TimeUnit.SECONDS);
             diagnostics.schedule(() -> writeDiagnostics(service, db), o.duration() / 2, TimeUnit.SECONDS);
         }
         sampler.start();
@@ -274,20 +282,6 @@ public final class IngestBenchmark {
                 return now;
             }
             Thread.sleep(200);
-        }
-    }
-
-    /** The steady state of the service in Java Flight Recorder (its low-overhead default settings), to a .jfr file. */
-    private void startFlightRecording(ServiceProcess service) {
-        Path file = o.outDir().toAbsolutePath().resolve("service-" + stamp + ".jfr");
-        int seconds = Math.max(1, o.duration() - o.warmup() - 1);
-        try {
-            String out = command(List.of(jcmd(), String.valueOf(service.pid()), "JFR.start", "name=bench",
-                    "settings=default", "duration=" + seconds + "s", "filename=" + file));
-            log("flight recording of the service for %d s to %s%s", seconds, file,
-                    out.contains("Started recording") ? "" : ": " + out.strip());
-        } catch (Exception e) {
-            log("flight recording failed: %s", e);
         }
     }
 

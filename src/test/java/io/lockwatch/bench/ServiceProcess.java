@@ -34,14 +34,16 @@ final class ServiceProcess implements AutoCloseable {
         this.pidFile = pidFile;
     }
 
-    static ServiceProcess start(Path jar, List<String> extraArguments, Path log, Path pidFile) throws IOException {
+    static ServiceProcess start(Path jar, List<String> jvmOptions, List<String> extraArguments, Path log, Path pidFile)
+            throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IOException("no service jar at " + jar + " (mvn -DskipTests package)");
         }
         int port = freePort();
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-jar", jar.toString(),
-                "--spring.profiles.active=external", "--server.port=" + port));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString(), "--spring.profiles.active=external", "--server.port=" + port));
         command.addAll(extraArguments);
         Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true)

@@ -1,0 +1,78 @@
+package io.lockwatch.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import io.lockwatch.ingest.IngestProperties;
+import io.lockwatch.testing.Readings;
+import org.apache.camel.CamelContext;
+import org.apache.camel.ConsumerTemplate;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/** A YAML route in the external routes directory is loaded, and a change to it takes effect without a restart. */
+@CamelSpringBootTest
+@SpringBootTest(properties = "lockwatch.routes.dir=target/test-routes-reload")
+class RouteReloadTest {
+
+    static final Path DIR = Path.of("target/test-routes-reload");
+    static final Path FILE = DIR.resolve("forward-events.camel.yaml");
+
+    @Autowired CamelContext camel;
+    @Autowired ConsumerTemplate consumer;
+    @Autowired RabbitTemplate rabbit;
+    @Autowired IngestProperties ingest;
+    @Autowired JdbcTemplate jdbc;
+
+    static {
+        try {
+            Files.createDirectories(DIR);
+            Files.writeString(FILE, route("first"));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String route(String tag) {
+        return """
+                - route:
+                    id: operator-forwards-sensor-events
+                    from:
+                      uri: seda:sensor-events
+                      steps:
+                        - setBody:
+                            simple: "%s ${body.sensorId} ${body.sequence}"
+                        - to: seda:reload-probe
+                """.formatted(tag);
+    }
+
+    @Test
+    void anEditedRouteFileChangesTheBehaviourWithoutARestart() throws Exception {
+        assertThat(camel.getRoute("operator-forwards-sensor-events")).isNotNull();
+        String s = "R" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);
+        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'room')", s);
+
+        Readings.publishInOrder(rabbit, ingest.exchange(), List.of(Readings.reading(s, 1, System.currentTimeMillis() - 1000)));
+        assertThat(consumer.receiveBody("seda:reload-probe", 10_000, String.class)).isEqualTo("first " + s + " 1");
+
+        Files.writeString(FILE, route("second"));
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            Readings.publishInOrder(rabbit, ingest.exchange(),
+                    List.of(Readings.reading(s, probe++ % 2, System.currentTimeMillis())));
+            String body = consumer.receiveBody("seda:reload-probe", 2000, String.class);
+            return body != null && body.startsWith("second " + s);
+        });
+    }
+
+    private int probe;
+}
