@@ -43,7 +43,7 @@ final class ServiceProcess implements AutoCloseable {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
         command.addAll(jvmOptions);
-        command.addAll(List.of("-jar", jar.toString(), "--spring.profiles.active=external", "--server.port=" + port));
+        command.addAll(List.of("-jar", jar.toString(), "--spring.profiles.active=external", "--server.port=" + port, "--lockwatch.api.tokens=bench-token"));
         command.addAll(extraArguments);
         Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true)

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+#
+# scripts/bench-ingest.sh — benchmark of lockwatch's ingest hot path (RabbitMQ -> service -> PostgreSQL)
+# against the real services on 127.0.0.1. It measures and prints figures; it asserts no timing.
+#
+# Usage:
+#   scripts/bench-ingest.sh [--sensors 100000] [--changes 0.01] [--duration 60] [--rate 0]
+#                           [--warmup 5] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
+#                           [--service-arg --name=value ...]
+#
+#   --sensors N      sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
+#   --changes P      probability that a reading flips its sensor's data (else it repeats it)
+#   --duration S     seconds of publishing, for the raw ceiling and again for the service run
+#   --rate R         readings/s published in the service run; 0 = as fast as possible
+#                    (the raw ceiling always publishes as fast as possible)
+#   --warmup S       seconds left out of the steady-state medians at the start of each run (5)
+#   --seed N         random seed of the readings (printed; random by default)
+#   --confirm-window N  unconfirmed messages allowed per publisher, ceiling and service run alike (1000)
+#   --diagnostics    mid-run, write top, pg_stat_activity and two thread dumps of the service to
+#                    target/bench/diagnostics-<timestamp>.txt; and run the service with Java Flight Recorder
+#                    from its start (settings=default) to target/bench/service-<timestamp>.jfr, written when it
+#                    stops (open it with JDK Mission Control or `jfr print`; the timed run is its last minutes)
+#   --service-arg A  an extra argument for the service, repeatable, to compare settings without changing code
+#                    (e.g. --service-arg --camel.metrics.enable-exchange-event-notifier=false)
+#   --isolated       use a RabbitMQ virtual host 'lockwatch-bench' and PostgreSQL and ClickHouse databases
+#                    'lockwatch_bench' of the benchmark's own (created here if missing, which needs root) instead
+#                    of the dev ones, so that neither the dev data nor integration tests running meanwhile are
+#                    touched
+#
+# WARNING: without --isolated this WIPES THE LOCAL DEV DATABASE lockwatch: TRUNCATE sensors, sensor_events
+# CASCADE (every sensor, its state, its events, notifications and client links), then registers the
+# benchmark's sensors; it PURGES the queue lockwatch.readings; and the service's history of the run goes to
+# the dev ClickHouse database. Do not run it so while another lockwatch or
+# an integration test (mvn verify -Pit) uses these services: they would consume each other's readings.
+#
+# What it does:
+#   1. starts the services if they are down (scripts/services.sh up, as root); builds the service jar if it is
+#      missing or older than src/main or pom.xml (mvn -B -q -DskipTests -DskipUnitTests=true package, tests
+#      not run); compiles the harness
+#      (mvn -B -q -Pbench test-compile, which also writes its classpath: amqp-client and the PostgreSQL
+#      driver only, no Spring);
+#   2. runs io.lockwatch.bench.IngestBenchmark, which
+#      - starts the service as a child process, java -Xmx512m -jar target/lockwatch-0.1.0-SNAPSHOT.jar
+#        --spring.profiles.active=external --server.port=<free port>, output to target/bench/service.log,
+#        and waits for /actuator/health UP (the service migrates the schema);
+#      - registers the sensors with one INSERT ... SELECT over generate_series and purges the queue;
+#      - raw ceiling: RabbitMQ alone for --duration s, a plain amqp-client publisher (persistent, publisher
+#        confirms, --confirm-window outstanding) and consumer (prefetch 2000, one multiple-ack every 1000 messages, as the
+#        service acks per batch of 1000) on a temporary durable topic exchange and queue, deleted afterwards;
+#      - pre-seeds one reading per sensor and waits until the service has applied them all;
+#      - service run: publishes JSON readings {"sensor_id","data","ts"} to the exchange lockwatch.readings,
+#        routing key = sensor id, same settings, for --duration s; every second it reads the service's
+#        lockwatch_readings_received_total and heap from /actuator/prometheus, the queue depth, and the CPU
+#        of the service, RabbitMQ, PostgreSQL and itself from /proc; then waits until the queue is drained;
+#      - checks sensor_state and the count of sensor_events against the readings it published;
+#      - prints a summary (medians of per-second rates after the warm-up) and writes the same figures to
+#        target/bench/ingest-<timestamp>.json;
+#      - stops the service with SIGTERM (also on failure or Ctrl-C).
+#   Exit status: 0 when correct, 1 when the result differs from the reference or the run failed, 2 on bad options.
+#
+# The machine's cores are shared by RabbitMQ, PostgreSQL, the service and the harness: compare the service
+# with the raw ceiling of the same run, not with figures from another machine.
+
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+JAR=target/lockwatch-0.1.0-SNAPSHOT.jar
+OUT=target/bench
+PID_FILE="$OUT/service.pid"
+
+log() { printf '[bench] %s\n' "$*"; }
+psql_admin() { (cd / && runuser -u postgres -- psql -X -q -v ON_ERROR_STOP=1 "$@"); }
+die() { printf '[bench] %s\n' "$*" >&2; exit 1; }
+
+ISOLATED=0
+for arg in "$@"; do
+  case "$arg" in
+    -h | --help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+    --isolated) ISOLATED=1 ;;
+  esac
+done
+
+if ! scripts/services.sh status >/dev/null 2>&1; then
+  ((EUID == 0)) || die "RabbitMQ, PostgreSQL or ClickHouse is down: run scripts/services.sh up as root"
+  log "starting the services (scripts/services.sh up)"
+  scripts/services.sh up
+fi
+
+if ((ISOLATED)); then
+  # the benchmark's own virtual host and databases (the service migrates the schemas into them)
+  if [[ "$(psql_admin -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'lockwatch_bench'" 2>/dev/null)" != 1 ]]; then
+    ((EUID == 0)) || die "--isolated: database lockwatch_bench is missing; create it as root: scripts/bench-ingest.sh --isolated"
+    log "creating the database lockwatch_bench (owner lockwatch)"
+    psql_admin -d postgres -c "CREATE DATABASE lockwatch_bench OWNER lockwatch"
+  fi
+  curl -fsS --max-time 30 --data-binary 'CREATE DATABASE IF NOT EXISTS lockwatch_bench' http://127.0.0.1:8123/ ||
+    die "--isolated: cannot create the ClickHouse database lockwatch_bench"
+  if ! rabbitmqctl -q list_vhosts 2>/dev/null | grep -qx lockwatch-bench; then
+    log "creating the RabbitMQ virtual host lockwatch-bench (guest may use it)"
+    rabbitmqctl -q add_vhost lockwatch-bench
+    rabbitmqctl -q set_permissions -p lockwatch-bench guest '.*' '.*' '.*'
+  fi
+fi
+
+if [[ ! -f "$JAR" ]] || [[ -n "$(find src/main pom.xml -newer "$JAR" -print -quit)" ]]; then
+  log "building the service jar (mvn -B -q -DskipTests package)"
+  # the pom binds surefire's skipTests to skipUnitTests, which -DskipTests alone does not override
+  mvn -B -q -DskipTests -DskipUnitTests=true package
+fi
+log "compiling the harness (mvn -B -q -Pbench test-compile)"
+mvn -B -q -Pbench test-compile
+mkdir -p "$OUT"
+
+HARNESS_PID=
+stop_all() {
+  local rc=$?
+  trap - EXIT INT TERM
+  # the harness stops the service itself (SIGTERM); this covers a harness that died or was interrupted
+  if [[ -n "$HARNESS_PID" ]] && kill -0 "$HARNESS_PID" 2>/dev/null; then
+    kill -TERM "$HARNESS_PID" 2>/dev/null || true
+    wait "$HARNESS_PID" 2>/dev/null || true
+  fi
+  if [[ -f "$PID_FILE" ]]; then
+    local pid
+    pid=$(tr -dc '0-9' <"$PID_FILE")
+    if [[ -n "$pid" ]] && grep -q lockwatch "/proc/$pid/cmdline" 2>/dev/null; then
+      log "stopping the service (pid $pid, SIGTERM)"
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    rm -f "$PID_FILE"
+  fi
+  exit "$rc"
+}
+trap stop_all EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# the code measured, for the report (BENCH_REVISION overrides, e.g. in an exported tree without git)
+REVISION="${BENCH_REVISION:-}"
+if [[ -z "$REVISION" ]]; then
+  REVISION="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  if [[ -n "$(git status --porcelain -- src/main pom.xml 2>/dev/null)" ]]; then REVISION+=" + uncommitted changes"; fi
+fi
+
+# The harness runs in the background so that the traps above fire as soon as a signal arrives.
+java -Xmx1g -Dbench.clk_tck="$(getconf CLK_TCK)" -Dslf4j.internal.verbosity=ERROR \
+  -Dbench.revision="$REVISION" \
+  -cp "target/test-classes:$(cat "$OUT/classpath.txt")" \
+  io.lockwatch.bench.IngestBenchmark --jar "$JAR" --out "$OUT" "$@" &
+HARNESS_PID=$!
+wait "$HARNESS_PID"
