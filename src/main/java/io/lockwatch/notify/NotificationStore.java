@@ -89,6 +89,16 @@ public class NotificationStore {
         });
     }
 
+    /** For gauges: notifications matching one of this class's fixed conditions; NaN while the database is away. */
+    double count(String fixedCondition) {
+        try {
+            Long n = jdbc.queryForObject("SELECT count(*) FROM notifications WHERE " + fixedCondition, Long.class);
+            return n == null ? 0 : n;
+        } catch (RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
     /** The outcome of an attempt, and the attempt itself, in one transaction. */
     public void recordAttempt(Delivery d, Integer statusCode, String error, long startedAt, long durationMs,
                               Outcome outcome, Instant nextAttemptAt) {

@@ -47,6 +47,7 @@ class NotifyRouteTest {
     @Autowired JdbcTemplate jdbc;
     @Autowired IngestProperties ingest;
     @Autowired org.apache.camel.CamelContext camel;
+    @Autowired io.micrometer.core.instrument.MeterRegistry meters;
 
     record Client(UUID id, String secret, String path) {
     }
@@ -150,6 +151,7 @@ class NotifyRouteTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> "dead".equals(status(id)));
         assertThat(jdbc.queryForList("SELECT status_code FROM delivery_attempts WHERE notification_id = ? ORDER BY attempt",
                 Integer.class, id)).containsExactly(500, 500, 500);
+        assertThat(meters.get("lockwatch.notifications.dead").gauge().value()).isGreaterThanOrEqualTo(1);
     }
 
     @Test
