@@ -1,6 +1,5 @@
 package io.lockwatch.api;
 
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -40,9 +39,7 @@ public class ClientsApi {
         } catch (IllegalArgumentException e) {
             throw ApiProblem.badRequest("cursor", "invalid cursor");
         }
-        List<Map<String, Object>> rows = registry.clients(after, limit + 1);
-        String next = rows.size() > limit ? (String) rows.get(limit - 1).get("id") : null;
-        Json.respond(exchange, 200, Json.page(rows.size() > limit ? rows.subList(0, limit) : rows, next));
+        Json.respond(exchange, 200, Json.pageById(registry.clients(after, limit + 1), limit));
     }
 
     public void update(Exchange exchange) {

@@ -106,6 +106,12 @@ final class Json {
         return Instant.ofEpochMilli(millis).toString();
     }
 
+    /** A page from {@code limit + 1} rows ordered by id: the extra row only says there is a next page. */
+    static Map<String, Object> pageById(java.util.List<Map<String, Object>> rows, int limit) {
+        boolean more = rows.size() > limit;
+        return page(more ? rows.subList(0, limit) : rows, more ? (String) rows.get(limit - 1).get("id") : null);
+    }
+
     static Map<String, Object> page(Object items, String next) {
         Map<String, Object> page = new java.util.LinkedHashMap<>();
         page.put("items", items);

@@ -43,9 +43,7 @@ public class SensorsApi {
         if (connectivity != null && !List.of("unknown", "online", "lost").contains(connectivity)) {
             throw ApiProblem.badRequest("connectivity", "connectivity must be unknown, online or lost");
         }
-        List<Map<String, Object>> rows = registry.sensors(after, connectivity, limit + 1);
-        String next = rows.size() > limit ? (String) rows.get(limit - 1).get("id") : null;
-        Json.respond(exchange, 200, Json.page(rows.size() > limit ? rows.subList(0, limit) : rows, next));
+        Json.respond(exchange, 200, Json.pageById(registry.sensors(after, connectivity, limit + 1), limit));
     }
 
     public void update(Exchange exchange) {
