@@ -6,7 +6,7 @@ import io.lockwatch.ingest.ReadingParser;
 import io.lockwatch.notify.TargetGuard;
 import io.lockwatch.registry.Registry;
 import org.apache.camel.ProducerTemplate;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import io.lockwatch.infra.amqp.ConfirmedPublisher;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -47,8 +47,8 @@ public class ApiConfiguration {
     }
 
     @Bean
-    ReadingsApi readingsApi(ReadingParser parser, RabbitTemplate rabbit, IngestProperties ingest) {
-        return new ReadingsApi(parser, rabbit, ingest);
+    ReadingsApi readingsApi(ReadingParser parser, ConfirmedPublisher publisher, IngestProperties ingest) {
+        return new ReadingsApi(parser, publisher, ingest);
     }
 
     /** No open API: without a token configured the service refuses to start. */

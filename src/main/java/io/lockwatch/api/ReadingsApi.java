@@ -4,9 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lockwatch.infra.amqp.ConfirmedPublisher;
+import io.lockwatch.infra.amqp.ConfirmedPublisher.Outgoing;
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.ingest.ReadingParser;
 import io.lockwatch.ingest.Rejection;
@@ -14,7 +16,6 @@ import org.apache.camel.Exchange;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
 /**
  * Readings over HTTP, for gateways without AMQP and for trying lockwatch by hand: one reading or an array, each
@@ -26,12 +27,12 @@ public class ReadingsApi {
     static final int MAX_READINGS = 1000;
 
     private final ReadingParser parser;
-    private final RabbitTemplate rabbit;
+    private final ConfirmedPublisher publisher;
     private final IngestProperties ingest;
 
-    public ReadingsApi(ReadingParser parser, RabbitTemplate rabbit, IngestProperties ingest) {
+    public ReadingsApi(ReadingParser parser, ConfirmedPublisher publisher, IngestProperties ingest) {
         this.parser = parser;
-        this.rabbit = rabbit;
+        this.publisher = publisher;
         this.ingest = ingest;
     }
 
@@ -46,10 +47,10 @@ public class ReadingsApi {
         } else {
             readings.add(body);
         }
-        List<Message> messages = new ArrayList<>(readings.size());
+        List<Outgoing> messages = new ArrayList<>(readings.size());
         for (int i = 0; i < readings.size(); i++) {
             byte[] bytes = readings.get(i).toString().getBytes(StandardCharsets.UTF_8);
-            Object parsed = parser.parse(bytes, null, null, Map.of());
+            Object parsed = parser.parse(bytes, null, null, Map::of);
             if (parsed instanceof Rejection r) {
                 String field = (body.isArray() ? "[" + i + "]" + (field(r.reason()).isEmpty() ? "" : ".") : "") + field(r.reason());
                 throw ApiProblem.badRequest(field.isEmpty() ? null : field, r.detail());
@@ -58,16 +59,9 @@ public class ReadingsApi {
             p.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
             p.setContentType("application/json");
             p.setHeader("x-lockwatch-via", "http");
-            p.setReceivedRoutingKey(readings.get(i).get("sensor_id").textValue());
-            messages.add(new Message(bytes, p));
+            messages.add(new Outgoing(ingest.exchange(), readings.get(i).get("sensor_id").textValue(), new Message(bytes, p)));
         }
-        rabbit.invoke(ops -> {
-            for (Message m : messages) {
-                ops.send(ingest.exchange(), m.getMessageProperties().getReceivedRoutingKey(), m);
-            }
-            ops.waitForConfirmsOrDie(TimeUnit.SECONDS.toMillis(10));
-            return null;
-        });
+        publisher.publish(messages, Duration.ofSeconds(10));
         Json.respond(exchange, 202, Map.of("accepted", messages.size()));
     }
 

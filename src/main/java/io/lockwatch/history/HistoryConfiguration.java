@@ -5,7 +5,7 @@ import java.sql.SQLException;
 import io.lockwatch.infra.clickhouse.ClickHouse;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.amqp.core.Queue;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import io.lockwatch.infra.amqp.ConfirmedPublisher;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -37,8 +37,8 @@ public class HistoryConfiguration {
     }
 
     @Bean
-    HistorySteps history(HistoryStore store, RabbitTemplate rabbit, HistoryProperties props, MeterRegistry meters) {
-        return new HistorySteps(store, rabbit, props, meters);
+    HistorySteps history(HistoryStore store, ConfirmedPublisher publisher, HistoryProperties props, MeterRegistry meters) {
+        return new HistorySteps(store, publisher, props, meters);
     }
 
     /** Present only with ClickHouse: the export route is started only when this bean exists. */

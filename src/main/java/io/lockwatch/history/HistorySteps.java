@@ -4,13 +4,15 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.Channel;
 import io.lockwatch.history.HistoryRecords.ReadingRecord;
+import io.lockwatch.infra.amqp.ConfirmedPublisher;
+import io.lockwatch.infra.amqp.ConfirmedPublisher.Outgoing;
 import io.lockwatch.ingest.IngestBatch;
 import io.lockwatch.ingest.Reading;
 import io.micrometer.core.instrument.Counter;
@@ -21,7 +23,6 @@ import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
 /**
  * The steps of the history flow ({@code routes/history.camel.yaml}). Ingest hands each applied batch's readings
@@ -35,15 +36,15 @@ public class HistorySteps implements AggregationStrategy {
     private static final TypeReference<List<ReadingRecord>> READINGS = new TypeReference<>() { };
 
     private final HistoryStore store;
-    private final RabbitTemplate rabbit;
+    private final ConfirmedPublisher publisher;
     private final HistoryProperties props;
     private final Counter written;
     private final io.micrometer.core.instrument.DistributionSummary insertSizes;
     private final AtomicLong newestWrittenReceivedAt = new AtomicLong(System.currentTimeMillis());
 
-    public HistorySteps(HistoryStore store, RabbitTemplate rabbit, HistoryProperties props, MeterRegistry meters) {
+    public HistorySteps(HistoryStore store, ConfirmedPublisher publisher, HistoryProperties props, MeterRegistry meters) {
         this.store = store;
-        this.rabbit = rabbit;
+        this.publisher = publisher;
         this.props = props;
         this.written = meters.counter("lockwatch.history.readings.written");
         this.insertSizes = io.micrometer.core.instrument.DistributionSummary.builder("lockwatch.history.insert.size")
@@ -66,12 +67,8 @@ public class HistorySteps implements AggregationStrategy {
         MessageProperties p = new MessageProperties();
         p.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
         p.setContentType("application/json");
-        Message message = new Message(JSON.writeValueAsBytes(records), p);
-        rabbit.invoke(ops -> {
-            ops.send("", props.queue(), message);
-            ops.waitForConfirmsOrDie(TimeUnit.SECONDS.toMillis(30));
-            return null;
-        });
+        publisher.publish(List.of(new Outgoing("", props.queue(), new Message(JSON.writeValueAsBytes(records), p))),
+                Duration.ofSeconds(30));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.lockwatch.ingest;
 
+import io.lockwatch.infra.amqp.ConfirmedPublisher;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.BindingBuilder;
@@ -46,9 +47,14 @@ public class IngestConfiguration {
     }
 
     @Bean
-    IngestSteps ingest(ReadingParser parser, SensorStateStore store, RabbitTemplate rabbit, IngestProperties props,
+    IngestSteps ingest(ReadingParser parser, SensorStateStore store, ConfirmedPublisher publisher, IngestProperties props,
                        MeterRegistry meters) {
-        return new IngestSteps(parser, store, rabbit, props, meters);
+        return new IngestSteps(parser, store, publisher, props, meters);
+    }
+
+    @Bean
+    ConfirmedPublisher confirmedPublisher(RabbitTemplate rabbit) {
+        return new ConfirmedPublisher(rabbit);
     }
 
     @Bean

@@ -1,14 +1,15 @@
 package io.lockwatch.ingest;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
+import io.lockwatch.infra.amqp.ConfirmedPublisher;
+import io.lockwatch.infra.amqp.ConfirmedPublisher.Outgoing;
 import io.lockwatch.ingest.Rejection.Reason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,7 +21,6 @@ import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.RecoverableDataAccessException;
@@ -44,7 +44,7 @@ public class IngestSteps {
 
     private final ReadingParser parser;
     private final SensorStateStore store;
-    private final RabbitTemplate rabbit;
+    private final ConfirmedPublisher publisher;
     private final IngestProperties props;
 
     private final Counter received;
@@ -54,11 +54,11 @@ public class IngestSteps {
     private final Counter changes;
     private final Map<Reason, Counter> invalid = new EnumMap<>(Reason.class);
 
-    public IngestSteps(ReadingParser parser, SensorStateStore store, RabbitTemplate rabbit, IngestProperties props,
+    public IngestSteps(ReadingParser parser, SensorStateStore store, ConfirmedPublisher publisher, IngestProperties props,
                        MeterRegistry meters) {
         this.parser = parser;
         this.store = store;
-        this.rabbit = rabbit;
+        this.publisher = publisher;
         this.props = props;
         this.received = meters.counter("lockwatch.readings.received");
         this.unknown = meters.counter("lockwatch.readings.unknown.sensor");
@@ -73,16 +73,21 @@ public class IngestSteps {
     /** Per message, on the consumer's thread: the body becomes a {@link Reading} or a {@link Rejection}. */
     public void parse(Exchange exchange) {
         org.apache.camel.Message in = exchange.getMessage();
+        Object parsed = parser.parse(in.getBody(byte[].class),
+                in.getHeader(SpringRabbitMQConstants.MESSAGE_ID, String.class),
+                in.getHeader(SpringRabbitMQConstants.TIMESTAMP, Date.class),
+                () -> originalRouting(in));
+        in.setBody(parsed);
+    }
+
+    /** What a parked message keeps of where it came from; gathered only for a rejection. */
+    private static Map<String, Object> originalRouting(org.apache.camel.Message in) {
         Map<String, Object> context = new LinkedHashMap<>();
         putIfPresent(context, "x-original-exchange", in.getHeader(SpringRabbitMQConstants.EXCHANGE_NAME));
         putIfPresent(context, "x-original-routing-key", in.getHeader(SpringRabbitMQConstants.ROUTING_KEY));
         putIfPresent(context, "x-original-message-id", in.getHeader(SpringRabbitMQConstants.MESSAGE_ID));
         putIfPresent(context, "x-original-content-type", in.getHeader(SpringRabbitMQConstants.CONTENT_TYPE));
-        Object parsed = parser.parse(in.getBody(byte[].class),
-                in.getHeader(SpringRabbitMQConstants.MESSAGE_ID, String.class),
-                in.getHeader(SpringRabbitMQConstants.TIMESTAMP, Date.class),
-                context);
-        in.setBody(parsed);
+        return context;
     }
 
     /** Per batch: state, events; readings that cannot be applied at all join the batch's rejections. */
@@ -122,13 +127,8 @@ public class IngestSteps {
         }
         long limit = props.parkMaxBody().toBytes();
         try {
-            rabbit.invoke(ops -> {
-                for (Rejection r : batch.rejections()) {
-                    ops.send("", props.invalidQueue(), toMessage(r, limit));
-                }
-                ops.waitForConfirmsOrDie(TimeUnit.SECONDS.toMillis(30));
-                return null;
-            });
+            publisher.publish(batch.rejections().stream()
+                    .map(r -> new Outgoing("", props.invalidQueue(), toMessage(r, limit))).toList(), Duration.ofSeconds(30));
         } catch (AmqpException e) {
             if (batch.deliveries().abandoned()) {
                 log.info("Broker connection lost mid-batch; its {} messages will be redelivered", batch.size());

@@ -8,6 +8,7 @@ import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -50,10 +51,10 @@ public class ReadingParser {
      * @param body          the raw body
      * @param amqpMessageId the AMQP {@code message_id} property, or null
      * @param amqpTimestamp the AMQP {@code timestamp} property, or null
-     * @param context       original routing facts kept with a rejection
+     * @param context       original routing facts kept with a rejection, asked for only when there is one
      * @return a {@link Reading} or a {@link Rejection}
      */
-    public Object parse(byte[] body, String amqpMessageId, Date amqpTimestamp, Map<String, Object> context) {
+    public Object parse(byte[] body, String amqpMessageId, Date amqpTimestamp, Supplier<Map<String, Object>> context) {
         long now = clock.getAsLong();
         if (body == null || body.length == 0) {
             return reject(Reason.MALFORMED_JSON, "empty body", body, context);
@@ -152,8 +153,8 @@ public class ReadingParser {
         return "ts must be an RFC 3339 string or epoch milliseconds, got " + shown(ts);
     }
 
-    private static Rejection reject(Reason reason, String detail, byte[] body, Map<String, Object> context) {
-        return new Rejection(reason, detail, body, context == null ? Map.of() : new LinkedHashMap<>(context));
+    private static Rejection reject(Reason reason, String detail, byte[] body, Supplier<Map<String, Object>> context) {
+        return new Rejection(reason, detail, body, context == null ? Map.of() : new LinkedHashMap<>(context.get()));
     }
 
     /** A value as shown in a rejection reason: its JSON, cut short. */

@@ -47,11 +47,6 @@ public class ClientGates {
         }
     }
 
-    public boolean isOpen(UUID client) {
-        Gate gate = gates.get(client);
-        return gate != null && gate.openUntil > clock.getAsLong();
-    }
-
     private final class Gate {
         int inFlight;
         int consecutiveFailures;

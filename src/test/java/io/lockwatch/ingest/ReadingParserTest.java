@@ -19,7 +19,7 @@ class ReadingParserTest {
     final ReadingParser parser = new ReadingParser(4096, 300_000, () -> NOW);
 
     private Object parse(String body) {
-        return parser.parse(body.getBytes(StandardCharsets.UTF_8), null, null, Map.of("x-original-routing-key", "k"));
+        return parser.parse(body.getBytes(StandardCharsets.UTF_8), null, null, () -> Map.of("x-original-routing-key", "k"));
     }
 
     @Test
@@ -46,7 +46,7 @@ class ReadingParserTest {
     void amqpPropertiesStandInForMissingFields() {
         Date amqpTs = Date.from(Instant.parse("2026-11-21T11:00:00Z"));
         Reading r = (Reading) parser.parse("{\"sensor_id\":\"TestSensor\",\"data\":1}".getBytes(StandardCharsets.UTF_8),
-                "m-1", amqpTs, Map.of());
+                "m-1", amqpTs, Map::of);
 
         assertThat(r.messageId()).isEqualTo("m-1");
         assertThat(r.measuredAt()).isEqualTo(amqpTs.getTime());
@@ -57,10 +57,18 @@ class ReadingParserTest {
     void bodyFieldsWinOverAmqpProperties() {
         Reading r = (Reading) parser.parse(
                 "{\"sensor_id\":\"TestSensor\",\"data\":1,\"message_id\":\"body-id\",\"ts\":1795262398123}".getBytes(StandardCharsets.UTF_8),
-                "amqp-id", new Date(NOW - 1000), Map.of());
+                "amqp-id", new Date(NOW - 1000), Map::of);
 
         assertThat(r.messageId()).isEqualTo("body-id");
         assertThat(r.measuredAt()).isEqualTo(1795262398123L);
+    }
+
+    @Test
+    void aValidReadingNeverGathersTheRejectionContext() {
+        Object parsed = parser.parse("{\"sensor_id\":\"a\",\"data\":1}".getBytes(StandardCharsets.UTF_8), null, null,
+                () -> { throw new AssertionError("gathered for a valid reading"); });
+
+        assertThat(parsed).isInstanceOf(Reading.class);
     }
 
     @Test
@@ -119,7 +127,7 @@ class ReadingParserTest {
     void invalidUtf8IsMalformed() {
         byte[] body = {'{', '"', 's', 'e', 'n', 's', 'o', 'r', '_', 'i', 'd', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
 
-        Rejection r = (Rejection) parser.parse(body, null, null, Map.of());
+        Rejection r = (Rejection) parser.parse(body, null, null, Map::of);
 
         assertThat(r.reason()).isEqualTo(Reason.MALFORMED_JSON);
     }
