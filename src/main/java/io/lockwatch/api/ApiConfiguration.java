@@ -51,6 +51,11 @@ public class ApiConfiguration {
         return new ReadingsApi(parser, publisher, ingest);
     }
 
+    @Bean
+    ApiDocument apiDocument() throws java.io.IOException {
+        return ApiDocument.load(ApiDocument.CONTRACT);
+    }
+
     /** No open API: without a token configured the service refuses to start. */
     @Bean
     FilterRegistrationBean<ApiSecurityFilter> apiSecurity(ApiProperties props) {
