@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The benchmark's command line (see scripts/bench-ingest.sh).
+ * The benchmark's command line (see scripts/bench.sh).
  *
  * @param rate        readings per second to publish in the service run; 0 = as fast as possible (the raw
  *                    ceiling is always as fast as possible)
@@ -39,7 +39,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
     }
 
     static final String USAGE = """
-            usage: IngestBenchmark [--sensors 100000] [--changes 0.01] [--duration 60] [--rate 0] [--warmup 5]
+            usage: PipelineBenchmark [--sensors 100000] [--changes 0.01] [--duration 60] [--rate 0] [--warmup 5]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
                                    [--service-arg --name=value ...]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]

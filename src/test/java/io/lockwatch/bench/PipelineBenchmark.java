@@ -21,7 +21,7 @@ import com.rabbitmq.client.ConnectionFactory;
 
 /**
  * Benchmark of lockwatch's ingest hot path against the real RabbitMQ and PostgreSQL (run it with
- * {@code scripts/bench-ingest.sh}, which documents the options). It prints figures and asserts no timing.
+ * {@code scripts/bench.sh}, which documents the options). It prints figures and asserts no timing.
  *
  * <ol>
  *   <li>starts the service ({@link ServiceProcess}) and waits until it is healthy (it migrates the schema);</li>
@@ -35,7 +35,7 @@ import com.rabbitmq.client.ConnectionFactory;
  *   <li>prints a summary and writes the same figures to {@code target/bench/ingest-<timestamp>.json}.</li>
  * </ol>
  */
-public final class IngestBenchmark {
+public final class PipelineBenchmark {
 
     static final String EXCHANGE = "lockwatch.readings";
     static final String QUEUE = "lockwatch.readings";
@@ -50,7 +50,7 @@ public final class IngestBenchmark {
     private final BenchOptions o;
     private final String stamp = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'"));
 
-    private IngestBenchmark(BenchOptions options) {
+    private PipelineBenchmark(BenchOptions options) {
         this.o = options;
     }
 
@@ -66,7 +66,7 @@ public final class IngestBenchmark {
         }
         int rc;
         try {
-            rc = new IngestBenchmark(options).run();
+            rc = new PipelineBenchmark(options).run();
         } catch (Exception e) {
             System.err.println("[bench] failed: " + e);
             e.printStackTrace();

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 #
-# scripts/bench-ingest.sh — benchmark of lockwatch's ingest hot path (RabbitMQ -> service -> PostgreSQL)
+# scripts/bench.sh — benchmark of lockwatch's ingest hot path (RabbitMQ -> service -> PostgreSQL)
 # against the real services on 127.0.0.1. It measures and prints figures; it asserts no timing.
 #
 # Usage:
-#   scripts/bench-ingest.sh [--sensors 100000] [--changes 0.01] [--duration 60] [--rate 0]
+#   scripts/bench.sh [--sensors 100000] [--changes 0.01] [--duration 60] [--rate 0]
 #                           [--warmup 5] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
 #                           [--service-arg --name=value ...]
 #
@@ -39,7 +39,7 @@
 #      not run); compiles the harness
 #      (mvn -B -q -Pbench test-compile, which also writes its classpath: amqp-client and the PostgreSQL
 #      driver only, no Spring);
-#   2. runs io.lockwatch.bench.IngestBenchmark, which
+#   2. runs io.lockwatch.bench.PipelineBenchmark, which
 #      - starts the service as a child process, java -Xmx512m -jar target/lockwatch-0.1.0-SNAPSHOT.jar
 #        --spring.profiles.active=external --server.port=<free port>, output to target/bench/service.log,
 #        and waits for /actuator/health UP (the service migrates the schema);
@@ -89,7 +89,7 @@ fi
 if ((ISOLATED)); then
   # the benchmark's own virtual host and databases (the service migrates the schemas into them)
   if [[ "$(psql_admin -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'lockwatch_bench'" 2>/dev/null)" != 1 ]]; then
-    ((EUID == 0)) || die "--isolated: database lockwatch_bench is missing; create it as root: scripts/bench-ingest.sh --isolated"
+    ((EUID == 0)) || die "--isolated: database lockwatch_bench is missing; create it as root: scripts/bench.sh --isolated"
     log "creating the database lockwatch_bench (owner lockwatch)"
     psql_admin -d postgres -c "CREATE DATABASE lockwatch_bench OWNER lockwatch"
   fi
@@ -148,6 +148,6 @@ fi
 java -Xmx1g -Dbench.clk_tck="$(getconf CLK_TCK)" -Dslf4j.internal.verbosity=ERROR \
   -Dbench.revision="$REVISION" \
   -cp "target/test-classes:$(cat "$OUT/classpath.txt")" \
-  io.lockwatch.bench.IngestBenchmark --jar "$JAR" --out "$OUT" "$@" &
+  io.lockwatch.bench.PipelineBenchmark --jar "$JAR" --out "$OUT" "$@" &
 HARNESS_PID=$!
 wait "$HARNESS_PID"
