@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 #
-# scripts/bench.sh — benchmark of lockwatch's ingest hot path (RabbitMQ -> service -> PostgreSQL)
-# against the real services on 127.0.0.1. It measures and prints figures; it asserts no timing.
+# scripts/bench.sh — benchmark of lockwatch's whole pipeline (RabbitMQ -> service -> PostgreSQL state ->
+# signed webhooks to local receivers; history to ClickHouse) against the real services on 127.0.0.1. It measures
+# and prints figures; it asserts no timing.
 #
 # Usage:
-#   scripts/bench.sh [--sensors 100000] [--changes 0.01] [--duration 60] [--rate 0]
+#   scripts/bench.sh [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01] [--duration 60] [--rate 0]
 #                           [--warmup 5] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
 #                           [--service-arg --name=value ...]
 #
 #   --sensors N      sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
+#   --clients C      clients registered, each with its own webhook endpoint (http://127.0.0.1:<port>/c/<index>)
+#                    on the harness's receiver, which checks each request's Standard Webhooks signature with the
+#                    client's secret and records its arrival time
+#   --links L        sensors linked to each client: client c gets sensors (c * L + j) mod N, j < L; by default
+#                    every sensor has 2 clients
 #   --changes P      probability that a reading flips its sensor's data (else it repeats it)
 #   --duration S     seconds of publishing, for the raw ceiling and again for the service run
 #   --rate R         readings/s published in the service run; 0 = as fast as possible
@@ -47,14 +53,21 @@
 #      - raw ceiling: RabbitMQ alone for --duration s, a plain amqp-client publisher (persistent, publisher
 #        confirms, --confirm-window outstanding) and consumer (prefetch 2000, one multiple-ack every 1000 messages, as the
 #        service acks per batch of 1000) on a temporary durable topic exchange and queue, deleted afterwards;
-#      - pre-seeds one reading per sensor and waits until the service has applied them all;
+#      - pre-seeds one reading per sensor and waits until the service has applied them all; only then registers
+#        the clients and links (so the seed's first readings notify nobody);
 #      - service run: publishes JSON readings {"sensor_id","data","ts"} to the exchange lockwatch.readings,
 #        routing key = sensor id, same settings, for --duration s; every second it reads the service's
 #        lockwatch_readings_received_total and heap from /actuator/prometheus, the queue depth, and the CPU
 #        of the service, RabbitMQ, PostgreSQL and itself from /proc; then waits until the queue is drained;
-#      - checks sensor_state and the count of sensor_events against the readings it published;
-#      - prints a summary (medians of per-second rates after the warm-up) and writes the same figures to
-#        target/bench/ingest-<timestamp>.json;
+#      - waits until history has caught up (the service's written counter) and no notification is pending;
+#      - checks sensor_state and the count of sensor_events against the readings it published, and the
+#        notifications: every change of the timed run received exactly once per linked client after
+#        de-duplication by webhook-id, with a valid signature and the right state, none for a repeat (a change
+#        superseded by a newer one before delivery is accounted for by the database's 'superseded' count);
+#      - prints a summary (medians of per-second rates after the warm-up; notification latency = arrival at the
+#        receiver minus the event's occurred_at, i.e. the reading's measured time, set when it was published)
+#        and writes the same figures to target/bench/pipeline-<timestamp>.json and a plot (readings/s and
+#        latency per second) to target/bench/pipeline-<timestamp>.png;
 #      - stops the service with SIGTERM (also on failure or Ctrl-C).
 #   Exit status: 0 when correct, 1 when the result differs from the reference or the run failed, 2 on bad options.
 #
@@ -142,6 +155,13 @@ REVISION="${BENCH_REVISION:-}"
 if [[ -z "$REVISION" ]]; then
   REVISION="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   if [[ -n "$(git status --porcelain -- src/main pom.xml 2>/dev/null)" ]]; then REVISION+=" + uncommitted changes"; fi
+fi
+
+# one measuring benchmark at a time on this machine (scripts/bench-*.sh take the same lock)
+exec 9>/tmp/lockwatch-bench.lock
+if ! flock -n 9; then
+  log "waiting for another benchmark to finish (/tmp/lockwatch-bench.lock)"
+  flock 9
 fi
 
 # The harness runs in the background so that the traps above fire as soon as a signal arrives.

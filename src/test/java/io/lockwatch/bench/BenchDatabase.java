@@ -6,6 +6,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /** The benchmark's use of PostgreSQL, as the service's own user, in plain JDBC. */
 final class BenchDatabase {
@@ -30,7 +33,7 @@ final class BenchDatabase {
     }
 
     /**
-     * Wipes the registry, state and events, then registers {@code n} sensors with one set-based insert; the
+     * Wipes the registry (sensors and clients), state, events and notifications, then registers {@code n} sensors with one set-based insert; the
      * trigger {@code sensors_have_state} gives each its {@code sensor_state} row.
      *
      * @return the number of {@code sensor_state} rows afterwards
@@ -40,7 +43,7 @@ final class BenchDatabase {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
                 // sensor_events has no foreign key to sensors (events outlive their sensor): truncated by name
-                s.execute("TRUNCATE sensors, sensor_events CASCADE");
+                s.execute("TRUNCATE sensors, clients, sensor_events CASCADE");
             }
             try (PreparedStatement ps = c.prepareStatement("""
                     INSERT INTO sensors (id, address)
@@ -60,6 +63,58 @@ final class BenchDatabase {
                 return rs.getLong(1);
             }
         }
+    }
+
+    /**
+     * Registers the benchmark's clients (id, name, URL and webhook secret as given; their index is their
+     * position) and links client {@code c} to the sensors {@code (c * perClient + j) mod sensors}, {@code j <
+     * perClient}, as {@link Links} computes them, with one set-based insert.
+     */
+    void registerClientsAndLinks(List<String> ids, List<String> urls, List<String> secrets, int perClient,
+                                 int sensors) throws SQLException {
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO clients (id, name, url, webhook_secret) VALUES (?::uuid, ?, ?, ?)")) {
+                for (int i = 0; i < ids.size(); i++) {
+                    ps.setString(1, ids.get(i));
+                    ps.setString(2, "Bench client " + i);
+                    ps.setString(3, urls.get(i));
+                    ps.setString(4, secrets.get(i));
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+            try (PreparedStatement ps = c.prepareStatement("""
+                    INSERT INTO client_sensors (client_id, sensor_id)
+                    SELECT cl.id::uuid, 'B' || lpad(to_hex(((cl.n * ?::bigint + j) % ?) + 1), 10, '0')
+                      FROM (SELECT id, ord - 1 AS n FROM unnest(?::text[]) WITH ORDINALITY AS u (id, ord)) AS cl
+                     CROSS JOIN generate_series(0, ? - 1) AS j
+                    ON CONFLICT DO NOTHING""")) {
+                ps.setInt(1, perClient);
+                ps.setInt(2, sensors);
+                ps.setArray(3, c.createArrayOf("text", ids.toArray()));
+                ps.setInt(4, perClient);
+                ps.executeUpdate();
+            }
+            c.commit();
+            try (Statement s = c.createStatement()) {
+                s.execute("ANALYZE clients, client_sensors");
+            }
+            c.commit();
+        }
+    }
+
+    /** Notifications by status. */
+    Map<String, Long> notificationsByStatus() throws SQLException {
+        Map<String, Long> out = new TreeMap<>();
+        try (Connection c = connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT status, count(*) FROM notifications GROUP BY status")) {
+            while (rs.next()) {
+                out.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return out;
     }
 
     void forEachState(StateRow row) throws SQLException {

@@ -16,12 +16,15 @@ import java.util.concurrent.ThreadLocalRandom;
  *                    databases {@value #ISOLATED_DATABASE} (all created beforehand by the script) instead of the
  *                    service's defaults, so that the dev databases and concurrently running integration tests are
  *                    left alone
+ * @param clients     clients registered, each with a webhook receiver of the benchmark on loopback
+ * @param links       sensors linked to each client (client c: sensors (c * links + j) mod sensors)
  * @param serviceArgs extra arguments for the service (e.g. {@code --camel.metrics.enable-route-policy=false}), to
  *                    compare settings without changing code
  */
 record BenchOptions(int sensors, double changes, int duration, double rate, int warmup, long seed,
                     int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
-                    Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword) {
+                    Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
+                    int clients, int links) {
 
     static final String ISOLATED_VHOST = "lockwatch-bench";
     static final String ISOLATED_DATABASE = "lockwatch_bench";
@@ -29,6 +32,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
     /** Properties given to the service on top of {@code --spring.profiles.active=external}. */
     java.util.List<String> serviceArguments() {
         java.util.List<String> args = new java.util.ArrayList<>();
+        // the benchmark's webhook receivers listen on loopback
+        args.add("--lockwatch.notify.allow-private-targets=true");
         if (isolated) {
             args.add("--spring.rabbitmq.virtual-host=" + ISOLATED_VHOST);
             args.add("--spring.datasource.url=" + jdbcUrl);
@@ -39,7 +44,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
     }
 
     static final String USAGE = """
-            usage: PipelineBenchmark [--sensors 100000] [--changes 0.01] [--duration 60] [--rate 0] [--warmup 5]
+            usage: PipelineBenchmark [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01]
+                                   [--duration 60] [--rate 0] [--warmup 5]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
                                    [--service-arg --name=value ...]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
@@ -49,6 +55,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
 
     static BenchOptions parse(String[] args) {
         int sensors = 100_000;
+        int clients = 1000;
+        int links = 200;
         double changes = 0.01;
         int duration = 60;
         double rate = 0;
@@ -80,6 +88,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
             String v = args[++i];
             switch (a) {
                 case "--sensors" -> sensors = Integer.parseInt(v);
+                case "--clients" -> clients = Integer.parseInt(v);
+                case "--links" -> links = Integer.parseInt(v);
                 case "--changes" -> changes = Double.parseDouble(v);
                 case "--duration" -> duration = Integer.parseInt(v);
                 case "--rate" -> rate = Double.parseDouble(v);
@@ -98,6 +108,9 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         }
         if (sensors < 1) {
             throw new IllegalArgumentException("--sensors must be at least 1");
+        }
+        if (clients < 0 || links < 0 || links > sensors) {
+            throw new IllegalArgumentException("--clients must be 0 or more, --links between 0 and --sensors");
         }
         if (changes < 0 || changes > 1) {
             throw new IllegalArgumentException("--changes must be between 0 and 1");
@@ -118,6 +131,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
             jdbc = "jdbc:postgresql://127.0.0.1:5432/" + (isolated ? ISOLATED_DATABASE : "lockwatch");
         }
         return new BenchOptions(sensors, changes, duration, rate, warmup, seed, confirmWindow, diagnostics, isolated,
-                java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password);
+                java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password, clients, links);
     }
 }

@@ -40,6 +40,8 @@ public final class PipelineBenchmark {
     static final String EXCHANGE = "lockwatch.readings";
     static final String QUEUE = "lockwatch.readings";
     private static final Duration STALL = Duration.ofSeconds(60);
+    /** Requests the benchmark's webhook receivers handle at once (above the service's default of 64 in flight). */
+    private static final int WEBHOOK_THREADS = 96;
     /** Cores used by unrelated processes above which the figures are flagged as disturbed. */
     private static final double OTHER_LOAD_WARNING = 0.25;
     /** Cores used by unrelated processes below which a second counts as quiet. */
@@ -79,7 +81,21 @@ public final class PipelineBenchmark {
     private record ServiceRun(double appliedPerSecond, double publishedPerSecond, long published, long applied,
                               double publishSeconds, double drainedSeconds, long backlogAtEnd, long lagAtEnd,
                               Map<String, Double> meanCpu, double maxHeapBytes, long changes,
-                              List<Sampler.Sample> samples) {
+                              List<Sampler.Sample> samples, long startMillis, double historyCompleteSeconds,
+                              List<Webhooks.Arrival> arrivals, long webhookRequests) {
+
+        ServiceRun withNotifications(List<Webhooks.Arrival> arrivals, long requests) {
+            return new ServiceRun(appliedPerSecond, publishedPerSecond, published, applied, publishSeconds,
+                    drainedSeconds, backlogAtEnd, lagAtEnd, meanCpu, maxHeapBytes, changes, samples, startMillis,
+                    historyCompleteSeconds, arrivals, requests);
+        }
+
+        /** Event-to-arrival latencies (ms, sorted) of the events that occurred in the steady state. */
+        long[] steadyLatencies(double warmup) {
+            long from = startMillis + (long) (warmup * 1000), to = startMillis + (long) (publishSeconds * 1000);
+            return arrivals.stream().filter(a -> a.occurredAtMs() >= from && a.occurredAtMs() < to)
+                    .mapToLong(Webhooks.Arrival::latencyMs).sorted().toArray();
+        }
     }
 
     private int run() throws Exception {
@@ -162,11 +178,27 @@ public final class PipelineBenchmark {
 
         Reference reference = new Reference(o.sensors());
         ReadingSource source = new ReadingSource(reference, o.changes(), o.seed());
+        Links links = new Links(o.clients(), o.links(), o.sensors());
         double seedSeconds;
         ServiceRun run;
-        try (Publisher publisher = new Publisher(amqp, EXCHANGE, "lockwatch-bench-publisher", o.confirmWindow())) {
+        NotificationCheck.Verdict notified;
+        try (Publisher publisher = new Publisher(amqp, EXCHANGE, "lockwatch-bench-publisher", o.confirmWindow());
+             Webhooks webhooks = new Webhooks(links.secrets(), WEBHOOK_THREADS)) {
             seedSeconds = preSeed(publisher, source, prometheus, service);
+            // linked only now, so that the seed's first readings (each a change from nothing) notify nobody
+            log("registering %,d clients with a webhook receiver each on loopback, %,d sensors linked to each",
+                    o.clients(), o.links());
+            List<String> urls = new ArrayList<>();
+            for (int c = 0; c < o.clients(); c++) {
+                urls.add(webhooks.url(c));
+            }
+            db.registerClientsAndLinks(links.ids(), urls, links.secrets(), o.links(), o.sensors());
             run = timedRun(publisher, source, prometheus, broker, cpu, service, db);
+            log("waiting for the notifications to be delivered");
+            Map<String, Long> statuses = awaitNotifications(db, webhooks, service);
+            notified = NotificationCheck.check(reference, links, webhooks.arrivals(), webhooks.redeliveries(),
+                    webhooks.malformed(), statuses);
+            run = run.withNotifications(webhooks.arrivals(), webhooks.requests());
         }
 
         AMQP.Queue.DeclareOk after = broker.inspect(QUEUE);
@@ -185,8 +217,8 @@ public final class PipelineBenchmark {
         counters.put("duplicate", (long) end.sum(PrometheusScraper.DUPLICATE));
         counters.put("invalid", (long) end.sum(PrometheusScraper.INVALID));
 
-        report(ceiling, run, seedSeconds, verdict, counters, cpu.topOthers(5));
-        return verdict.ok() ? 0 : 1;
+        report(ceiling, run, seedSeconds, verdict, notified, counters, cpu.topOthers(5));
+        return verdict.ok() && notified.ok() ? 0 : 1;
     }
 
     /** One reading per sensor, in random order; returns once the service has applied them all. */
@@ -221,7 +253,8 @@ public final class PipelineBenchmark {
         Sampler sampler = new Sampler(() -> {
             PrometheusScraper.Metrics m = prometheus.scrape();
             return new Sampler.Observation((long) m.sum(PrometheusScraper.RECEIVED),
-                    m.sum(PrometheusScraper.JVM_MEMORY_USED, "area", "heap"));
+                    m.sum(PrometheusScraper.JVM_MEMORY_USED, "area", "heap"),
+                    (long) m.sum(PrometheusScraper.HISTORY_WRITTEN));
         }, publisher::published, () -> broker.depth(QUEUE), cpu);
         ScheduledExecutorService diagnostics = Executors.newSingleThreadScheduledExecutor();
         if (o.diagnostics()) {
@@ -229,7 +262,7 @@ public final class PipelineBenchmark {
         }
         sampler.start();
         long published;
-        double publishEnd, drainEnd, applied;
+        double publishEnd, drainEnd, applied, historyEnd;
         long backlog, lag;
         try {
             published = publisher.publishFor(source::next, Duration.ofSeconds(o.duration()), o.rate());
@@ -243,6 +276,8 @@ public final class PipelineBenchmark {
             drainEnd = sampler.elapsedSeconds();
             Thread.sleep(2000); // does the counter stay put?
             applied = Math.max(applied, prometheus.scrape().sum(PrometheusScraper.RECEIVED));
+            awaitCounter(prometheus, PrometheusScraper.HISTORY_WRITTEN, applied, service);
+            historyEnd = sampler.elapsedSeconds();
         } finally {
             sampler.close();
             diagnostics.shutdownNow();
@@ -257,19 +292,54 @@ public final class PipelineBenchmark {
                 Stats.median(Stats.rates(samples, Sampler.Sample::published, from, publishEnd)),
                 publisher.published() - publishedBefore, (long) (applied - appliedBefore), publishEnd, drainEnd,
                 backlog, lag, Stats.meanCpu(samples, from, publishEnd), Stats.maxHeap(samples),
-                reference.totalChanges() - changesBefore, samples);
+                reference.totalChanges() - changesBefore, samples, sampler.startMillis(), historyEnd, List.of(), 0);
     }
 
     /** Waits until the service's applied-readings counter reaches the target, or stops growing for a minute. */
     private static double awaitApplied(PrometheusScraper prometheus, double target, ServiceProcess service)
             throws Exception {
+        return awaitCounter(prometheus, PrometheusScraper.RECEIVED, target, service);
+    }
+
+    /**
+     * Waits until no notification is pending or being delivered (a retry would be due 5 s later by the default
+     * schedule, so the wait covers retries), or nothing changes for a minute.
+     */
+    private static Map<String, Long> awaitNotifications(BenchDatabase db, Webhooks webhooks, ServiceProcess service)
+            throws Exception {
+        long lastRequests = -1;
+        Map<String, Long> last = Map.of();
+        long lastProgress = System.nanoTime();
+        while (true) {
+            if (!service.isAlive()) {
+                throw new IllegalStateException("the service died; see its log");
+            }
+            Map<String, Long> statuses = db.notificationsByStatus();
+            if (statuses.getOrDefault("pending", 0L) + statuses.getOrDefault("delivering", 0L) == 0) {
+                return statuses;
+            }
+            if (webhooks.requests() != lastRequests || !statuses.equals(last)) {
+                lastRequests = webhooks.requests();
+                last = statuses;
+                lastProgress = System.nanoTime();
+            } else if (System.nanoTime() - lastProgress > STALL.toNanos()) {
+                log("WARNING: notifications stopped moving: %s", statuses);
+                return statuses;
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /** Waits until a counter of the service reaches the target, or stops growing for a minute. */
+    private static double awaitCounter(PrometheusScraper prometheus, String counter, double target,
+                                       ServiceProcess service) throws Exception {
         double last = -1;
         long lastProgress = System.nanoTime();
         while (true) {
             if (!service.isAlive()) {
                 throw new IllegalStateException("the service died; see its log");
             }
-            double now = prometheus.scrape().sum(PrometheusScraper.RECEIVED);
+            double now = prometheus.scrape().sum(counter);
             if (now >= target) {
                 return now;
             }
@@ -277,8 +347,7 @@ public final class PipelineBenchmark {
                 last = now;
                 lastProgress = System.nanoTime();
             } else if (System.nanoTime() - lastProgress > STALL.toNanos()) {
-                log("WARNING: the service stopped applying readings %,d short of what was published",
-                        (long) (target - now));
+                log("WARNING: %s stopped growing %,d short of %,d", counter, (long) (target - now), (long) target);
                 return now;
             }
             Thread.sleep(200);
@@ -320,12 +389,16 @@ public final class PipelineBenchmark {
     }
 
     private void report(RawCeiling.Result ceiling, ServiceRun run, double seedSeconds, Reference.Verdict verdict,
-                        Map<String, Long> counters, Map<String, Double> others) throws IOException {
+                        NotificationCheck.Verdict notified, Map<String, Long> counters, Map<String, Double> others)
+            throws IOException {
         double ratio = run.appliedPerSecond() / ceiling.consumedPerSecond();
         double serviceCpu = run.meanCpu().getOrDefault(CpuSampler.SERVICE, Double.NaN);
-        String correctness = verdict.ok()
-                ? String.format(Locale.US, "OK (state changes %,d)", run.changes())
-                : String.format(Locale.US, "FAILED (%,d mismatches)", verdict.mismatches());
+        String correctness = verdict.ok() && notified.ok()
+                ? String.format(Locale.US, "OK (state changes %,d, notifications %,d)", run.changes(), notified.delivered())
+                : String.format(Locale.US, "FAILED (%,d state mismatches, %,d notification problems)",
+                        verdict.mismatches(), notified.problems());
+        long[] steady = run.steadyLatencies(o.warmup());
+        double[] lag = historyLag(run.samples(), o.warmup(), run.publishSeconds());
         String ceilingLabel = "raw ceiling (RabbitMQ publish->consume, persistent, confirms"
                 + (o.confirmWindow() == 1000 ? "" : " (" + o.confirmWindow() + " outstanding)") + ", prefetch "
                 + RawCeiling.PREFETCH + "): ";
@@ -339,8 +412,19 @@ public final class PipelineBenchmark {
                 + String.format(Locale.US, "%.2f", ratio) + " of ceiling");
         lines.add(String.format(Locale.US, "service CPU mean %.1f cores, heap max %.0f MB; backlog at end %,d; correctness: %s",
                 serviceCpu, run.maxHeapBytes() / 1048576, run.backlogAtEnd(), correctness));
+        lines.add(String.format(Locale.US, "notification latency, event to POST received (events of the steady state, %,d): p50 %s ms, p95 %s ms, p99 %s ms, max %s ms",
+                steady.length, ms(NotificationCheck.quantile(steady, 0.5)), ms(NotificationCheck.quantile(steady, 0.95)),
+                ms(NotificationCheck.quantile(steady, 0.99)), ms(NotificationCheck.quantile(steady, 1))));
+        lines.add(String.format(Locale.US, "history lag (applied, not yet written to history): max %.1f s while publishing, median %.1f s; history complete %.1f s after publishing stopped",
+                lag[0], lag[1], run.historyCompleteSeconds() - run.publishSeconds()));
         verdict.firstMismatches().forEach(m -> lines.add("  mismatch: " + m));
+        notified.firstProblems().forEach(m -> lines.add("  notification problem: " + m));
         lines.add("");
+        lines.add(String.format(Locale.US, "  notifications: %,d clients, %,d links; %,d changes x linked clients = %,d expected, %,d received once each with a valid signature, %,d superseded by a newer change; %,d requests, %,d re-deliveries of a webhook-id; all timed: p50 %s ms, p99 %s ms, max %s ms; database %s",
+                o.clients(), (long) o.clients() * o.links(), run.changes(), notified.expected(), notified.delivered(),
+                notified.superseded(), run.webhookRequests(), notified.redeliveries(),
+                ms(NotificationCheck.quantile(notified.latenciesMs(), 0.5)), ms(NotificationCheck.quantile(notified.latenciesMs(), 0.99)),
+                ms(NotificationCheck.quantile(notified.latenciesMs(), 1)), notified.statuses()));
         lines.add(String.format(Locale.US, "  published %,d readings in %.1f s, median %s/s (ceiling run: %s/s); %,d ready in the queue and %,d not yet applied when publishing stopped",
                 run.published(), run.publishSeconds(), fmt(run.publishedPerSecond()), fmt(ceiling.publishedPerSecond()),
                 run.backlogAtEnd(), run.lagAtEnd()));
@@ -359,14 +443,22 @@ public final class PipelineBenchmark {
         lines.add("  medians over quiet seconds only (other processes < " + QUIET + " cores): raw ceiling "
                 + quiet(ceiling.samples(), ceiling.publishEnd()) + "; lockwatch " + quiet(run.samples(), run.publishSeconds()));
         lines.add("  revision: " + REVISION + (o.serviceArgs().isEmpty() ? "" : "; service arguments: " + String.join(" ", o.serviceArgs())));
-        Path json = o.outDir().resolve("ingest-" + stamp + ".json");
-        lines.add("  figures: " + json + "; service log: " + o.outDir().resolve("service.log"));
+        Path json = o.outDir().resolve("pipeline-" + stamp + ".json");
+        Path png = o.outDir().resolve("pipeline-" + stamp + ".png");
+        lines.add("  figures: " + json + "; plot: " + png + "; service log: " + o.outDir().resolve("service.log"));
 
         System.out.println();
         lines.forEach(System.out::println);
         Map<String, Object> figures = figures(ceiling, run, seedSeconds, verdict, counters, ratio, serviceCpu);
+        figures.put("notifications", notificationFigures(notified, steady, run));
+        Map<String, Object> history = new LinkedHashMap<>();
+        history.put("lag_max_s_while_publishing", lag[0]);
+        history.put("lag_median_s_while_publishing", lag[1]);
+        history.put("complete_s_after_publishing", run.historyCompleteSeconds() - run.publishSeconds());
+        figures.put("history", history);
         figures.put("other_processes_cpu_s", others);
         Files.writeString(json, Json.write(figures));
+        plot(png, run, ceiling);
     }
 
     private Map<String, Object> figures(RawCeiling.Result ceiling, ServiceRun run, double seedSeconds,
@@ -442,6 +534,99 @@ public final class PipelineBenchmark {
         return all;
     }
 
+    private Map<String, Object> notificationFigures(NotificationCheck.Verdict n, long[] steady, ServiceRun run) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("ok", n.ok());
+        m.put("clients", o.clients());
+        m.put("links_per_client", o.links());
+        m.put("expected", n.expected());
+        m.put("delivered_once", n.delivered());
+        m.put("superseded", n.superseded());
+        m.put("requests", run.webhookRequests());
+        m.put("redeliveries", n.redeliveries());
+        m.put("problems", n.problems());
+        m.put("first_problems", n.firstProblems());
+        m.put("statuses", n.statuses());
+        for (var e : Map.of("steady_state", steady, "all", n.latenciesMs()).entrySet()) {
+            Map<String, Object> l = new LinkedHashMap<>();
+            l.put("count", e.getValue().length);
+            for (double q : new double[] {0.5, 0.95, 0.99, 1}) {
+                l.put(q == 1 ? "max_ms" : "p" + Math.round(q * 100) + "_ms", NotificationCheck.quantile(e.getValue(), q));
+            }
+            m.put("latency_" + e.getKey(), l);
+        }
+        return m;
+    }
+
+    /**
+     * History lag in seconds per sample: how long ago the service had applied as many readings as it has now
+     * written to history. Returns the maximum and the median over [from, to].
+     */
+    private static double[] historyLag(List<Sampler.Sample> samples, double from, double to) {
+        List<Double> lags = new ArrayList<>();
+        for (int i = 0; i < samples.size(); i++) {
+            Sampler.Sample s = samples.get(i);
+            if (s.at() < from || s.at() > to || s.historyWritten() < 0) {
+                continue;
+            }
+            int j = i;
+            while (j > 0 && samples.get(j).consumed() > s.historyWritten()) {
+                j--;
+            }
+            lags.add(s.at() - samples.get(j).at());
+        }
+        return new double[] {lags.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN), Stats.median(lags)};
+    }
+
+    /** Readings per second (published, applied, written to history) above, notification latency below. */
+    private void plot(Path png, ServiceRun run, RawCeiling.Result ceiling) {
+        List<Sampler.Sample> samples = run.samples();
+        List<double[]> published = new ArrayList<>(), applied = new ArrayList<>(), written = new ArrayList<>();
+        List<double[]> ceilingLine = List.of(new double[] {0, ceiling.consumedPerSecond()},
+                new double[] {run.publishSeconds(), ceiling.consumedPerSecond()});
+        for (int i = 1; i < samples.size(); i++) {
+            Sampler.Sample a = samples.get(i - 1), b = samples.get(i);
+            double dt = b.at() - a.at();
+            published.add(new double[] {b.at(), (b.published() - a.published()) / dt});
+            applied.add(new double[] {b.at(), (b.consumed() - a.consumed()) / dt});
+            written.add(new double[] {b.at(), (b.historyWritten() - a.historyWritten()) / dt});
+        }
+        Map<Long, List<Long>> bySecond = new java.util.TreeMap<>();
+        for (Webhooks.Arrival a : run.arrivals()) {
+            bySecond.computeIfAbsent((a.arrivedAtMs() - run.startMillis()) / 1000, k -> new ArrayList<>()).add(a.latencyMs());
+        }
+        List<double[]> p50 = new ArrayList<>(), p99 = new ArrayList<>();
+        bySecond.forEach((second, values) -> {
+            long[] sorted = values.stream().mapToLong(Long::longValue).sorted().toArray();
+            p50.add(new double[] {second + 0.5, NotificationCheck.quantile(sorted, 0.5)});
+            p99.add(new double[] {second + 0.5, NotificationCheck.quantile(sorted, 0.99)});
+        });
+        String title = String.format(Locale.US, "lockwatch %s: %,d sensors, %,d clients x %,d links, %.1f%% changes, rate %s",
+                REVISION, o.sensors(), o.clients(), o.links(), o.changes() * 100,
+                o.rate() == 0 ? "as fast as possible" : fmt(o.rate()) + "/s");
+        try {
+            List<Plot.Series> rates = new ArrayList<>(List.of(
+                    new Plot.Series("published", new java.awt.Color(120, 120, 120), published),
+                    new Plot.Series("applied (state)", new java.awt.Color(31, 119, 180), applied),
+                    new Plot.Series("written to history", new java.awt.Color(44, 160, 44), written)));
+            if (o.rate() == 0) {
+                // at a set rate the ceiling would only flatten the lines that matter
+                rates.add(new Plot.Series("raw ceiling", new java.awt.Color(214, 39, 40), ceilingLine));
+            }
+            Plot.write(png, title, "readings/s", rates,
+                    "notification latency, ms (by second of arrival)",
+                    List.of(new Plot.Series("p50", new java.awt.Color(31, 119, 180), p50),
+                            new Plot.Series("p99", new java.awt.Color(255, 127, 14), p99)),
+                    new double[] {o.warmup(), run.publishSeconds()});
+        } catch (Exception | Error e) {
+            log("plot not written: %s", e);
+        }
+    }
+
+    private static String ms(double value) {
+        return Double.isNaN(value) ? "n/a" : String.format(Locale.US, "%,.0f", value);
+    }
+
     private static List<Object> samples(List<Sampler.Sample> samples) {
         List<Object> out = new ArrayList<>();
         for (Sampler.Sample x : samples) {
@@ -452,6 +637,7 @@ public final class PipelineBenchmark {
             m.put("queue_ready", x.queueReady());
             m.put("heap_mb", x.heapBytes() / 1048576);
             m.put("cpu_cores", x.cpuCores());
+            m.put("history_written", x.historyWritten());
             out.add(m);
         }
         return out;

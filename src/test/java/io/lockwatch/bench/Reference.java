@@ -19,6 +19,7 @@ final class Reference {
 
     private final String[] ids;
     private final byte[] lastData;
+    private final byte[] firstData;
     private final long[] lastTs;
     private final int[] changes;
     private long totalChanges;
@@ -27,6 +28,7 @@ final class Reference {
     Reference(int sensors) {
         ids = new String[sensors];
         lastData = new byte[sensors];
+        firstData = new byte[sensors];
         lastTs = new long[sensors];
         changes = new int[sensors];
         for (int i = 0; i < sensors; i++) {
@@ -75,6 +77,9 @@ final class Reference {
         if (ts <= lastTs[sensor]) {
             throw new IllegalArgumentException("ts must increase per sensor");
         }
+        if (lastData[sensor] < 0) {
+            firstData[sensor] = (byte) data;
+        }
         if (lastData[sensor] != data) {
             changes[sensor]++;
             totalChanges++;
@@ -82,6 +87,19 @@ final class Reference {
         lastData[sensor] = (byte) data;
         lastTs[sensor] = ts;
         readings++;
+    }
+
+    /** How many times the sensor's data changed, its first reading included: its last event's sequence. */
+    int changes(int sensor) {
+        return changes[sensor];
+    }
+
+    /**
+     * The state the sensor's event {@code sequence} (1-based) changed it to: data only flips, so it alternates
+     * from the first reading's data.
+     */
+    int stateAt(int sensor, long sequence) {
+        return firstData[sensor] ^ (int) ((sequence - 1) & 1);
     }
 
     long totalChanges() {

@@ -15,8 +15,14 @@ import java.util.function.LongSupplier;
  */
 final class Sampler implements AutoCloseable {
 
-    /** What is consumed so far, and the service's heap in bytes (NaN when there is no service). */
-    record Observation(long consumed, double heapBytes) {
+    /**
+     * What is consumed so far, the service's heap in bytes (NaN when there is no service), and the readings
+     * the service has written to history so far (-1 when not observed).
+     */
+    record Observation(long consumed, double heapBytes, long historyWritten) {
+        Observation(long consumed, double heapBytes) {
+            this(consumed, heapBytes, -1);
+        }
     }
 
     interface Probe {
@@ -31,9 +37,10 @@ final class Sampler implements AutoCloseable {
      * @param at         seconds since the sampler started (the middle of the probe's call)
      * @param queueReady messages ready in the queue, -1 if unknown
      * @param cpuCores   cores used per process group since the previous sample
+     * @param historyWritten readings written to history so far, -1 if not observed
      */
     record Sample(double at, long consumed, long published, long queueReady, double heapBytes,
-                  Map<String, Double> cpuCores) {
+                  Map<String, Double> cpuCores, long historyWritten) {
     }
 
     private final Probe probe;
@@ -47,6 +54,7 @@ final class Sampler implements AutoCloseable {
         return t;
     });
     private long startNanos;
+    private long startMillis;
     private String lastError;
 
     Sampler(Probe probe, LongSupplier published, Depth queue, CpuSampler cpu) {
@@ -59,8 +67,14 @@ final class Sampler implements AutoCloseable {
     /** Takes the first sample now, then one a second. */
     Sampler start() {
         startNanos = System.nanoTime();
+        startMillis = System.currentTimeMillis();
         timer.scheduleAtFixedRate(this::sampleOnce, 0, 1, TimeUnit.SECONDS);
         return this;
+    }
+
+    /** The wall-clock time of the sampler's second 0, in epoch milliseconds. */
+    long startMillis() {
+        return startMillis;
     }
 
     double elapsedSeconds() {
@@ -76,7 +90,7 @@ final class Sampler implements AutoCloseable {
             long depth = queue.depth();
             Map<String, Double> cores = cpu.sample();
             synchronized (samples) {
-                samples.add(new Sample(at, o.consumed(), pub, depth, o.heapBytes(), cores));
+                samples.add(new Sample(at, o.consumed(), pub, depth, o.heapBytes(), cores, o.historyWritten()));
             }
         } catch (Exception e) {
             // a missed sample only widens the interval between its neighbours

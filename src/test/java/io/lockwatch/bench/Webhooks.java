@@ -1,0 +1,178 @@
+package io.lockwatch.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * The benchmark's clients: one HTTP server on loopback answering {@code POST /c/<client index>} with 204, as a
+ * client's webhook endpoint would. Each request is checked as a client would check it (the Standard Webhooks
+ * signature, with the client's secret, computed here independently of the service's code) and recorded with
+ * its arrival time; a {@code webhook-id} seen again is a re-delivery and counted, not recorded twice.
+ */
+final class Webhooks implements AutoCloseable {
+
+    /** The first arrival of one notification. */
+    record Arrival(String webhookId, int client, String clientId, String sensorId, String type, long sequence,
+                   Integer state, long occurredAtMs, long arrivedAtMs, boolean signatureValid) {
+
+        long latencyMs() {
+            return arrivedAtMs - occurredAtMs;
+        }
+    }
+
+    private static final Pattern FIELD = Pattern.compile("\"([a-z_]+)\":(\"((?:[^\"\\\\]|\\\\.)*)\"|-?[0-9]+|null)");
+
+    private final HttpServer server;
+    private final ExecutorService threads;
+    private final byte[][] keys;
+    private final Map<String, Arrival> arrivals = new ConcurrentHashMap<>();
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong redeliveries = new AtomicLong();
+    private final AtomicLong malformed = new AtomicLong();
+
+    /**
+     * @param secrets the webhook secret ({@code whsec_<base64>}) of each client, by client index
+     * @param threads requests handled at once (the service sends up to its lockwatch.notify.max-concurrent)
+     */
+    Webhooks(List<String> secrets, int threads) throws IOException {
+        keys = new byte[secrets.size()][];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = Base64.getDecoder().decode(secrets.get(i).substring("whsec_".length()));
+        }
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 256);
+        this.threads = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "bench-webhook");
+            t.setDaemon(true);
+            return t;
+        });
+        server.setExecutor(this.threads);
+        server.createContext("/c/", this::handle);
+        server.start();
+    }
+
+    /** The URL of a client's endpoint. */
+    String url(int client) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/c/" + client;
+    }
+
+    private void handle(HttpExchange http) throws IOException {
+        long arrived = System.currentTimeMillis();
+        requests.incrementAndGet();
+        try (http; InputStream in = http.getRequestBody()) {
+            byte[] body = in.readAllBytes();
+            record(http.getRequestURI(), http.getRequestHeaders().getFirst("webhook-id"),
+                    http.getRequestHeaders().getFirst("webhook-timestamp"),
+                    http.getRequestHeaders().getFirst("webhook-signature"), body, arrived);
+            http.sendResponseHeaders(204, -1);
+        }
+    }
+
+    private void record(URI uri, String id, String timestamp, String signature, byte[] body, long arrived) {
+        int client;
+        try {
+            client = Integer.parseInt(uri.getPath().substring("/c/".length()));
+        } catch (NumberFormatException e) {
+            malformed.incrementAndGet();
+            return;
+        }
+        if (id == null || timestamp == null || signature == null || client < 0 || client >= keys.length) {
+            malformed.incrementAndGet();
+            return;
+        }
+        String json = new String(body, StandardCharsets.UTF_8);
+        Map<String, String> f = fields(json);
+        try {
+            Arrival a = new Arrival(id, client, f.get("client_id"), f.get("sensor_id"), f.get("type"),
+                    Long.parseLong(f.get("sequence")), f.get("state") == null ? null : Integer.valueOf(f.get("state")),
+                    java.time.Instant.parse(f.get("occurred_at")).toEpochMilli(), arrived,
+                    verifies(keys[client], id, timestamp, json, signature));
+            if (arrivals.putIfAbsent(id, a) != null) {
+                redeliveries.incrementAndGet();
+            }
+        } catch (RuntimeException e) {
+            malformed.incrementAndGet();
+        }
+    }
+
+    /** The flat fields of a webhook body ({@code null} for a JSON null or a missing field). */
+    private static Map<String, String> fields(String json) {
+        Map<String, String> out = new java.util.HashMap<>();
+        Matcher m = FIELD.matcher(json);
+        while (m.find()) {
+            String value = m.group(2);
+            out.put(m.group(1), value.equals("null") ? null : m.group(3) != null ? m.group(3) : value);
+        }
+        return out;
+    }
+
+    /** Standard Webhooks: {@code v1,<base64 HMAC-SHA256(key, id.timestamp.body)>}, one of a space-separated list. */
+    static boolean verifies(byte[] key, String id, String timestamp, String body, String signatures) {
+        byte[] expected;
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            expected = mac.doFinal((id + "." + timestamp + "." + body).getBytes(StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+        for (String s : signatures.split(" ")) {
+            if (s.startsWith("v1,")) {
+                try {
+                    if (MessageDigest.isEqual(expected, Base64.getDecoder().decode(s.substring(3)))) {
+                        return true;
+                    }
+                } catch (IllegalArgumentException e) {
+                    // not base64: not this one
+                }
+            }
+        }
+        return false;
+    }
+
+    List<Arrival> arrivals() {
+        return new ArrayList<>(arrivals.values());
+    }
+
+    long distinct() {
+        return arrivals.size();
+    }
+
+    long requests() {
+        return requests.get();
+    }
+
+    long redeliveries() {
+        return redeliveries.get();
+    }
+
+    long malformed() {
+        return malformed.get();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        threads.shutdownNow();
+    }
+}
