@@ -44,9 +44,9 @@ public class HistoryConfiguration {
     /** Present only with ClickHouse: the export route is started only when this bean exists. */
     @Bean
     HistoryExportOrNothing historyExport(HistoryStore store, JdbcTemplate jdbc, TransactionTemplate tx,
-                                         HistoryProperties props) {
+                                         HistoryProperties props, MeterRegistry meters) {
         return new HistoryExportOrNothing(store instanceof ClickHouseHistoryStore ch
-                ? new HistoryExport(jdbc, tx, ch, props.exportBatch()) : null);
+                ? new HistoryExport(jdbc, tx, ch, props.exportBatch(), meters) : null);
     }
 
     /** The export to ClickHouse, or nothing to do when history is in PostgreSQL already. */

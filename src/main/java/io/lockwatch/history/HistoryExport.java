@@ -1,5 +1,7 @@
 package io.lockwatch.history;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 
 import io.lockwatch.history.HistoryRecords.AttemptRecord;
@@ -19,12 +21,18 @@ public class HistoryExport {
     private final TransactionTemplate tx;
     private final ClickHouseHistoryStore clickHouse;
     private final int batch;
+    private final Counter eventsExported;
+    private final Counter attemptsExported;
 
-    public HistoryExport(JdbcTemplate jdbc, TransactionTemplate tx, ClickHouseHistoryStore clickHouse, int batch) {
+    public HistoryExport(JdbcTemplate jdbc, TransactionTemplate tx, ClickHouseHistoryStore clickHouse, int batch,
+                         MeterRegistry meters) {
         this.jdbc = jdbc;
         this.tx = tx;
         this.clickHouse = clickHouse;
         this.batch = batch;
+        // beside lockwatch.state.changes and the attempts made: how far the history of each has caught up
+        this.eventsExported = meters.counter("lockwatch.history.exported", "kind", "events");
+        this.attemptsExported = meters.counter("lockwatch.history.exported", "kind", "attempts");
     }
 
     /** @return rows exported */
@@ -33,10 +41,12 @@ public class HistoryExport {
         int n;
         do {
             n = tx.execute(status -> exportEvents());
+            eventsExported.increment(n);
             total += n;
         } while (n == batch);
         do {
             n = tx.execute(status -> exportAttempts());
+            attemptsExported.increment(n);
             total += n;
         } while (n == batch);
         return total;
