@@ -6,7 +6,7 @@
 #
 # Usage:
 #   scripts/bench.sh [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01] [--duration 60] [--rate 0]
-#                           [--warmup 5] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
+#                           [--warmup 10] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
 #                           [--service-arg --name=value ...]
 #
 #   --sensors N      sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
@@ -19,7 +19,7 @@
 #   --duration S     seconds of publishing, for the raw ceiling and again for the service run
 #   --rate R         readings/s published in the service run; 0 = as fast as possible
 #                    (the raw ceiling always publishes as fast as possible)
-#   --warmup S       seconds left out of the steady-state medians at the start of each run (5)
+#   --warmup S       seconds left out of the steady-state medians at the start of each run (10)
 #   --seed N         random seed of the readings (printed; random by default)
 #   --confirm-window N  unconfirmed messages allowed per publisher, ceiling and service run alike (1000)
 #   --diagnostics    mid-run, write top, pg_stat_activity and two thread dumps of the service to

@@ -45,7 +45,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
 
     static final String USAGE = """
             usage: PipelineBenchmark [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01]
-                                   [--duration 60] [--rate 0] [--warmup 5]
+                                   [--duration 60] [--rate 0] [--warmup 10]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
                                    [--service-arg --name=value ...]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
@@ -60,7 +60,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         double changes = 0.01;
         int duration = 60;
         double rate = 0;
-        int warmup = 5;
+        int warmup = 10;
         long seed = ThreadLocalRandom.current().nextLong();
         int confirmWindow = 1000;
         boolean diagnostics = false;

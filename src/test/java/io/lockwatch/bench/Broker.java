@@ -20,7 +20,9 @@ final class Broker implements AutoCloseable {
     static ConnectionFactory factory(String uri) throws Exception {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setUri(uri);
-        factory.setAutomaticRecoveryEnabled(false);
+        // the RabbitMQ restart drill: connections and channels (confirm mode included) come back by themselves
+        factory.setAutomaticRecoveryEnabled(true);
+        factory.setNetworkRecoveryInterval(1000);
         factory.setRequestedHeartbeat(30);
         return factory;
     }

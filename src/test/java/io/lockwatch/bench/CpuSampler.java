@@ -26,7 +26,7 @@ final class CpuSampler {
 
     private static final Path PROC = Path.of("/proc");
 
-    private final long servicePid;
+    private final java.util.function.LongSupplier servicePid;
     private final long selfPid = ProcessHandle.current().pid();
     /** USER_HZ: the unit of the tick counts in /proc (getconf CLK_TCK; 100 on Linux). */
     private final double ticksPerSecond = Integer.getInteger("bench.clk_tck", 100);
@@ -38,6 +38,11 @@ final class CpuSampler {
     private long lastNanos;
 
     CpuSampler(long servicePid) {
+        this(() -> servicePid);
+    }
+
+    /** Follows the service's pid, which changes when a drill restarts it. */
+    CpuSampler(java.util.function.LongSupplier servicePid) {
         this.servicePid = servicePid;
     }
 
@@ -99,7 +104,7 @@ final class CpuSampler {
     }
 
     private String group(long pid, String comm) {
-        if (pid == servicePid) {
+        if (pid == servicePid.getAsLong()) {
             return SERVICE;
         }
         if (pid == selfPid) {

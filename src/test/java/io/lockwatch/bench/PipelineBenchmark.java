@@ -237,7 +237,13 @@ public final class PipelineBenchmark {
                     + o.sensors() + " seed readings");
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        log("pre-seeded in %.1f s", seconds);
+        log("pre-seeded in %.1f s; waiting for history to take the seed in", seconds);
+        // the seed's readings and its events (one per sensor), so that exporting them does not run into the
+        // timed phase
+        PrometheusScraper.Metrics now = prometheus.scrape();
+        awaitCounter(prometheus, PrometheusScraper.HISTORY_WRITTEN, applied, service);
+        awaitCounter(prometheus, PrometheusScraper.HISTORY_EXPORTED, now.sum(PrometheusScraper.CHANGES), service,
+                "kind", "events");
         return seconds;
     }
 
@@ -332,14 +338,14 @@ public final class PipelineBenchmark {
 
     /** Waits until a counter of the service reaches the target, or stops growing for a minute. */
     private static double awaitCounter(PrometheusScraper prometheus, String counter, double target,
-                                       ServiceProcess service) throws Exception {
+                                       ServiceProcess service, String... labels) throws Exception {
         double last = -1;
         long lastProgress = System.nanoTime();
         while (true) {
             if (!service.isAlive()) {
                 throw new IllegalStateException("the service died; see its log");
             }
-            double now = prometheus.scrape().sum(counter);
+            double now = prometheus.scrape().sum(counter, labels);
             if (now >= target) {
                 return now;
             }

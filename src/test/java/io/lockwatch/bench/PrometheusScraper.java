@@ -21,6 +21,7 @@ final class PrometheusScraper {
     static final String DUPLICATE = "lockwatch_readings_duplicate_total";
     static final String INVALID = "lockwatch_readings_invalid_total";
     static final String HISTORY_WRITTEN = "lockwatch_history_readings_written_total";
+    static final String HISTORY_EXPORTED = "lockwatch_history_exported_total";
     static final String JVM_MEMORY_USED = "jvm_memory_used_bytes";
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();

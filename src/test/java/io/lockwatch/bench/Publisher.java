@@ -98,6 +98,20 @@ final class Publisher implements AutoCloseable {
         window.release(maxOutstanding);
     }
 
+    /**
+     * Waits until the connection is open again (after a broker restart the client recovers it, and the channel in
+     * confirm mode, by itself).
+     */
+    void awaitOpen(Duration timeout) throws InterruptedException, IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!(connection.isOpen() && channel.isOpen())) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("the publisher's connection did not recover within " + timeout.toSeconds() + " s");
+            }
+            Thread.sleep(200);
+        }
+    }
+
     long published() {
         return published.get();
     }

@@ -23,34 +23,64 @@ final class ServiceProcess implements AutoCloseable {
 
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
 
-    private final Process process;
+    private volatile Process process;
     private final int port;
     private final Path pidFile;
+    private final List<String> command;
+    private final Path log;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private ServiceProcess(Process process, int port, Path pidFile) {
+    private ServiceProcess(Process process, int port, Path pidFile, List<String> command, Path log) {
         this.process = process;
         this.port = port;
         this.pidFile = pidFile;
+        this.command = command;
+        this.log = log;
     }
 
     static ServiceProcess start(Path jar, List<String> jvmOptions, List<String> extraArguments, Path log, Path pidFile)
             throws IOException {
+        return start(jar, jvmOptions, extraArguments, log, pidFile, freePort());
+    }
+
+    /** Another instance on its own port, log and pid file, with the same arguments. */
+    static ServiceProcess start(Path jar, List<String> jvmOptions, List<String> extraArguments, Path log, Path pidFile,
+                                int port) throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IOException("no service jar at " + jar + " (mvn -DskipTests package)");
         }
-        int port = freePort();
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar.toString(), "--spring.profiles.active=external", "--server.port=" + port, "--lockwatch.api.tokens=bench-token"));
         command.addAll(extraArguments);
+        Files.deleteIfExists(log);
+        return launch(command, port, log, pidFile);
+    }
+
+    private static ServiceProcess launch(List<String> command, int port, Path log, Path pidFile) throws IOException {
         Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
         Files.writeString(pidFile, process.pid() + "\n");
-        return new ServiceProcess(process, port, pidFile);
+        return new ServiceProcess(process, port, pidFile, List.copyOf(command), log);
+    }
+
+    /** {@code kill -9}: no shutdown hook, nothing flushed, as a crash. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+    }
+
+    /**
+     * Starts the same command again after {@link #kill()}, in this object (so the scrapers, samplers and the
+     * shutdown hook follow), on the same port, appending to the same log.
+     */
+    synchronized void restart() throws IOException {
+        if (process.isAlive()) {
+            throw new IllegalStateException("still running");
+        }
+        process = launch(command, port, log, pidFile).process;
     }
 
     long pid() {

@@ -50,6 +50,10 @@ final class Webhooks implements AutoCloseable {
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong redeliveries = new AtomicLong();
     private final AtomicLong malformed = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private volatile int misbehaving = -1;
+    private volatile boolean hang;
+    private volatile long misbehavingUntil;
 
     /**
      * @param secrets the webhook secret ({@code whsec_<base64>}) of each client, by client index
@@ -76,11 +80,33 @@ final class Webhooks implements AutoCloseable {
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/c/" + client;
     }
 
+    /**
+     * Until the given time, one client's endpoint hangs (holds each request without an answer until then) or
+     * answers 500; what it receives meanwhile is not recorded, as a client that is down would not have it.
+     */
+    void misbehave(int client, boolean hang, long untilMillis) {
+        this.hang = hang;
+        this.misbehavingUntil = untilMillis;
+        this.misbehaving = client;
+    }
+
     private void handle(HttpExchange http) throws IOException {
         long arrived = System.currentTimeMillis();
         requests.incrementAndGet();
         try (http; InputStream in = http.getRequestBody()) {
             byte[] body = in.readAllBytes();
+            if (http.getRequestURI().getPath().equals("/c/" + misbehaving) && arrived < misbehavingUntil) {
+                refused.incrementAndGet();
+                if (hang) {
+                    try {
+                        Thread.sleep(misbehavingUntil - arrived);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                http.sendResponseHeaders(500, -1);
+                return;
+            }
             record(http.getRequestURI(), http.getRequestHeaders().getFirst("webhook-id"),
                     http.getRequestHeaders().getFirst("webhook-timestamp"),
                     http.getRequestHeaders().getFirst("webhook-signature"), body, arrived);
@@ -164,6 +190,11 @@ final class Webhooks implements AutoCloseable {
 
     long redeliveries() {
         return redeliveries.get();
+    }
+
+    /** Requests the misbehaving client did not take. */
+    long refused() {
+        return refused.get();
     }
 
     long malformed() {

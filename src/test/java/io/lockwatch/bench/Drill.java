@@ -1,0 +1,59 @@
+package io.lockwatch.bench;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A failure drill run inside the pipeline benchmark ({@code scripts/drill.sh <name>}): the same traffic,
+ * receivers and checks, with one disruption during the timed run; afterwards the harness waits until everything
+ * has settled (by the databases, not the service's counters, which a restart resets) and prints PASS or FAIL
+ * with its counts.
+ */
+enum Drill {
+    NONE("", "no drill"),
+    KILL("kill", "kill -9 the service a third into the run, then start it again"),
+    RABBITMQ("rabbitmq-restart", "restart RabbitMQ a third into the run (publishing pauses meanwhile; the service has a backlog)"),
+    POSTGRES("postgres-restart", "restart PostgreSQL a third into the run"),
+    CLICKHOUSE("clickhouse-stop", "stop ClickHouse a third into the run, for 2 minutes"),
+    HANGING_CLIENT("hanging-client", "client 0's endpoint hangs (never answers) for 5 minutes from the start"),
+    FAILING_CLIENT("failing-client", "client 0's endpoint answers 500 for 5 minutes from the start"),
+    MALFORMED("malformed", "100,000 bad messages of every kind (10 MB bodies, invalid UTF-8 included) among the readings"),
+    TWO_INSTANCES("two-instances", "two service instances on the same broker and databases");
+
+    static final int MALFORMED_COUNT = 100_000;
+    static final long CLIENT_OUTAGE_MS = 5 * 60_000;
+    static final long CLICKHOUSE_OUTAGE_MS = 2 * 60_000;
+    /** For the client drills: retries that span the 5-minute outage in about 7 minutes (default: up to 8 h apart). */
+    static final String SHORT_RETRY_SCHEDULE = "--lockwatch.notify.retry-schedule=5s,15s,30s,60s,60s,60s,60s,60s,60s";
+
+    final String id;
+    final String description;
+
+    Drill(String id, String description) {
+        this.id = id;
+        this.description = description;
+    }
+
+    static Drill parse(String id) {
+        for (Drill d : values()) {
+            if (d.id.equals(id.toLowerCase(Locale.ROOT))) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException("unknown drill " + id + "; one of " + names());
+    }
+
+    static String names() {
+        return String.join(", ", java.util.Arrays.stream(values()).filter(d -> d != NONE).map(d -> d.id).toList());
+    }
+
+    /** Service arguments the drill needs on top of the benchmark's. */
+    List<String> serviceArgs() {
+        return this == HANGING_CLIENT || this == FAILING_CLIENT ? List.of(SHORT_RETRY_SCHEDULE) : List.of();
+    }
+
+    /** Instances of the service to run. */
+    int instances() {
+        return this == TWO_INSTANCES ? 2 : 1;
+    }
+}
