@@ -18,13 +18,14 @@ import java.util.concurrent.ThreadLocalRandom;
  *                    left alone
  * @param clients     clients registered, each with a webhook receiver of the benchmark on loopback
  * @param links       sensors linked to each client (client c: sensors (c * links + j) mod sensors)
+ * @param drill       a failure drill during the timed run ({@link Drill}), or none
  * @param serviceArgs extra arguments for the service (e.g. {@code --camel.metrics.enable-route-policy=false}), to
  *                    compare settings without changing code
  */
 record BenchOptions(int sensors, double changes, int duration, double rate, int warmup, long seed,
                     int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
-                    int clients, int links) {
+                    int clients, int links, Drill drill) {
 
     static final String ISOLATED_VHOST = "lockwatch-bench";
     static final String ISOLATED_DATABASE = "lockwatch_bench";
@@ -39,13 +40,14 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
             args.add("--spring.datasource.url=" + jdbcUrl);
             args.add("--lockwatch.clickhouse.url=jdbc:clickhouse://127.0.0.1:8123/" + ISOLATED_DATABASE);
         }
+        args.addAll(drill.serviceArgs());
         args.addAll(serviceArgs);
         return args;
     }
 
     static final String USAGE = """
             usage: PipelineBenchmark [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01]
-                                   [--duration 60] [--rate 0] [--warmup 10]
+                                   [--duration 60] [--rate 0] [--warmup 10] [--drill NAME]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
                                    [--service-arg --name=value ...]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
@@ -57,6 +59,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         int sensors = 100_000;
         int clients = 1000;
         int links = 200;
+        Drill drill = Drill.NONE;
         double changes = 0.01;
         int duration = 60;
         double rate = 0;
@@ -90,6 +93,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                 case "--sensors" -> sensors = Integer.parseInt(v);
                 case "--clients" -> clients = Integer.parseInt(v);
                 case "--links" -> links = Integer.parseInt(v);
+                case "--drill" -> drill = Drill.parse(v);
                 case "--changes" -> changes = Double.parseDouble(v);
                 case "--duration" -> duration = Integer.parseInt(v);
                 case "--rate" -> rate = Double.parseDouble(v);
@@ -131,6 +135,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
             jdbc = "jdbc:postgresql://127.0.0.1:5432/" + (isolated ? ISOLATED_DATABASE : "lockwatch");
         }
         return new BenchOptions(sensors, changes, duration, rate, warmup, seed, confirmWindow, diagnostics, isolated,
-                java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password, clients, links);
+                java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password, clients, links, drill);
     }
 }

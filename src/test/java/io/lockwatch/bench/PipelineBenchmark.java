@@ -39,7 +39,11 @@ public final class PipelineBenchmark {
 
     static final String EXCHANGE = "lockwatch.readings";
     static final String QUEUE = "lockwatch.readings";
+    static final String INVALID_QUEUE = "lockwatch.readings.invalid";
+    static final String CLICKHOUSE = "http://127.0.0.1:8123";
     private static final Duration STALL = Duration.ofSeconds(60);
+    /** Longer than the longest gap between retries of the client drills' schedule. */
+    private static final Duration NOTIFICATIONS_STALL = Duration.ofSeconds(150);
     /** Requests the benchmark's webhook receivers handle at once (above the service's default of 64 in flight). */
     private static final int WEBHOOK_THREADS = 96;
     /** Cores used by unrelated processes above which the figures are flagged as disturbed. */
@@ -50,6 +54,13 @@ public final class PipelineBenchmark {
     private static final String REVISION = System.getProperty("bench.revision", "unknown");
 
     private final BenchOptions o;
+    /** The second instance of the two-instances drill. */
+    private ServiceProcess second;
+    private final List<String> drillProblems = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile String drillNotes = "";
+    private Map<String, Long> invalidBefore = Map.of();
+    private final MalformedCorpus corpus = new MalformedCorpus();
+    private long seedStartMillis;
     private final String stamp = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'"));
 
     private PipelineBenchmark(BenchOptions options) {
@@ -137,6 +148,9 @@ public final class PipelineBenchmark {
                 return measure(service, broker, amqp, db);
             } finally {
                 log("stopping the service (SIGTERM)");
+                if (second != null) {
+                    second.close();
+                }
                 service.close();
                 try {
                     Runtime.getRuntime().removeShutdownHook(hook);
@@ -152,10 +166,16 @@ public final class PipelineBenchmark {
         long t0 = System.nanoTime();
         service.awaitHealthy(Duration.ofMinutes(3));
         log("service healthy after %.1f s", (System.nanoTime() - t0) / 1e9);
+        if (o.drill().instances() > 1) {
+            second = ServiceProcess.start(o.jar(), List.of(), o.serviceArguments(), o.outDir().resolve("service-2.log"),
+                    o.outDir().resolve("service-2.pid"));
+            log("second instance started (pid %d, %s, log %s)", second.pid(), second.baseUri(), o.outDir().resolve("service-2.log"));
+            second.awaitHealthy(Duration.ofMinutes(3));
+        }
         AMQP.Queue.DeclareOk queue = broker.inspect(QUEUE);
-        if (queue == null || queue.getConsumerCount() != 1) {
-            throw new IllegalStateException("expected the service as the one consumer of " + QUEUE + ", found "
-                    + (queue == null ? "no queue" : queue.getConsumerCount() + " consumers"));
+        if (queue == null || queue.getConsumerCount() != o.drill().instances()) {
+            throw new IllegalStateException("expected " + o.drill().instances() + " service instance(s) as the consumers of "
+                    + QUEUE + ", found " + (queue == null ? "no queue" : queue.getConsumerCount() + " consumers"));
         }
 
         log("registering %,d sensors (TRUNCATE sensors, sensor_events CASCADE; one INSERT ... SELECT)", o.sensors());
@@ -166,15 +186,20 @@ public final class PipelineBenchmark {
         broker.purge(QUEUE);
 
         PrometheusScraper prometheus = new PrometheusScraper(service.baseUri());
-        CpuSampler cpu = new CpuSampler(service.pid());
+        CpuSampler cpu = new CpuSampler(service::pid);
         Duration duration = Duration.ofSeconds(o.duration());
 
-        log("raw ceiling: publishing to a temporary queue for %d s", o.duration());
-        ReadingSource ceilingSource = new ReadingSource(new Reference(o.sensors()), o.changes(), ~o.seed());
-        RawCeiling.Result ceiling = new RawCeiling(amqp, broker, cpu).run(ceilingSource, duration, o.warmup(),
-                o.confirmWindow());
-        log("raw ceiling: %s msg/s consumed, %s msg/s published (medians)", fmt(ceiling.consumedPerSecond()),
-                fmt(ceiling.publishedPerSecond()));
+        RawCeiling.Result ceiling;
+        if (o.drill() == Drill.NONE) {
+            log("raw ceiling: publishing to a temporary queue for %d s", o.duration());
+            ReadingSource ceilingSource = new ReadingSource(new Reference(o.sensors()), o.changes(), ~o.seed());
+            ceiling = new RawCeiling(amqp, broker, cpu).run(ceilingSource, duration, o.warmup(), o.confirmWindow());
+            log("raw ceiling: %s msg/s consumed, %s msg/s published (medians)", fmt(ceiling.consumedPerSecond()),
+                    fmt(ceiling.publishedPerSecond()));
+        } else {
+            log("drill %s: %s (no raw ceiling)", o.drill().id, o.drill().description);
+            ceiling = new RawCeiling.Result(Double.NaN, Double.NaN, 0, 0, Map.of(), List.of(), 0);
+        }
 
         Reference reference = new Reference(o.sensors());
         ReadingSource source = new ReadingSource(reference, o.changes(), o.seed());
@@ -193,7 +218,14 @@ public final class PipelineBenchmark {
                 urls.add(webhooks.url(c));
             }
             db.registerClientsAndLinks(links.ids(), urls, links.secrets(), o.links(), o.sensors());
-            run = timedRun(publisher, source, prometheus, broker, cpu, service, db);
+            if (o.drill() == Drill.MALFORMED) {
+                broker.purge(INVALID_QUEUE);
+                invalidBefore = invalidByReason(prometheus.scrape());
+            }
+            run = timedRun(publisher, source, prometheus, broker, cpu, service, db, webhooks, amqp);
+            // every state change in PostgreSQL, every reading and event in ClickHouse (after a drill: by the
+            // databases, as a restart resets the service's counters)
+            drillProblems.addAll(awaitSettled(db, reference, seedStartMillis, service));
             log("waiting for the notifications to be delivered");
             Map<String, Long> statuses = awaitNotifications(db, webhooks, service);
             notified = NotificationCheck.check(reference, links, webhooks.arrivals(), webhooks.redeliveries(),
@@ -217,8 +249,22 @@ public final class PipelineBenchmark {
         counters.put("duplicate", (long) end.sum(PrometheusScraper.DUPLICATE));
         counters.put("invalid", (long) end.sum(PrometheusScraper.INVALID));
 
+        List<String> historyProblems = checkHistory(reference);
         report(ceiling, run, seedSeconds, verdict, notified, counters, cpu.topOthers(5));
-        return verdict.ok() && notified.ok() ? 0 : 1;
+        historyProblems.forEach(p -> System.out.println("  history problem: " + p));
+        boolean ok = verdict.ok() && notified.ok() && historyProblems.isEmpty();
+        if (o.drill() != Drill.NONE) {
+            if (o.drill() == Drill.MALFORMED) {
+                drillProblems.addAll(checkMalformed(prometheus.scrape(), broker));
+            }
+            ok &= drillProblems.isEmpty();
+            drillProblems.forEach(p -> System.out.println("  drill problem: " + p));
+            System.out.printf(Locale.US, "%nDRILL %s: %s (state: %,d changes, %s; notifications: %,d expected, %,d delivered once, %,d superseded, %,d re-deliveries of a webhook-id; history: %s; %s)%n",
+                    o.drill().id, ok ? "PASS" : "FAIL", reference.totalChanges(), verdict.ok() ? "equal to the reference" : verdict.mismatches() + " mismatches",
+                    notified.expected(), notified.delivered(), notified.superseded(), notified.redeliveries(),
+                    historyProblems.isEmpty() ? "complete" : String.join("; ", historyProblems), drillNotes);
+        }
+        return ok ? 0 : 1;
     }
 
     /** One reading per sensor, in random order; returns once the service has applied them all. */
@@ -226,6 +272,7 @@ public final class PipelineBenchmark {
                            ServiceProcess service) throws Exception {
         log("pre-seeding: one reading per sensor");
         long start = System.nanoTime();
+        seedStartMillis = System.currentTimeMillis();
         double base = prometheus.scrape().sum(PrometheusScraper.RECEIVED);
         for (int sensor : source.shuffledSensors()) {
             publisher.publish(source.first(sensor));
@@ -248,8 +295,8 @@ public final class PipelineBenchmark {
     }
 
     private ServiceRun timedRun(Publisher publisher, ReadingSource source, PrometheusScraper prometheus,
-                                Broker broker, CpuSampler cpu, ServiceProcess service, BenchDatabase db)
-            throws Exception {
+                                Broker broker, CpuSampler cpu, ServiceProcess service, BenchDatabase db,
+                                Webhooks webhooks, ConnectionFactory amqp) throws Exception {
         Reference reference = source.reference();
         long changesBefore = reference.totalChanges();
         long publishedBefore = publisher.published();
@@ -270,23 +317,49 @@ public final class PipelineBenchmark {
         long published;
         double publishEnd, drainEnd, applied, historyEnd;
         long backlog, lag;
+        java.util.concurrent.ExecutorService drill = Executors.newSingleThreadExecutor();
+        java.util.concurrent.Future<?> disruption = drill.submit(() -> {
+            disrupt(service, webhooks, amqp);
+            return null;
+        });
         try {
-            published = publisher.publishFor(source::next, Duration.ofSeconds(o.duration()), o.rate());
+            if (o.drill() == Drill.RABBITMQ) {
+                long third = o.duration() / 3;
+                published = publisher.publishFor(source::next, Duration.ofSeconds(third), o.rate());
+                publisher.awaitConfirms();
+                long backlogBefore = broker.depth(QUEUE);
+                log("drill: restarting RabbitMQ with %,d readings ready in the queue (publishing paused)", backlogBefore);
+                services("restart", "rabbitmq");
+                publisher.awaitOpen(Duration.ofMinutes(2));
+                drillNotes = String.format(Locale.US, "RabbitMQ restarted with %,d readings ready in the queue", backlogBefore);
+                log("drill: RabbitMQ is back; publishing again");
+                published += publisher.publishFor(source::next, Duration.ofSeconds(o.duration() - third), o.rate());
+            } else {
+                published = publisher.publishFor(source::next, Duration.ofSeconds(o.duration()), o.rate());
+            }
             publishEnd = sampler.elapsedSeconds();
             backlog = broker.depth(QUEUE);
             lag = (long) (appliedBefore + published - prometheus.scrape().sum(PrometheusScraper.RECEIVED));
             log("published %,d readings in %.1f s; %,d ready in the queue, %,d not yet applied; draining",
                     published, publishEnd, backlog, lag);
             publisher.awaitConfirms();
-            applied = awaitApplied(prometheus, appliedBefore + published, service);
-            drainEnd = sampler.elapsedSeconds();
-            Thread.sleep(2000); // does the counter stay put?
-            applied = Math.max(applied, prometheus.scrape().sum(PrometheusScraper.RECEIVED));
-            awaitCounter(prometheus, PrometheusScraper.HISTORY_WRITTEN, applied, service);
-            historyEnd = sampler.elapsedSeconds();
+            if (o.drill() == Drill.NONE) {
+                applied = awaitApplied(prometheus, appliedBefore + published, service);
+                drainEnd = sampler.elapsedSeconds();
+                Thread.sleep(2000); // does the counter stay put?
+                applied = Math.max(applied, prometheus.scrape().sum(PrometheusScraper.RECEIVED));
+                awaitCounter(prometheus, PrometheusScraper.HISTORY_WRITTEN, applied, service);
+                historyEnd = sampler.elapsedSeconds();
+            } else {
+                // a restart resets the service's counters: the drill settles by the databases (awaitSettled)
+                disruption.get();
+                applied = prometheus.scrape().sum(PrometheusScraper.RECEIVED);
+                drainEnd = historyEnd = sampler.elapsedSeconds();
+            }
         } finally {
             sampler.close();
             diagnostics.shutdownNow();
+            drill.shutdown();
         }
         if (publisher.nacked() > 0) {
             log("WARNING: the broker nacked %,d messages", publisher.nacked());
@@ -299,6 +372,168 @@ public final class PipelineBenchmark {
                 publisher.published() - publishedBefore, (long) (applied - appliedBefore), publishEnd, drainEnd,
                 backlog, lag, Stats.meanCpu(samples, from, publishEnd), Stats.maxHeap(samples),
                 reference.totalChanges() - changesBefore, samples, sampler.startMillis(), historyEnd, List.of(), 0);
+    }
+
+    /** The drill's disruption, on its own thread while the readings are published. */
+    private void disrupt(ServiceProcess service, Webhooks webhooks, ConnectionFactory amqp) throws Exception {
+        long third = o.duration() * 1000L / 3;
+        switch (o.drill()) {
+            case KILL -> {
+                Thread.sleep(third);
+                log("drill: kill -9 of the service (pid %d)", service.pid());
+                service.kill();
+                service.restart();
+                long t = System.nanoTime();
+                service.awaitHealthy(Duration.ofMinutes(3));
+                drillNotes = String.format(Locale.US, "killed with -9 at %d s, healthy again %.1f s after the restart",
+                        third / 1000, (System.nanoTime() - t) / 1e9);
+                log("drill: %s", drillNotes);
+            }
+            case POSTGRES -> {
+                Thread.sleep(third);
+                log("drill: restarting PostgreSQL");
+                long t = System.nanoTime();
+                services("restart", "postgres");
+                drillNotes = String.format(Locale.US, "PostgreSQL restarted at %d s (%.1f s down)", third / 1000,
+                        (System.nanoTime() - t) / 1e9);
+                log("drill: %s", drillNotes);
+            }
+            case CLICKHOUSE -> {
+                Thread.sleep(third);
+                log("drill: stopping ClickHouse for %d s", Drill.CLICKHOUSE_OUTAGE_MS / 1000);
+                services("down", "clickhouse");
+                Thread.sleep(Drill.CLICKHOUSE_OUTAGE_MS); // the outage itself, as the drill defines it
+                services("up", "clickhouse");
+                drillNotes = "ClickHouse stopped at " + third / 1000 + " s for " + Drill.CLICKHOUSE_OUTAGE_MS / 1000 + " s";
+                log("drill: ClickHouse is back");
+            }
+            case HANGING_CLIENT, FAILING_CLIENT -> {
+                boolean hang = o.drill() == Drill.HANGING_CLIENT;
+                webhooks.misbehave(0, hang, System.currentTimeMillis() + Drill.CLIENT_OUTAGE_MS);
+                log("drill: client 0 %s for %d s", hang ? "hangs" : "answers 500", Drill.CLIENT_OUTAGE_MS / 1000);
+                drillNotes = "client 0 " + (hang ? "hung" : "answered 500") + " for " + Drill.CLIENT_OUTAGE_MS / 1000
+                        + " s; retry schedule " + Drill.SHORT_RETRY_SCHEDULE.substring(Drill.SHORT_RETRY_SCHEDULE.indexOf('=') + 1);
+            }
+            case MALFORMED -> {
+                try (Publisher bad = new Publisher(amqp, EXCHANGE, "lockwatch-bench-malformed", o.confirmWindow())) {
+                    double rate = Drill.MALFORMED_COUNT / (o.duration() * 0.8);
+                    long start = System.nanoTime();
+                    for (int i = 0; i < Drill.MALFORMED_COUNT; i++) {
+                        long due = start + (long) (i * 1e9 / rate);
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                        }
+                        bad.publish(corpus.next());
+                    }
+                    bad.awaitConfirms();
+                    drillNotes = String.format(Locale.US, "%,d bad messages of %d kinds published in %.1f s among the readings",
+                            Drill.MALFORMED_COUNT, corpus.kinds(), (System.nanoTime() - start) / 1e9);
+                    log("drill: %s", drillNotes);
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** scripts/services.sh ACTION SERVICE, its output to the benchmark's log. */
+    private static void services(String action, String service) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("scripts/services.sh", action, service).inheritIO().start();
+        if (p.waitFor() != 0) {
+            throw new IOException("scripts/services.sh " + action + " " + service + " failed");
+        }
+    }
+
+    /**
+     * After a drill: waits until PostgreSQL holds every state change and ClickHouse every reading and event of
+     * the run, or nothing moves for three minutes.
+     */
+    private List<String> awaitSettled(BenchDatabase db, Reference reference, long since, ServiceProcess service)
+            throws Exception {
+        ClickHouseCounts ch = new ClickHouseCounts(CLICKHOUSE, clickHouseDatabase());
+        long expectedReadings = reference.readings();
+        long start = System.nanoTime(), lastProgress = start, lastLog = start;
+        String last = "";
+        while (true) {
+            long events = db.countEvents(), readings = -1, chEvents = -1;
+            try {
+                readings = ch.readingsSince(since);
+                chEvents = ch.eventsSince(since);
+            } catch (IOException e) {
+                // ClickHouse away: not settled
+            }
+            String now = events + "/" + readings + "/" + chEvents;
+            if (events == reference.totalChanges() && readings >= expectedReadings && chEvents >= reference.totalChanges()) {
+                log("drill: settled %.1f s after publishing stopped", (System.nanoTime() - start) / 1e9);
+                return List.of();
+            }
+            if (!now.equals(last)) {
+                last = now;
+                lastProgress = System.nanoTime();
+            } else if (System.nanoTime() - lastProgress > Duration.ofMinutes(3).toNanos()) {
+                return List.of(String.format(Locale.US, "not settled: %,d of %,d events in PostgreSQL, %,d of %,d readings and %,d events in ClickHouse",
+                        events, reference.totalChanges(), readings, expectedReadings, chEvents));
+            }
+            if (System.nanoTime() - lastLog > Duration.ofSeconds(10).toNanos()) {
+                lastLog = System.nanoTime();
+                log("drill: settling: %,d of %,d events in PostgreSQL; ClickHouse %,d of %,d readings, %,d events%s", events,
+                        reference.totalChanges(), readings, expectedReadings, chEvents, service.isAlive() ? "" : " (the service is down)");
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    private String clickHouseDatabase() {
+        return o.isolated() ? BenchOptions.ISOLATED_DATABASE : "lockwatch";
+    }
+
+    /** Every reading and event of the run in ClickHouse, each once (FINAL). */
+    private List<String> checkHistory(Reference reference) throws IOException, InterruptedException {
+        ClickHouseCounts ch = new ClickHouseCounts(CLICKHOUSE, clickHouseDatabase());
+        List<String> problems = new ArrayList<>();
+        long readings = ch.readingsSince(seedStartMillis), events = ch.eventsSince(seedStartMillis);
+        if (readings != reference.readings()) {
+            problems.add(String.format(Locale.US, "ClickHouse holds %,d readings of the run, %,d were published", readings, reference.readings()));
+        }
+        if (events != reference.totalChanges()) {
+            problems.add(String.format(Locale.US, "ClickHouse holds %,d events of the run, %,d expected", events, reference.totalChanges()));
+        }
+        log("history: ClickHouse holds %,d readings and %,d events of the run", readings, events);
+        return problems;
+    }
+
+    private static Map<String, Long> invalidByReason(PrometheusScraper.Metrics m) {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        for (String reason : List.of("body_too_large", "malformed_json", "not_an_object", "missing_sensor_id",
+                "invalid_sensor_id", "missing_data", "invalid_data", "invalid_ts", "ts_in_future", "invalid_message_id",
+                "processing_failed")) {
+            out.put(reason, (long) m.sum(PrometheusScraper.INVALID, "reason", reason));
+        }
+        return out;
+    }
+
+    /** Every bad message parked with the reason its kind must get; none left behind. */
+    private List<String> checkMalformed(PrometheusScraper.Metrics end, Broker broker) throws Exception {
+        List<String> problems = new ArrayList<>();
+        Map<String, Long> after = invalidByReason(end);
+        Map<String, Long> counted = new java.util.TreeMap<>();
+        after.forEach((reason, n) -> {
+            long delta = n - invalidBefore.getOrDefault(reason, 0L);
+            if (delta != 0) {
+                counted.put(reason, delta);
+            }
+        });
+        Map<String, Long> expected = new java.util.TreeMap<>(corpus.expected());
+        if (!counted.equals(expected)) {
+            problems.add("invalid readings by reason: counted " + counted + ", expected " + expected);
+        }
+        long parked = broker.depth(INVALID_QUEUE);
+        if (parked != Drill.MALFORMED_COUNT) {
+            problems.add(String.format(Locale.US, "%,d messages parked in %s, %,d bad ones published", parked, INVALID_QUEUE, Drill.MALFORMED_COUNT));
+        }
+        drillNotes += String.format(Locale.US, "; %,d parked in %s, by reason %s", parked, INVALID_QUEUE, counted);
+        return problems;
     }
 
     /** Waits until the service's applied-readings counter reaches the target, or stops growing for a minute. */
@@ -328,7 +563,7 @@ public final class PipelineBenchmark {
                 lastRequests = webhooks.requests();
                 last = statuses;
                 lastProgress = System.nanoTime();
-            } else if (System.nanoTime() - lastProgress > STALL.toNanos()) {
+            } else if (System.nanoTime() - lastProgress > NOTIFICATIONS_STALL.toNanos()) {
                 log("WARNING: notifications stopped moving: %s", statuses);
                 return statuses;
             }

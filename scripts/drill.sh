@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+#
+# scripts/drill.sh — failure drills of lockwatch against the real services on 127.0.0.1, each printing
+# PASS or FAIL with its counts. Each is the pipeline benchmark (scripts/bench.sh, whose checks it shares:
+# final states equal to a reference computation, every change notified exactly once per linked client after
+# de-duplication by webhook-id, every reading and event in ClickHouse once) with one disruption during the run.
+#
+# Usage:
+#   scripts/drill.sh NAME|all [bench options, e.g. --sensors 20000 --duration 90]
+#
+#   kill              kill -9 the service a third into the run, then start it again
+#   rabbitmq-restart  restart RabbitMQ a third into the run (publishing pauses; the service has a backlog)
+#   postgres-restart  restart PostgreSQL a third into the run
+#   clickhouse-stop   stop ClickHouse for 2 minutes a third into the run
+#   hanging-client    client 0's endpoint hangs for 5 minutes (retry schedule shortened to 5s,15s,30s,60s x6)
+#   failing-client    client 0's endpoint answers 500 for 5 minutes (same schedule)
+#   malformed         100,000 bad messages of every kind (10 MB bodies and invalid UTF-8 included) among the readings
+#   two-instances     two service instances on the same broker and databases
+#   all               every drill above in turn, then a summary
+#
+# Defaults: --isolated (the benchmark's own vhost and databases), 100,000 sensors, 1,000 clients x 200 links,
+# 2,000 readings/s with 5% changes for 60 s. Output: target/bench/drill-<name>.log; exit status 0 when all pass.
+
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+[[ $# -ge 1 ]] || { awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 2; }
+name=$1
+shift
+ALL=(kill rabbitmq-restart postgres-restart clickhouse-stop hanging-client failing-client malformed two-instances)
+if [[ "$name" == all ]]; then drills=("${ALL[@]}"); else drills=("$name"); fi
+
+mkdir -p target/bench
+rc=0
+summary=()
+for d in "${drills[@]}"; do
+  log="target/bench/drill-$d.log"
+  echo "[drill] $d (log $log)"
+  scripts/bench.sh --isolated --rate 2000 --changes 0.05 --duration 60 --drill "$d" "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  line=$(grep -E "^DRILL $d: " "$log" | tail -n 1)
+  [[ -n "$line" ]] || line="DRILL $d: FAIL (the run did not finish, exit status $status; see $log)"
+  ((status == 0)) || rc=1
+  summary+=("$line")
+done
+echo
+printf '%s\n' "${summary[@]}"
+exit "$rc"
