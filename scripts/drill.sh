@@ -9,7 +9,8 @@
 #   scripts/drill.sh NAME|all [bench options, e.g. --sensors 20000 --duration 90]
 #
 #   kill              kill -9 the service a third into the run, then start it again
-#   rabbitmq-restart  restart RabbitMQ a third into the run (publishing pauses; the service has a backlog)
+#   rabbitmq-restart  publish as fast as possible for a third of the run, then restart RabbitMQ with the backlog
+#                     that leaves (publishing pauses meanwhile), then go on at the set rate
 #   postgres-restart  restart PostgreSQL a third into the run
 #   clickhouse-stop   stop ClickHouse for 2 minutes a third into the run
 #   hanging-client    client 0's endpoint hangs for 5 minutes (retry schedule shortened to 5s,15s,30s,60s x6)

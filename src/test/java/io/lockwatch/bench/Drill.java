@@ -12,7 +12,7 @@ import java.util.Locale;
 enum Drill {
     NONE("", "no drill"),
     KILL("kill", "kill -9 the service a third into the run, then start it again"),
-    RABBITMQ("rabbitmq-restart", "restart RabbitMQ a third into the run (publishing pauses meanwhile; the service has a backlog)"),
+    RABBITMQ("rabbitmq-restart", "publish as fast as possible for a third of the run, then restart RabbitMQ with that backlog (publishing pauses meanwhile)"),
     POSTGRES("postgres-restart", "restart PostgreSQL a third into the run"),
     CLICKHOUSE("clickhouse-stop", "stop ClickHouse a third into the run, for 2 minutes"),
     HANGING_CLIENT("hanging-client", "client 0's endpoint hangs (never answers) for 5 minutes from the start"),

@@ -325,7 +325,9 @@ public final class PipelineBenchmark {
         try {
             if (o.drill() == Drill.RABBITMQ) {
                 long third = o.duration() / 3;
-                published = publisher.publishFor(source::next, Duration.ofSeconds(third), o.rate());
+                // as fast as possible first, so that the broker goes down with a backlog and with readings in
+                // the service's hands
+                published = publisher.publishFor(source::next, Duration.ofSeconds(third), 0);
                 publisher.awaitConfirms();
                 long backlogBefore = broker.depth(QUEUE);
                 log("drill: restarting RabbitMQ with %,d readings ready in the queue (publishing paused)", backlogBefore);
