@@ -65,7 +65,15 @@ class IngestRouteTest {
         AdviceWith.adviceWith(camel, ROUTE, route -> {
             // the database away, on demand, for the next N tries of a batch
             route.weaveById("batch-is-applied-to-postgresql").before().process(exchange -> {
-                if (databaseAwayFor.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                int away = databaseAwayFor.getAndUpdate(n -> Math.max(0, n - 1));
+                if (away > 0 && away % 2 == 0) {
+                    // what a restart of PostgreSQL mid-transaction looks like: the rollback fails too, and
+                    // Spring reports that instead of the statement's failure
+                    throw new org.springframework.transaction.TransactionSystemException("JDBC rollback failed",
+                            new org.postgresql.util.PSQLException("This connection has been closed.",
+                                    org.postgresql.util.PSQLState.CONNECTION_DOES_NOT_EXIST));
+                }
+                if (away > 0) {
                     throw new org.springframework.jdbc.CannotGetJdbcConnectionException("database away (test)");
                 }
             });
