@@ -6,7 +6,7 @@
 #
 # Usage:
 #   scripts/bench-heartbeat.sh [--sensors 1000000] [--silent 100000] [--timeout 120] [--rate 2000]
-#                              [--scan-interval 10] [--restore 1000] [--max-wait 300] [--seed N]
+#                              [--scan-interval 10] [--phase worst|any] [--restore 1000] [--max-wait 300] [--seed N]
 #                              [--confirm-window 1000] [--diagnostics] [--service-arg --name=value ...]
 #
 #   --sensors N        sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
@@ -17,6 +17,9 @@
 #                      run (0 = as fast as possible; the scan then waits while more than
 #                      lockwatch.heartbeat.max-backlog readings are queued, by design)
 #   --scan-interval S  the service's heartbeat scan interval (lockwatch.heartbeat.scan-interval), 10 s by default
+#   --phase P          worst (default): T is chosen so that the timeout expires 0.5 s after a scan fired (read from
+#                      Quartz's job store), so the silent sensors just miss that scan and wait a whole interval for
+#                      the next; any: T is whenever the harness gets there
 #   --restore N        lost sensors that report once more afterwards; each must get exactly one restored event
 #   --max-wait S       how long after the timeout expired to wait for all lost events before giving up
 #   --seed N           random seed of the silent sensors' choice and of the readings (printed; random by default)
@@ -48,7 +51,9 @@
 #      - brings the other sensors online through ingest: one reading each to the exchange lockwatch.readings,
 #        and waits until the service has applied them all;
 #      - starts publishing readings to random other sensors at --rate, until the end of the run;
-#      - the silent sensors each publish one reading, all with the same measured time T; once all are online,
+#      - the silent sensors each publish one reading, all with the same measured time T (with --phase worst, the
+#        harness first waits up to one scan interval for the T that makes their expiry fall just after a scan);
+#        once all are online,
 #        polls PostgreSQL every 100 ms for new sensor.connection_lost events and notes when each became visible;
 #      - when all are visible (or --max-wait after T + timeout), waits two more scans, sends one reading to
 #        --restore of them and waits until they are online again;

@@ -1,9 +1,16 @@
 package io.lockwatch.bench;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -14,10 +21,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.ConnectionFactory;
@@ -53,6 +63,8 @@ public final class HeartbeatBenchmark {
     static final int POLL_MS = 100;
     /** Probability that a reading of a sensor already heard from flips its data. */
     private static final double CHANGES = 0.01;
+    /** --phase worst: the silent sensors' timeout expires this long after a scan fired. */
+    static final long AFTER_SCAN_MS = 500;
     private static final String REVISION = System.getProperty("bench.revision", "unknown");
 
     private final HeartbeatOptions o;
@@ -163,11 +175,12 @@ public final class HeartbeatBenchmark {
             log("%,d sensors online after %.1f s (%s readings/s)", run.others.length, run.seedSeconds,
                     fmt(run.others.length / run.seedSeconds));
 
-            Sampler sampler = new Sampler(() -> {
-                PrometheusScraper.Metrics m = prometheus.scrape();
-                return new Sampler.Observation((long) m.sum(PrometheusScraper.RECEIVED),
-                        m.sum(PrometheusScraper.JVM_MEMORY_USED, "area", "heap"));
-            }, () -> steady.published() + burst.published(), () -> broker.depth(QUEUE), cpu);
+            // one meter at a time from /actuator/metrics: a Prometheus scrape would also run the service's gauges,
+            // among them a count of the lost sensors, every second, on the database being measured
+            MeterReader meters = new MeterReader(service.baseUri());
+            Sampler sampler = new Sampler(() -> new Sampler.Observation(
+                    (long) meters.value("lockwatch.readings.received"), meters.value("jvm.memory.used", "area:heap")),
+                    () -> steady.published() + burst.published(), () -> broker.depth(QUEUE), cpu);
             run.samplerStart = System.currentTimeMillis();
             sampler.start();
             SteadyStream others = new SteadyStream(steady, run);
@@ -225,9 +238,9 @@ public final class HeartbeatBenchmark {
 
     /** The silent sensors' one reading each, all measured at one moment; returns once all are online. */
     private void publishSilentOnce(Run run, Publisher burst, HeartbeatDatabase db) throws Exception {
-        run.silentAt = System.currentTimeMillis();
+        run.silentAt = o.worstPhase() ? awaitWorstPhase(run, db) : System.currentTimeMillis();
         log("the %,d silent sensors report once, all measured at T = %s, then fall silent", run.silent.length,
-                java.time.Instant.ofEpochMilli(run.silentAt));
+                Instant.ofEpochMilli(run.silentAt));
         for (int sensor : run.silent) {
             burst.publish(run.silentSource.first(sensor, run.silentAt));
         }
@@ -252,6 +265,30 @@ public final class HeartbeatBenchmark {
         }
         run.silentAppliedAfter = (System.currentTimeMillis() - run.silentAt) / 1e3;
         log("all online %.1f s after T; their timeout expires at T + %d s", run.silentAppliedAfter, o.timeout());
+    }
+
+    /**
+     * Waits for the moment T at which the silent sensors should report so that their timeout expires
+     * {@value #AFTER_SCAN_MS} ms after a scan fired: that scan just misses them, and they wait for the next, a
+     * whole interval later (Quartz's trigger fires at fixed times, read from its job store).
+     *
+     * @return T
+     */
+    private long awaitWorstPhase(Run run, HeartbeatDatabase db) throws Exception {
+        HeartbeatDatabase.ScanSchedule schedule = db.scanSchedule();
+        long now = System.currentTimeMillis();
+        if (schedule == null) {
+            run.phase = "left to chance (no heartbeat scan trigger found in Quartz's tables)";
+            log("WARNING: the phase is %s", run.phase);
+            return now;
+        }
+        long base = schedule.nextFire() + AFTER_SCAN_MS - o.timeout() * 1000L;
+        long t = base + Math.floorDiv(now - base + schedule.interval() - 1, schedule.interval()) * schedule.interval();
+        run.phase = String.format(Locale.US, "the timeout expires %.1f s after a scan fired (the unluckiest phase: "
+                + "they wait a whole interval for the next)", AFTER_SCAN_MS / 1e3);
+        log("waiting %.1f s so that %s", (t - now) / 1e3, run.phase);
+        Thread.sleep(Math.max(0, t - System.currentTimeMillis()));
+        return t;
     }
 
     /** Waits until every silent sensor's lost event is visible, or --max-wait after the timeout expired. */
@@ -407,7 +444,7 @@ public final class HeartbeatBenchmark {
             boolean back = run.restoredAt.containsKey(sensor) && !lostAgain.containsKey(sensor);
             String now = notOnline.remove(sensor);
             String expected = back ? null : "lost";
-            if (!java.util.Objects.equals(now, expected)) {
+            if (!Objects.equals(now, expected)) {
                 v.problem("sensor " + silentRef.id(sensor) + " is " + (now == null ? "online" : now) + ", expected "
                         + (expected == null ? "online" : expected));
             }
@@ -457,8 +494,8 @@ public final class HeartbeatBenchmark {
                 o.sensors(), run.silent.length, o.timeout(), run.others.length, o.rate() == 0 ? "as many" : fmt(o.rate()), o.scanInterval()));
         lines.add(String.format(Locale.US, "lost event visible after the timeout expired: n=%,d  p50 %s  p99 %s  max %s   target <= 60 s: %s",
                 visible.length, sec(pct(visible, 50)), sec(pct(visible, 99)), sec(max(visible)), target));
-        lines.add(String.format(Locale.US, "first to last lost event: %s; within timeout + scan interval + 5 s (%.0f s): %,d of %,d",
-                sec(firstToLast), bound, visible.length - overBound, visible.length));
+        lines.add(String.format(Locale.US, "first to last lost event: %s; within timeout + scan interval + 5 s (%.0f s): %,d of %,d; phase: %s",
+                sec(firstToLast), bound, visible.length - overBound, visible.length, run.phase));
         lines.add(String.format(Locale.US, "ingest during detection (T+%d s .. last lost event): applied median %s/s, min %s/s, published %s/s, queue max %,d; before: %s/s",
                 o.timeout(), fmt(during.appliedMedian), fmt(during.appliedMin), fmt(during.publishedMedian), during.queueMax,
                 fmt(beforeExpiry.appliedMedian)));
@@ -491,6 +528,7 @@ public final class HeartbeatBenchmark {
         options.put("timeout_s", o.timeout());
         options.put("rate", o.rate());
         options.put("scan_interval_s", o.scanInterval());
+        options.put("phase", o.worstPhase() ? "worst" : "any");
         options.put("restore", o.restore());
         options.put("max_wait_s", o.maxWait());
         options.put("seed", o.seed());
@@ -505,6 +543,7 @@ public final class HeartbeatBenchmark {
         lost.put("visible_after_expiry_s", percentiles(visible));
         lost.put("recorded_after_expiry_s", percentiles(recorded));
         lost.put("first_to_last_s", firstToLast);
+        lost.put("phase", run.phase);
         lost.put("bound_s", bound);
         lost.put("over_bound", overBound);
         lost.put("over_60_s", over60);
@@ -670,6 +709,7 @@ public final class HeartbeatBenchmark {
         int[] restored = new int[0];
         final Map<Integer, Long> expiryOf = new HashMap<>();
         final Map<Integer, Long> restoredAt = new HashMap<>();
+        String phase = "left to chance";
         long silentAt;
         long expiry;
         double silentAppliedAfter;
@@ -738,6 +778,37 @@ public final class HeartbeatBenchmark {
 
         boolean ok() {
             return problems == 0;
+        }
+    }
+
+    /** Reads single meters from the service's {@code /actuator/metrics/<name>}. */
+    private static final class MeterReader {
+        private static final Pattern VALUE =
+                Pattern.compile("\"measurements\":\\[\\{\"statistic\":\"[A-Z_]+\",\"value\":([-+0-9.eE]+)");
+        private final HttpClient http = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(2)).build();
+        private final URI base;
+
+        MeterReader(URI serviceBase) {
+            this.base = serviceBase.resolve("/actuator/metrics/");
+        }
+
+        /** The meter's first measurement (a counter's count, a gauge's value), summed over the given tag. */
+        double value(String name, String... tags) throws IOException, InterruptedException {
+            StringBuilder query = new StringBuilder();
+            for (String tag : tags) {
+                query.append(query.length() == 0 ? "?" : "&").append("tag=")
+                        .append(URLEncoder.encode(tag, StandardCharsets.UTF_8));
+            }
+            HttpRequest request = HttpRequest.newBuilder(base.resolve(name + query))
+                    .timeout(Duration.ofSeconds(10)).GET().build();
+            HttpResponse<String> response = http.send(request,
+                    HttpResponse.BodyHandlers.ofString());
+            Matcher m = VALUE.matcher(response.body());
+            if (response.statusCode() != 200 || !m.find()) {
+                throw new IOException("GET " + request.uri() + ": HTTP " + response.statusCode());
+            }
+            return Double.parseDouble(m.group(1));
         }
     }
 
@@ -873,7 +944,7 @@ public final class HeartbeatBenchmark {
                         Thread.sleep(wait);
                     }
                     while (!stop.get()) {
-                        out.append("== pg_stat_activity at ").append(java.time.Instant.now()).append('\n')
+                        out.append("== pg_stat_activity at ").append(Instant.now()).append('\n')
                                 .append(db.activity());
                         Thread.sleep(1000);
                     }

@@ -115,6 +115,25 @@ final class HeartbeatDatabase {
         }
     }
 
+    /** The heartbeat scan's clustered Quartz trigger: when it fires next, and how often (epoch ms, ms). */
+    record ScanSchedule(long nextFire, long interval) {
+    }
+
+    /** The heartbeat scan's trigger as stored in Quartz's job store, or null if there is none (yet). */
+    ScanSchedule scanSchedule() throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("""
+                SELECT t.next_fire_time, s.repeat_interval
+                  FROM qrtz_triggers t
+                  JOIN qrtz_simple_triggers s USING (sched_name, trigger_name, trigger_group)
+                 WHERE t.trigger_name = ? AND t.trigger_group = ?""")) {
+            ps.setString(1, "heartbeat-scan");
+            ps.setString(2, "lockwatch");
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new ScanSchedule(rs.getLong(1), rs.getLong(2)) : null;
+            }
+        }
+    }
+
     private static final String EVENTS = """
             SELECT id, sensor_id, type, (extract(epoch FROM occurred_at) * 1000)::bigint,
                    (extract(epoch FROM recorded_at) * 1000)::bigint

@@ -13,12 +13,15 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param timeout       the silent sensors' own heartbeat timeout, seconds (the others keep the service's default)
  * @param rate          readings per second published to the other sensors throughout (0 = as fast as possible)
  * @param scanInterval  the service's heartbeat scan interval, seconds
+ * @param worstPhase    place the silent sensors' moment so that their timeout expires just after a scan started
+ *                      (they wait a whole scan interval), instead of wherever it falls
  * @param restore       silent sensors sent one reading after they were declared lost (0 = none)
  * @param maxWait       seconds after the timeout expired to wait for the lost events before giving up
  * @param diagnostics   during detection, write PostgreSQL's sessions every second to a file
  * @param serviceArgs   extra arguments for the service, to compare settings without changing code
  */
-record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int scanInterval, int restore,
+record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int scanInterval, boolean worstPhase,
+                        int restore,
                         int maxWait, long seed, int confirmWindow, boolean diagnostics, List<String> serviceArgs,
                         Path jar, Path outDir, String amqpUri, String jdbcUrl, String clickHouseUrl, String dbUser,
                         String dbPassword) {
@@ -29,7 +32,8 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
 
     static final String USAGE = """
             usage: HeartbeatBenchmark [--sensors 1000000] [--silent 100000] [--timeout 120] [--rate 2000]
-                                      [--scan-interval 10] [--restore 1000] [--max-wait 300] [--seed N]
+                                      [--scan-interval 10] [--phase worst|any] [--restore 1000]
+                                      [--max-wait 300] [--seed N]
                                       [--confirm-window 1000] [--diagnostics] [--service-arg --name=value ...]
                                       [--jar target/lockwatch-0.1.0-SNAPSHOT.jar] [--out target/bench]
                                       [--amqp amqp://guest:guest@127.0.0.1:5672/lockwatch-hbbench]
@@ -61,6 +65,7 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
         int timeout = 120;
         double rate = 2000;
         int scanInterval = 10;
+        boolean worstPhase = true;
         int restore = 1000;
         int maxWait = 300;
         long seed = ThreadLocalRandom.current().nextLong();
@@ -90,6 +95,11 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
                 case "--timeout" -> timeout = Integer.parseInt(v);
                 case "--rate" -> rate = Double.parseDouble(v);
                 case "--scan-interval" -> scanInterval = Integer.parseInt(v);
+                case "--phase" -> worstPhase = switch (v) {
+                    case "worst" -> true;
+                    case "any" -> false;
+                    default -> throw new IllegalArgumentException("--phase must be worst or any");
+                };
                 case "--restore" -> restore = Integer.parseInt(v);
                 case "--max-wait" -> maxWait = Integer.parseInt(v);
                 case "--seed" -> seed = Long.parseLong(v);
@@ -123,7 +133,7 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
         if (maxWait < 1 || confirmWindow < 1) {
             throw new IllegalArgumentException("--max-wait and --confirm-window must be at least 1");
         }
-        return new HeartbeatOptions(sensors, silent, timeout, rate, scanInterval, restore, maxWait, seed, confirmWindow,
-                diagnostics, List.copyOf(serviceArgs), jar, out, amqp, jdbc, clickHouse, user, password);
+        return new HeartbeatOptions(sensors, silent, timeout, rate, scanInterval, worstPhase, restore, maxWait, seed,
+                confirmWindow, diagnostics, List.copyOf(serviceArgs), jar, out, amqp, jdbc, clickHouse, user, password);
     }
 }
