@@ -10,7 +10,6 @@ import java.util.Properties;
 
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.ingest.SensorEvent;
-import io.lockwatch.ingest.SensorStateStore;
 import io.lockwatch.notify.Outbox;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -24,8 +23,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Declares lost the sensors that have been silent past their deadline, set-based: each transaction takes up to
  * {@code scanBatch} online sensors whose {@code lost_deadline} has passed (an index range, {@code SKIP LOCKED}
- * so it never waits for ingest), marks them lost, records one {@code sensor.connection_lost} event each (at the
- * deadline) and their notifications. Run by a clustered Quartz trigger, so one instance scans at a time.
+ * so it never waits for ingest), marks them lost and records one {@code sensor.connection_lost} event each (at the
+ * deadline) in one statement, then their notifications. Run by a clustered Quartz trigger, so one instance scans
+ * at a time.
  *
  * <p>Readings still waiting in the broker must count before a silence is declared: while the readings queue
  * holds more than {@code maxBacklog} messages (after a restart, or a database outage) the scan waits for ingest
@@ -79,8 +79,13 @@ public class HeartbeatScan {
         return total;
     }
 
+    /**
+     * One batch in one statement: the due sensors are marked lost and their events recorded in the database
+     * itself (the event occurs at the deadline), so a batch never travels to the service and back; then their
+     * notifications.
+     */
     private int declareLost(Connection c) throws SQLException {
-        List<SensorEvent> events = new ArrayList<>();
+        List<Long> eventIds = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH due AS (
                     SELECT sensor_id
@@ -88,23 +93,26 @@ public class HeartbeatScan {
                      WHERE connectivity = 'online' AND lost_deadline < now()
                      ORDER BY lost_deadline
                      LIMIT ?
-                       FOR UPDATE SKIP LOCKED)
-                UPDATE sensor_state s
-                   SET connectivity = 'lost', lost_at = now(), sequence = s.sequence + 1
-                  FROM due
-                 WHERE s.sensor_id = due.sensor_id
-                RETURNING s.sensor_id, s.sequence, s.state, (extract(epoch FROM s.lost_deadline) * 1000)::bigint""")) {
+                       FOR UPDATE SKIP LOCKED),
+                lost AS (
+                    UPDATE sensor_state s
+                       SET connectivity = 'lost', lost_at = now(), sequence = s.sequence + 1
+                      FROM due
+                     WHERE s.sensor_id = due.sensor_id
+                    RETURNING s.sensor_id, s.sequence, s.state, s.lost_deadline)
+                INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at)
+                SELECT sensor_id, sequence, ?, state, lost_deadline FROM lost
+                RETURNING id""")) {
             ps.setInt(1, props.scanBatch());
+            ps.setString(2, SensorEvent.CONNECTION_LOST);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    short state = rs.getShort(3);
-                    events.add(new SensorEvent(rs.getString(1), rs.getLong(2), SensorEvent.CONNECTION_LOST,
-                            rs.wasNull() ? null : (int) state, null, rs.getLong(4)));
+                    eventIds.add(rs.getLong(1));
                 }
             }
         }
-        Outbox.notificationsFor(c, SensorStateStore.insertEvents(c, events));
-        return events.size();
+        Outbox.notificationsFor(c, eventIds);
+        return eventIds.size();
     }
 
     /**

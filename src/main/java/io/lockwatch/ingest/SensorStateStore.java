@@ -189,7 +189,7 @@ public class SensorStateStore {
         }
     }
 
-    /** Records events with one statement; also used by the heartbeat. @return their ids, in order */
+    /** Records events with one statement. @return their ids, in order */
     public static List<Long> insertEvents(Connection c, List<SensorEvent> events) throws SQLException {
         if (events.isEmpty()) {
             return List.of();

@@ -539,7 +539,7 @@ public final class PipelineBenchmark {
     }
 
     /** Waits until the service's applied-readings counter reaches the target, or stops growing for a minute. */
-    private static double awaitApplied(PrometheusScraper prometheus, double target, ServiceProcess service)
+    static double awaitApplied(PrometheusScraper prometheus, double target, ServiceProcess service)
             throws Exception {
         return awaitCounter(prometheus, PrometheusScraper.RECEIVED, target, service);
     }

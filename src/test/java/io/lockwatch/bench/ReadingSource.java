@@ -33,9 +33,21 @@ final class ReadingSource {
         return reading(sensor, random.nextInt(2));
     }
 
+    /**
+     * The first reading of a sensor, with random data, measured at the given time (so that many sensors can
+     * report at one moment).
+     */
+    Message first(int sensor, long measuredAtMillis) {
+        return reading(sensor, random.nextInt(2), measuredAtMillis);
+    }
+
     /** A reading of a random sensor: its data flipped with probability {@code changes}, else repeated. */
     Message next() {
-        int sensor = random.nextInt(reference.sensors());
+        return next(random.nextInt(reference.sensors()));
+    }
+
+    /** A reading of the given sensor: its data flipped with probability {@code changes}, else repeated. */
+    Message next(int sensor) {
         int last = reference.lastData(sensor);
         int data;
         if (last < 0) {
@@ -62,8 +74,12 @@ final class ReadingSource {
     }
 
     private Message reading(int sensor, int data) {
+        return reading(sensor, data, System.currentTimeMillis());
+    }
+
+    private Message reading(int sensor, int data, long nowMillis) {
         String id = reference.id(sensor);
-        long ts = reference.nextTs(sensor, System.currentTimeMillis());
+        long ts = reference.nextTs(sensor, nowMillis);
         reference.published(sensor, data, ts);
         String json = "{\"sensor_id\":\"" + id + "\",\"data\":" + data + ",\"ts\":" + ts + "}";
         return new Message(id, json.getBytes(StandardCharsets.US_ASCII));

@@ -67,6 +67,11 @@ final class Reference {
         return lastData[sensor];
     }
 
+    /** The measured time of the sensor's last published reading, 0 before its first. */
+    long lastTs(int sensor) {
+        return lastTs[sensor];
+    }
+
     /** A measured time for the sensor's next reading: now, or later if needed to stay strictly increasing. */
     long nextTs(int sensor, long nowMillis) {
         return Math.max(nowMillis, lastTs[sensor] + 1);

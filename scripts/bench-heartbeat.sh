@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+#
+# scripts/bench-heartbeat.sh — benchmark of lockwatch's heartbeat at scale (issue 5): many registered sensors, of
+# which a part fall silent at one moment while the others keep reporting; against the real services on 127.0.0.1
+# and the real service jar. It measures and prints figures; it asserts no timing.
+#
+# Usage:
+#   scripts/bench-heartbeat.sh [--sensors 1000000] [--silent 100000] [--timeout 120] [--rate 2000]
+#                              [--scan-interval 10] [--phase worst|any] [--restore 1000] [--max-wait 300] [--seed N]
+#                              [--confirm-window 1000] [--diagnostics] [--service-arg --name=value ...]
+#
+#   --sensors N        sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
+#   --silent N         of which N, chosen at random, report once at one moment T and then fall silent
+#   --timeout S        the silent sensors' own heartbeat timeout (heartbeat_timeout_seconds); the others keep the
+#                      service's default (1 h), so none of them may be declared lost during the run
+#   --rate R           readings/s published to the other sensors from the moment they are online to the end of the
+#                      run (0 = as fast as possible; the scan then waits while more than
+#                      lockwatch.heartbeat.max-backlog readings are queued, by design)
+#   --scan-interval S  the service's heartbeat scan interval (lockwatch.heartbeat.scan-interval), 10 s by default
+#   --phase P          worst (default): T is chosen so that the timeout expires 0.5 s after a scan fired (read from
+#                      Quartz's job store), so the silent sensors just miss that scan and wait a whole interval for
+#                      the next; any: T is whenever the harness gets there
+#   --restore N        lost sensors that report once more afterwards; each must get exactly one restored event
+#   --max-wait S       how long after the timeout expired to wait for all lost events before giving up
+#   --seed N           random seed of the silent sensors' choice and of the readings (printed; random by default)
+#   --confirm-window N unconfirmed messages allowed per publisher (1000)
+#   --diagnostics      during detection, PostgreSQL's sessions once a second to
+#                      target/bench/heartbeat-diagnostics-<timestamp>.txt
+#   --service-arg A    an extra argument for the service, repeatable, to compare settings without changing code
+#                      (e.g. --service-arg --lockwatch.heartbeat.scan-batch=5000)
+#
+# Isolation: it always uses a RabbitMQ virtual host 'lockwatch-hbbench' and PostgreSQL and ClickHouse databases
+# 'lockwatch_hbbench' of its own (created here if missing, which needs root), so neither the dev data nor other
+# benchmarks or integration tests running meanwhile are touched. Each run WIPES lockwatch_hbbench's registry,
+# state and events (TRUNCATE sensors, sensor_events CASCADE) and purges that vhost's readings queue.
+#
+# Exclusive use of the machine: the measuring part holds the lock /tmp/lockwatch-bench.lock (flock), shared with
+# the other benchmarks, and says so while it waits; building and compiling happen before, without it. A run with
+# the defaults holds it for about 8 minutes.
+#
+# What it does:
+#   1. starts the services if they are down (scripts/services.sh up, as root); creates the vhost and databases;
+#      builds the service jar if it is missing or older than src/main or pom.xml; compiles the harness
+#      (mvn -B -q -Pbench test-compile, which also writes its classpath);
+#   2. runs io.lockwatch.bench.HeartbeatBenchmark, which
+#      - starts the service as a child process (java -Xmx512m -jar target/lockwatch-0.1.0-SNAPSHOT.jar
+#        --spring.profiles.active=external, pointed at the isolated vhost and databases), output to
+#        target/bench/heartbeat-service.log, and waits for /actuator/health UP;
+#      - registers the sensors with one INSERT ... SELECT; gives the silent ones their own timeout (one UPDATE of
+#        sensors, as registering them with heartbeat_timeout_seconds would store it);
+#      - brings the other sensors online through ingest: one reading each to the exchange lockwatch.readings,
+#        and waits until the service has applied them all;
+#      - starts publishing readings to random other sensors at --rate, until the end of the run;
+#      - the silent sensors each publish one reading, all with the same measured time T (with --phase worst, the
+#        harness first waits up to one scan interval for the T that makes their expiry fall just after a scan);
+#        once all are online,
+#        polls PostgreSQL every 100 ms for new sensor.connection_lost events and notes when each became visible;
+#      - when all are visible (or --max-wait after T + timeout), waits two more scans, sends one reading to
+#        --restore of them and waits until they are online again;
+#      - stops publishing, waits until ingest has applied every reading, and checks in PostgreSQL: exactly one
+#        lost event for each silent sensor, at its last reading + timeout, none for any other sensor, no
+#        duplicate; exactly one restored event for each sensor that reported again; every sensor's connectivity;
+#        one state change event per change of data published;
+#      - prints a summary: per silent sensor, "lost event visible" − "last reading + timeout" (p50, p99, max), the
+#        time from the first to the last lost event, how many came within timeout + scan interval + 5 s, the
+#        ingest rate during detection, CPU, correctness; and writes the figures, with per-second samples, to
+#        target/bench/heartbeat-<timestamp>.json;
+#      - stops the service with SIGTERM (also on failure or Ctrl-C).
+#   Exit status: 0 when correct, 1 when the check failed or the run failed, 2 on bad options.
+
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+JAR=target/lockwatch-0.1.0-SNAPSHOT.jar
+OUT=target/bench
+PID_FILE="$OUT/service.pid"
+LOCK=/tmp/lockwatch-bench.lock
+VHOST=lockwatch-hbbench
+DATABASE=lockwatch_hbbench
+
+log() { printf '[bench] %s\n' "$*"; }
+psql_admin() { (cd / && runuser -u postgres -- psql -X -q -v ON_ERROR_STOP=1 "$@"); }
+die() { printf '[bench] %s\n' "$*" >&2; exit 1; }
+
+for arg in "$@"; do
+  case "$arg" in
+    -h | --help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+  esac
+done
+
+if ! scripts/services.sh status >/dev/null 2>&1; then
+  ((EUID == 0)) || die "RabbitMQ, PostgreSQL or ClickHouse is down: run scripts/services.sh up as root"
+  log "starting the services (scripts/services.sh up)"
+  scripts/services.sh up
+fi
+
+# the benchmark's own virtual host and databases (the service migrates the schemas into them)
+if [[ "$(psql_admin -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$DATABASE'" 2>/dev/null)" != 1 ]]; then
+  ((EUID == 0)) || die "database $DATABASE is missing; create it as root: scripts/bench-heartbeat.sh"
+  log "creating the database $DATABASE (owner lockwatch)"
+  psql_admin -d postgres -c "CREATE DATABASE $DATABASE OWNER lockwatch"
+fi
+curl -fsS --max-time 30 --data-binary "CREATE DATABASE IF NOT EXISTS $DATABASE" http://127.0.0.1:8123/ ||
+  die "cannot create the ClickHouse database $DATABASE"
+if ! rabbitmqctl -q list_vhosts 2>/dev/null | grep -qx "$VHOST"; then
+  ((EUID == 0)) || die "the RabbitMQ virtual host $VHOST is missing; create it as root: scripts/bench-heartbeat.sh"
+  log "creating the RabbitMQ virtual host $VHOST (guest may use it)"
+  rabbitmqctl -q add_vhost "$VHOST"
+  rabbitmqctl -q set_permissions -p "$VHOST" guest '.*' '.*' '.*'
+fi
+
+if [[ ! -f "$JAR" ]] || [[ -n "$(find src/main pom.xml -newer "$JAR" -print -quit)" ]]; then
+  log "building the service jar (mvn -B -q -DskipTests package)"
+  # the pom binds surefire's skipTests to skipUnitTests, which -DskipTests alone does not override
+  mvn -B -q -DskipTests -DskipUnitTests=true package
+fi
+log "compiling the harness (mvn -B -q -Pbench test-compile)"
+mvn -B -q -Pbench test-compile
+mkdir -p "$OUT"
+
+HARNESS_PID=
+stop_all() {
+  local rc=$?
+  trap - EXIT INT TERM
+  # the harness stops the service itself (SIGTERM); this covers a harness that died or was interrupted
+  if [[ -n "$HARNESS_PID" ]] && kill -0 "$HARNESS_PID" 2>/dev/null; then
+    kill -TERM "$HARNESS_PID" 2>/dev/null || true
+    wait "$HARNESS_PID" 2>/dev/null || true
+  fi
+  if [[ -f "$PID_FILE" ]]; then
+    local pid
+    pid=$(tr -dc '0-9' <"$PID_FILE")
+    if [[ -n "$pid" ]] && grep -q lockwatch "/proc/$pid/cmdline" 2>/dev/null; then
+      log "stopping the service (pid $pid, SIGTERM)"
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    rm -f "$PID_FILE"
+  fi
+  exit "$rc"
+}
+trap stop_all EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# the code measured, for the report (BENCH_REVISION overrides, e.g. in an exported tree without git)
+REVISION="${BENCH_REVISION:-}"
+if [[ -z "$REVISION" ]]; then
+  REVISION="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  if [[ -n "$(git status --porcelain -- src/main pom.xml 2>/dev/null)" ]]; then REVISION+=" + uncommitted changes"; fi
+fi
+
+# one measuring run on the machine at a time: held until this script exits
+exec 9>"$LOCK"
+if ! flock -n 9; then
+  log "waiting for $LOCK (another benchmark is measuring)"
+  flock 9
+fi
+log "holding $LOCK"
+
+# The harness runs in the background so that the traps above fire as soon as a signal arrives.
+java -Xmx1g -Dbench.clk_tck="$(getconf CLK_TCK)" -Dslf4j.internal.verbosity=ERROR \
+  -Dbench.revision="$REVISION" \
+  -cp "target/test-classes:$(cat "$OUT/classpath.txt")" \
+  io.lockwatch.bench.HeartbeatBenchmark --jar "$JAR" --out "$OUT" "$@" &
+HARNESS_PID=$!
+wait "$HARNESS_PID"

@@ -1,0 +1,139 @@
+package io.lockwatch.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The heartbeat benchmark's command line (see scripts/bench-heartbeat.sh).
+ *
+ * @param sensors       sensors registered
+ * @param silent        of which this many, chosen at random, report once at one moment and then fall silent
+ * @param timeout       the silent sensors' own heartbeat timeout, seconds (the others keep the service's default)
+ * @param rate          readings per second published to the other sensors throughout (0 = as fast as possible)
+ * @param scanInterval  the service's heartbeat scan interval, seconds
+ * @param worstPhase    place the silent sensors' moment so that their timeout expires just after a scan started
+ *                      (they wait a whole scan interval), instead of wherever it falls
+ * @param restore       silent sensors sent one reading after they were declared lost (0 = none)
+ * @param maxWait       seconds after the timeout expired to wait for the lost events before giving up
+ * @param diagnostics   during detection, write PostgreSQL's sessions every second to a file
+ * @param serviceArgs   extra arguments for the service, to compare settings without changing code
+ */
+record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int scanInterval, boolean worstPhase,
+                        int restore,
+                        int maxWait, long seed, int confirmWindow, boolean diagnostics, List<String> serviceArgs,
+                        Path jar, Path outDir, String amqpUri, String jdbcUrl, String clickHouseUrl, String dbUser,
+                        String dbPassword) {
+
+    /** The benchmark's own RabbitMQ virtual host and databases (the script creates them). */
+    static final String VHOST = "lockwatch-hbbench";
+    static final String DATABASE = "lockwatch_hbbench";
+
+    static final String USAGE = """
+            usage: HeartbeatBenchmark [--sensors 1000000] [--silent 100000] [--timeout 120] [--rate 2000]
+                                      [--scan-interval 10] [--phase worst|any] [--restore 1000]
+                                      [--max-wait 300] [--seed N]
+                                      [--confirm-window 1000] [--diagnostics] [--service-arg --name=value ...]
+                                      [--jar target/lockwatch-0.1.0-SNAPSHOT.jar] [--out target/bench]
+                                      [--amqp amqp://guest:guest@127.0.0.1:5672/lockwatch-hbbench]
+                                      [--jdbc jdbc:postgresql://127.0.0.1:5432/lockwatch_hbbench]
+                                      [--clickhouse jdbc:clickhouse://127.0.0.1:8123/lockwatch_hbbench]
+                                      [--db-user lockwatch] [--db-password lockwatch]""";
+
+    /** Properties given to the service on top of {@code --spring.profiles.active=external}. */
+    List<String> serviceArguments() {
+        List<String> args = new ArrayList<>();
+        args.add("--spring.rabbitmq.virtual-host=" + vhost());
+        args.add("--spring.datasource.url=" + jdbcUrl);
+        args.add("--lockwatch.clickhouse.url=" + clickHouseUrl);
+        args.add("--lockwatch.heartbeat.scan-interval=" + scanInterval * 1000L);
+        args.addAll(serviceArgs);
+        return args;
+    }
+
+    /** The virtual host of the AMQP URI (its path, decoded; "/" when it has none). */
+    String vhost() {
+        String path = java.net.URI.create(amqpUri).getPath();
+        return path == null || path.length() <= 1 ? "/" : java.net.URLDecoder.decode(path.substring(1),
+                java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    static HeartbeatOptions parse(String[] args) {
+        int sensors = 1_000_000;
+        int silent = 100_000;
+        int timeout = 120;
+        double rate = 2000;
+        int scanInterval = 10;
+        boolean worstPhase = true;
+        int restore = 1000;
+        int maxWait = 300;
+        long seed = ThreadLocalRandom.current().nextLong();
+        int confirmWindow = 1000;
+        boolean diagnostics = false;
+        List<String> serviceArgs = new ArrayList<>();
+        Path jar = Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar");
+        Path out = Path.of("target/bench");
+        String amqp = "amqp://guest:guest@127.0.0.1:5672/" + VHOST;
+        String jdbc = "jdbc:postgresql://127.0.0.1:5432/" + DATABASE;
+        String clickHouse = "jdbc:clickhouse://127.0.0.1:8123/" + DATABASE;
+        String user = "lockwatch";
+        String password = "lockwatch";
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--diagnostics")) {
+                diagnostics = true;
+                continue;
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("missing value after " + a);
+            }
+            String v = args[++i];
+            switch (a) {
+                case "--sensors" -> sensors = Integer.parseInt(v);
+                case "--silent" -> silent = Integer.parseInt(v);
+                case "--timeout" -> timeout = Integer.parseInt(v);
+                case "--rate" -> rate = Double.parseDouble(v);
+                case "--scan-interval" -> scanInterval = Integer.parseInt(v);
+                case "--phase" -> worstPhase = switch (v) {
+                    case "worst" -> true;
+                    case "any" -> false;
+                    default -> throw new IllegalArgumentException("--phase must be worst or any");
+                };
+                case "--restore" -> restore = Integer.parseInt(v);
+                case "--max-wait" -> maxWait = Integer.parseInt(v);
+                case "--seed" -> seed = Long.parseLong(v);
+                case "--confirm-window" -> confirmWindow = Integer.parseInt(v);
+                case "--service-arg" -> serviceArgs.add(v);
+                case "--jar" -> jar = Path.of(v);
+                case "--out" -> out = Path.of(v);
+                case "--amqp" -> amqp = v;
+                case "--jdbc" -> jdbc = v;
+                case "--clickhouse" -> clickHouse = v;
+                case "--db-user" -> user = v;
+                case "--db-password" -> password = v;
+                default -> throw new IllegalArgumentException("unknown option " + a);
+            }
+        }
+        if (silent < 1 || sensors <= silent) {
+            throw new IllegalArgumentException("--silent must be at least 1 and below --sensors");
+        }
+        if (timeout < 1) {
+            throw new IllegalArgumentException("--timeout must be at least 1 s");
+        }
+        if (rate < 0) {
+            throw new IllegalArgumentException("--rate must be 0 (as fast as possible) or more");
+        }
+        if (scanInterval < 1) {
+            throw new IllegalArgumentException("--scan-interval must be at least 1 s");
+        }
+        if (restore < 0 || restore > silent) {
+            throw new IllegalArgumentException("--restore must be between 0 and --silent");
+        }
+        if (maxWait < 1 || confirmWindow < 1) {
+            throw new IllegalArgumentException("--max-wait and --confirm-window must be at least 1");
+        }
+        return new HeartbeatOptions(sensors, silent, timeout, rate, scanInterval, worstPhase, restore, maxWait, seed,
+                confirmWindow, diagnostics, List.copyOf(serviceArgs), jar, out, amqp, jdbc, clickHouse, user, password);
+    }
+}
