@@ -467,7 +467,7 @@ public final class PipelineBenchmark {
             }
             String now = events + "/" + readings + "/" + chEvents;
             if (events == reference.totalChanges() && readings >= expectedReadings && chEvents >= reference.totalChanges()) {
-                log("drill: settled %.1f s after publishing stopped", (System.nanoTime() - start) / 1e9);
+                log("settled %.1f s after publishing and the disruption ended", (System.nanoTime() - start) / 1e9);
                 return List.of();
             }
             if (!now.equals(last)) {
