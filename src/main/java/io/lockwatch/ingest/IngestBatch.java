@@ -15,6 +15,9 @@ public final class IngestBatch {
     private final List<Reading> readings = new ArrayList<>();
     private final List<Rejection> rejections = new ArrayList<>();
     private final DeliveryTags deliveries = new DeliveryTags();
+    /** The parking of the rejections known before apply, under way while the batch is applied; or null. */
+    private java.util.concurrent.Future<?> earlyParking;
+    private int parkedEarly;
     private ApplyOutcome outcome;
 
     void add(Object parsed, Channel channel, Long deliveryTag) {
@@ -34,6 +37,22 @@ public final class IngestBatch {
 
     public List<Rejection> rejections() {
         return rejections;
+    }
+
+    void parkingEarly(java.util.concurrent.Future<?> parking, int rejections) {
+        this.earlyParking = parking;
+        this.parkedEarly = rejections;
+    }
+
+    /** The early parking under way (taken: a retried park step publishes everything itself), or null. */
+    java.util.concurrent.Future<?> takeEarlyParking() {
+        java.util.concurrent.Future<?> f = earlyParking;
+        earlyParking = null;
+        return f;
+    }
+
+    int parkedEarly() {
+        return parkedEarly;
     }
 
     public DeliveryTags deliveries() {

@@ -53,6 +53,12 @@ public class IngestSteps {
     private final Counter stale;
     private final Counter changes;
     private final Map<Reason, Counter> invalid = new EnumMap<>(Reason.class);
+    /** One batch's parking at a time runs ahead of its apply (the aggregator waits for it before the next). */
+    private final java.util.concurrent.ExecutorService parking = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "lockwatch-park-ahead");
+        t.setDaemon(true);
+        return t;
+    });
 
     public IngestSteps(ReadingParser parser, SensorStateStore store, ConfirmedPublisher publisher, IngestProperties props,
                        MeterRegistry meters) {
@@ -125,10 +131,22 @@ public class IngestSteps {
         if (batch.rejections().isEmpty()) {
             return;
         }
-        long limit = props.parkMaxBody().toBytes();
+        List<Rejection> toPublish = batch.rejections();
+        java.util.concurrent.Future<?> early = batch.takeEarlyParking();
+        if (early != null) {
+            try {
+                early.get();
+                // confirmed: only what apply added since is left
+                toPublish = batch.rejections().subList(batch.parkedEarly(), batch.rejections().size());
+            } catch (java.util.concurrent.ExecutionException e) {
+                log.debug("Parking ahead failed ({}); parking the batch's rejections now", e.getCause().toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while parking", e);
+            }
+        }
         try {
-            publisher.publish(batch.rejections().stream()
-                    .map(r -> new Outgoing("", props.invalidQueue(), toMessage(r, limit))).toList(), Duration.ofSeconds(30));
+            publish(toPublish);
         } catch (AmqpException e) {
             if (batch.deliveries().abandoned()) {
                 log.info("Broker connection lost mid-batch; its {} messages will be redelivered", batch.size());
@@ -142,6 +160,25 @@ public class IngestSteps {
         if (log.isDebugEnabled()) {
             batch.rejections().forEach(r -> log.debug("Parked a message: {} ({})", r.reason().code(), r.detail()));
         }
+    }
+
+    /**
+     * Per batch, before it is applied: its bad messages (known since parsing) start on their way to the invalid
+     * queue on a thread of their own, so that waiting for the broker's confirms overlaps the database
+     * transaction; {@link #park} waits for them before the batch is acked.
+     */
+    public void parkAhead(IngestBatch batch) {
+        if (batch.rejections().isEmpty()) {
+            return;
+        }
+        List<Rejection> known = List.copyOf(batch.rejections());
+        batch.parkingEarly(parking.submit(() -> publish(known)), known.size());
+    }
+
+    private void publish(List<Rejection> rejections) {
+        long limit = props.parkMaxBody().toBytes();
+        publisher.publish(rejections.stream()
+                .map(r -> new Outgoing("", props.invalidQueue(), toMessage(r, limit))).toList(), Duration.ofSeconds(30));
     }
 
     /**
