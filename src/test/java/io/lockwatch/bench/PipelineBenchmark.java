@@ -185,7 +185,8 @@ public final class PipelineBenchmark {
         }
         broker.purge(QUEUE);
 
-        PrometheusScraper prometheus = new PrometheusScraper(service.baseUri());
+        PrometheusScraper prometheus = second == null ? new PrometheusScraper(service.baseUri())
+                : new PrometheusScraper(service.baseUri(), second.baseUri());
         CpuSampler cpu = new CpuSampler(service::pid);
         Duration duration = Duration.ofSeconds(o.duration());
 

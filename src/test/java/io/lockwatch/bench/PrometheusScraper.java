@@ -25,13 +25,24 @@ final class PrometheusScraper {
     static final String JVM_MEMORY_USED = "jvm_memory_used_bytes";
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final URI uri;
+    private final List<URI> uris = new ArrayList<>();
 
-    PrometheusScraper(URI serviceBase) {
-        this.uri = serviceBase.resolve("/actuator/prometheus");
+    /** One or more instances: their samples are added up (counters, and heaps, sum over the instances). */
+    PrometheusScraper(URI... serviceBases) {
+        for (URI base : serviceBases) {
+            uris.add(base.resolve("/actuator/prometheus"));
+        }
     }
 
     Metrics scrape() throws IOException, InterruptedException {
+        Metrics all = new Metrics();
+        for (URI uri : uris) {
+            scrape(uri).byName.forEach((name, lines) -> all.byName.computeIfAbsent(name, k -> new ArrayList<>()).addAll(lines));
+        }
+        return all;
+    }
+
+    private Metrics scrape(URI uri) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
                 .header("Accept", "text/plain").GET().build();
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
