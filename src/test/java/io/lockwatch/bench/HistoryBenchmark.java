@@ -292,6 +292,8 @@ public final class HistoryBenchmark {
         log("events: %,d exported to ClickHouse in %.1f s (%s/s)", expected, seconds, fmt(expected / seconds));
         e.put("export_s", seconds);
         e.put("exported_per_s", expected / seconds);
+        summary.add(String.format(Locale.US, "events for the stats queries: %,d (%,d per sensor) exported by the service from PostgreSQL to ClickHouse in %.1f s (%s/s)",
+                expected, o.eventsPerSensor(), seconds, fmt(expected / seconds)));
     }
 
     /** The fill, and the figures of its insert rate. */
