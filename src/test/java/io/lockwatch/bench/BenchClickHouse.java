@@ -63,10 +63,6 @@ final class BenchClickHouse {
         return session;
     }
 
-    String database() {
-        return database;
-    }
-
     /** Drops the database with every table in it, and creates it empty. */
     void recreate() throws SQLException {
         try (Connection c = server.connection(); Statement st = c.createStatement()) {
@@ -79,12 +75,6 @@ final class BenchClickHouse {
     void drop() throws SQLException {
         try (Connection c = server.connection(); Statement st = c.createStatement()) {
             st.execute("DROP DATABASE IF EXISTS `" + database + "`");
-        }
-    }
-
-    void create() throws SQLException {
-        try (Connection c = server.connection(); Statement st = c.createStatement()) {
-            st.execute("CREATE DATABASE IF NOT EXISTS `" + database + "`");
         }
     }
 

@@ -50,10 +50,6 @@ final class HistoryReadings {
         return next < rows;
     }
 
-    long generated() {
-        return next;
-    }
-
     /** The next {@code n} readings (fewer at the end). */
     List<ReadingRecord> next(int n) {
         List<ReadingRecord> out = new ArrayList<>(n);
