@@ -19,10 +19,14 @@ import org.springframework.dao.DataAccessResourceFailureException;
 
 /**
  * History in ClickHouse. Each write is one batched INSERT (one HTTP request); reads use {@code FINAL} so a
- * row written twice is shown once. A ClickHouse that is away surfaces as a
+ * row written twice is shown once, and bound the partition column as well as the millisecond one, so that
+ * they read only the months of their range ({@link #partitionBounds}). A ClickHouse that is away surfaces as a
  * {@link DataAccessResourceFailureException}, which the route configuration waits out.
  */
 public class ClickHouseHistoryStore implements HistoryStore {
+
+    /** The last second a ClickHouse DateTime holds (2106-02-07T06:28:15Z). */
+    static final long DATETIME_MAX_SECONDS = 4_294_967_295L;
 
     private final ClickHouse clickHouse;
 
@@ -114,17 +118,21 @@ public class ClickHouseHistoryStore implements HistoryStore {
                     SELECT reading_id, sensor_id, data, measured_at_ms, received_at_ms, time_source, registered, message_id
                       FROM readings FINAL
                      WHERE sensor_id = ? AND measured_at_ms >= ? AND measured_at_ms < ?
+                       AND measured_at >= toDateTime(?) AND measured_at <= toDateTime(?)
                        AND (? = 1 OR measured_at_ms < ? OR (measured_at_ms = ? AND reading_id < ?))
                      ORDER BY measured_at_ms DESC, reading_id DESC
                      LIMIT ?""")) {
+                long[] seconds = partitionBounds(from, to);
                 ps.setString(1, sensorId);
                 ps.setLong(2, from);
                 ps.setLong(3, to);
-                ps.setInt(4, after == null ? 1 : 0);
-                ps.setLong(5, after == null ? 0 : after.time());
-                ps.setLong(6, after == null ? 0 : after.time());
-                ps.setString(7, after == null ? "" : after.tieBreaker());
-                ps.setInt(8, limit + 1);
+                ps.setLong(4, seconds[0]);
+                ps.setLong(5, seconds[1]);
+                ps.setInt(6, after == null ? 1 : 0);
+                ps.setLong(7, after == null ? 0 : after.time());
+                ps.setLong(8, after == null ? 0 : after.time());
+                ps.setString(9, after == null ? "" : after.tieBreaker());
+                ps.setInt(10, limit + 1);
                 List<ReadingRecord> rows = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -147,15 +155,19 @@ public class ClickHouseHistoryStore implements HistoryStore {
                     SELECT sensor_id, sequence, type, state, previous_state, occurred_at_ms
                       FROM events FINAL
                      WHERE sensor_id = ? AND occurred_at_ms >= ? AND occurred_at_ms < ?
+                       AND occurred_at >= toDateTime(?) AND occurred_at <= toDateTime(?)
                        AND (? = 1 OR sequence < ?)
                      ORDER BY sequence DESC
                      LIMIT ?""")) {
+                long[] seconds = partitionBounds(from, to);
                 ps.setString(1, sensorId);
                 ps.setLong(2, from);
                 ps.setLong(3, to);
-                ps.setInt(4, after == null ? 1 : 0);
-                ps.setLong(5, after == null ? 0 : Long.parseLong(after.tieBreaker()));
-                ps.setInt(6, limit + 1);
+                ps.setLong(4, seconds[0]);
+                ps.setLong(5, seconds[1]);
+                ps.setInt(6, after == null ? 1 : 0);
+                ps.setLong(7, after == null ? 0 : Long.parseLong(after.tieBreaker()));
+                ps.setInt(8, limit + 1);
                 List<EventRecord> rows = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -178,12 +190,16 @@ public class ClickHouseHistoryStore implements HistoryStore {
                            attempted_at_ms
                       FROM delivery_attempts FINAL
                      WHERE %s = ? AND attempted_at_ms >= ? AND attempted_at_ms < ?
+                       AND attempted_at >= toDateTime(?) AND attempted_at <= toDateTime(?)
                      ORDER BY attempted_at_ms, attempt
                      LIMIT ?""".formatted(column))) {
+                long[] seconds = partitionBounds(from, to);
                 ps.setString(1, value);
                 ps.setLong(2, from);
                 ps.setLong(3, to);
-                ps.setInt(4, limit);
+                ps.setLong(4, seconds[0]);
+                ps.setLong(5, seconds[1]);
+                ps.setInt(6, limit);
                 List<AttemptRecord> rows = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -211,14 +227,18 @@ public class ClickHouseHistoryStore implements HistoryStore {
                            countIf(type = 'sensor.state_changed'), countIf(type = 'sensor.connection_lost')
                       FROM events FINAL
                      WHERE sensor_id IN (%s) AND occurred_at_ms >= ? AND occurred_at_ms < ?
+                       AND occurred_at >= toDateTime(?) AND occurred_at <= toDateTime(?)
                      GROUP BY day
                      ORDER BY day""".formatted(placeholders))) {
+                long[] seconds = partitionBounds(from, to);
                 int i = 1;
                 for (String id : ids) {
                     ps.setString(i++, id);
                 }
                 ps.setLong(i++, from);
-                ps.setLong(i, to);
+                ps.setLong(i++, to);
+                ps.setLong(i++, seconds[0]);
+                ps.setLong(i, seconds[1]);
                 List<DailyCount> rows = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -229,6 +249,23 @@ public class ClickHouseHistoryStore implements HistoryStore {
                 return rows;
             }
         });
+    }
+
+    /**
+     * The range [from, to) of a millisecond column as bounds, in whole seconds, on the DateTime column the table
+     * is partitioned by ({@code measured_at}, {@code occurred_at}, {@code attempted_at}: the millisecond column
+     * divided by 1000). ClickHouse skips a month partition only on a condition on the partition key's own
+     * column; on the millisecond column alone it opens every partition, so a query's cost would grow with the
+     * months of history kept. The bounds never exclude a row of the range: when the range reaches outside what
+     * a DateTime holds (1970 to 2106), or is empty, they are the whole DateTime range.
+     *
+     * @return {lowest second, highest second}
+     */
+    static long[] partitionBounds(long from, long to) {
+        if (from < 0 || from >= to || to > (DATETIME_MAX_SECONDS + 1) * 1000) {
+            return new long[] {0, DATETIME_MAX_SECONDS};
+        }
+        return new long[] {from / 1000, (to - 1) / 1000};
     }
 
     private interface Work<T> {

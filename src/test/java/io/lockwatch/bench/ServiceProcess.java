@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class ServiceProcess implements AutoCloseable {
 
+    /** The bearer token the service is given (full access), for harnesses that call its API. */
+    static final String API_TOKEN = "bench-token";
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
 
     private volatile Process process;
@@ -52,7 +54,7 @@ final class ServiceProcess implements AutoCloseable {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
         command.addAll(jvmOptions);
-        command.addAll(List.of("-jar", jar.toString(), "--spring.profiles.active=external", "--server.port=" + port, "--lockwatch.api.tokens=bench-token"));
+        command.addAll(List.of("-jar", jar.toString(), "--spring.profiles.active=external", "--server.port=" + port, "--lockwatch.api.tokens=" + API_TOKEN));
         command.addAll(extraArguments);
         Files.deleteIfExists(log);
         return launch(command, port, log, pidFile);

@@ -81,6 +81,22 @@ abstract class HistoryStoreContract {
     }
 
     @Test
+    void aRangeIsExactToTheMillisecondAcrossAMonthBoundary() {
+        String s = sensor();
+        long november = java.time.Instant.parse("2026-11-01T00:00:00Z").toEpochMilli();
+        ReadingRecord lastOfOctober = new ReadingRecord(s + "/oct", s, 0, november - 1, november, "reading", true, "oct");
+        ReadingRecord firstOfNovember = new ReadingRecord(s + "/nov", s, 1, november, november + 1, "reading", true, "nov");
+        store.writeReadings(List.of(lastOfOctober, firstOfNovember));
+
+        assertThat(store.readings(s, november - 1, november + 1, 10, null).items())
+                .containsExactly(firstOfNovember, lastOfOctober);
+        assertThat(store.readings(s, november - 1, november, 10, null).items()).containsExactly(lastOfOctober);
+        assertThat(store.readings(s, november, november + 1, 10, null).items()).containsExactly(firstOfNovember);
+        assertThat(store.readings(s, november - DAY, november - 1, 10, null).items()).isEmpty();
+        assertThat(store.readings(s, november + 1, november + DAY, 10, null).items()).isEmpty();
+    }
+
+    @Test
     void eventsComeNewestFirstAndDailyCountsAddUpPerUtcDay() {
         String s = sensor(), t = sensor();
         recordEvent(s, 1, "sensor.state_changed", 1, null, T0 + 1000);
