@@ -24,12 +24,16 @@ public class ProblemReportingValidator implements RestClientRequestValidator {
     @Override
     public ValidationError validate(Exchange exchange, ValidationContext context) {
         Object accept = exchange.getMessage().getHeader("Accept");
+        String query = exchange.getMessage().getHeader(Exchange.HTTP_QUERY, String.class);
         exchange.getMessage().setHeader("Accept", "application/json"); // the validator then reports in JSON
+        // Camel's validator takes the query's values as they came, still percent-encoded: it is given them decoded
+        exchange.getMessage().setHeader(Exchange.HTTP_QUERY, decoded(query));
         ValidationError error;
         try {
             error = openApi.validate(exchange, context);
         } finally {
             exchange.getMessage().setHeader("Accept", accept);
+            exchange.getMessage().setHeader(Exchange.HTTP_QUERY, query);
         }
         if (error == null) {
             return null;
@@ -41,6 +45,34 @@ public class ProblemReportingValidator implements RestClientRequestValidator {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * The query with each value percent-decoded, for the validator, which splits it at {@code &} and {@code =}:
+     * a value that decodes to either, or does not decode, is left as it came.
+     */
+    static String decoded(String query) {
+        if (query == null || query.indexOf('%') < 0 && query.indexOf('+') < 0) {
+            return query;
+        }
+        java.util.StringJoiner out = new java.util.StringJoiner("&");
+        for (String part : query.split("&", -1)) {
+            int eq = part.indexOf('=');
+            String value = eq < 0 ? null : part.substring(eq + 1);
+            String plain = value;
+            if (value != null) {
+                try {
+                    plain = java.net.URLDecoder.decode(value, StandardCharsets.UTF_8);
+                } catch (IllegalArgumentException e) {
+                    plain = value;
+                }
+                if (plain.indexOf('&') >= 0 || plain.indexOf('=') >= 0) {
+                    plain = value;
+                }
+            }
+            out.add(eq < 0 ? part : part.substring(0, eq + 1) + plain);
+        }
+        return out.toString();
     }
 
     static Map<String, Object> problem(int status, String report) {

@@ -178,6 +178,12 @@ class ApiTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> call("GET", "/sensors/" + sensor, READER, null).body().get("sequence").asInt() == 2);
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 call("GET", "/sensors/" + sensor + "/readings", READER, null).body().get("items").size() == 2);
+        // times with an offset, percent-encoded as HTTP clients send them (%3A, %2B)
+        String from = java.net.URLEncoder.encode(java.time.OffsetDateTime.ofInstant(java.time.Instant.ofEpochMilli(ts - 60_000),
+                java.time.ZoneOffset.ofHours(2)).toString(), java.nio.charset.StandardCharsets.UTF_8);
+        Answer encoded = call("GET", "/sensors/" + sensor + "/readings?from=" + from, READER, null);
+        assertThat(encoded.status()).as("%s", encoded.body()).isEqualTo(200);
+        assertThat(encoded.body().get("items").size()).isEqualTo(2);
         Answer events = call("GET", "/sensors/" + sensor + "/events?limit=1", READER, null);
         assertThat(events.body().get("items").get(0).get("sequence").asInt()).isEqualTo(2);
         assertThat(call("GET", "/sensors/" + sensor + "/events?cursor=" + events.body().get("next_cursor").asText(), READER, null)
