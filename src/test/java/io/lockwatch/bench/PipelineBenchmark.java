@@ -258,6 +258,14 @@ public final class PipelineBenchmark {
             if (o.drill() == Drill.MALFORMED) {
                 drillProblems.addAll(checkMalformed(prometheus.scrape(), broker));
             }
+            if (o.drill() == Drill.HANGING_CLIENT || o.drill() == Drill.FAILING_CLIENT) {
+                long[] others = run.arrivals().stream().filter(x -> x.client() != 0).mapToLong(Webhooks.Arrival::latencyMs).sorted().toArray();
+                long[] bad = run.arrivals().stream().filter(x -> x.client() == 0).mapToLong(Webhooks.Arrival::latencyMs).sorted().toArray();
+                drillNotes += String.format(Locale.US, "; the other clients' latency meanwhile p50 %s ms, p99 %s ms, max %s ms (%,d); client 0: %,d delivered after it recovered, the last %s s after its event",
+                        ms(NotificationCheck.quantile(others, 0.5)), ms(NotificationCheck.quantile(others, 0.99)),
+                        ms(NotificationCheck.quantile(others, 1)), others.length, bad.length,
+                        ms(NotificationCheck.quantile(bad, 1) / 1000));
+            }
             ok &= drillProblems.isEmpty();
             drillProblems.forEach(p -> System.out.println("  drill problem: " + p));
             System.out.printf(Locale.US, "%nDRILL %s: %s (state: %,d changes, %s; notifications: %,d expected, %,d delivered once, %,d superseded, %,d re-deliveries of a webhook-id; history: %s; %s)%n",
