@@ -71,98 +71,10 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-JAR=target/lockwatch-0.1.0-SNAPSHOT.jar
-OUT=target/bench
-PID_FILE="$OUT/service.pid"
-LOCK=/tmp/lockwatch-bench.lock
-VHOST=lockwatch-hbbench
-DATABASE=lockwatch_hbbench
+. scripts/lib/bench.sh
+bench_help "$0" "$@"
 
-log() { printf '[bench] %s\n' "$*"; }
-psql_admin() { (cd / && runuser -u postgres -- psql -X -q -v ON_ERROR_STOP=1 "$@"); }
-die() { printf '[bench] %s\n' "$*" >&2; exit 1; }
-
-for arg in "$@"; do
-  case "$arg" in
-    -h | --help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
-  esac
-done
-
-if ! scripts/services.sh status >/dev/null 2>&1; then
-  ((EUID == 0)) || die "RabbitMQ, PostgreSQL or ClickHouse is down: run scripts/services.sh up as root"
-  log "starting the services (scripts/services.sh up)"
-  scripts/services.sh up
-fi
-
-# the benchmark's own virtual host and databases (the service migrates the schemas into them)
-if [[ "$(psql_admin -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$DATABASE'" 2>/dev/null)" != 1 ]]; then
-  ((EUID == 0)) || die "database $DATABASE is missing; create it as root: scripts/bench-heartbeat.sh"
-  log "creating the database $DATABASE (owner lockwatch)"
-  psql_admin -d postgres -c "CREATE DATABASE $DATABASE OWNER lockwatch"
-fi
-curl -fsS --max-time 30 --data-binary "CREATE DATABASE IF NOT EXISTS $DATABASE" http://127.0.0.1:8123/ ||
-  die "cannot create the ClickHouse database $DATABASE"
-if ! rabbitmqctl -q list_vhosts 2>/dev/null | grep -qx "$VHOST"; then
-  ((EUID == 0)) || die "the RabbitMQ virtual host $VHOST is missing; create it as root: scripts/bench-heartbeat.sh"
-  log "creating the RabbitMQ virtual host $VHOST (guest may use it)"
-  rabbitmqctl -q add_vhost "$VHOST"
-  rabbitmqctl -q set_permissions -p "$VHOST" guest '.*' '.*' '.*'
-fi
-
-if [[ ! -f "$JAR" ]] || [[ -n "$(find src/main pom.xml -newer "$JAR" -print -quit)" ]]; then
-  log "building the service jar (mvn -B -q -DskipTests package)"
-  # the pom binds surefire's skipTests to skipUnitTests, which -DskipTests alone does not override
-  mvn -B -q -DskipTests -DskipUnitTests=true package
-fi
-log "compiling the harness (mvn -B -q -Pbench test-compile)"
-mvn -B -q -Pbench test-compile
-mkdir -p "$OUT"
-
-HARNESS_PID=
-stop_all() {
-  local rc=$?
-  trap - EXIT INT TERM
-  # the harness stops the service itself (SIGTERM); this covers a harness that died or was interrupted
-  if [[ -n "$HARNESS_PID" ]] && kill -0 "$HARNESS_PID" 2>/dev/null; then
-    kill -TERM "$HARNESS_PID" 2>/dev/null || true
-    wait "$HARNESS_PID" 2>/dev/null || true
-  fi
-  if [[ -f "$PID_FILE" ]]; then
-    local pid
-    pid=$(tr -dc '0-9' <"$PID_FILE")
-    if [[ -n "$pid" ]] && grep -q lockwatch "/proc/$pid/cmdline" 2>/dev/null; then
-      log "stopping the service (pid $pid, SIGTERM)"
-      kill -TERM "$pid" 2>/dev/null || true
-      for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-    rm -f "$PID_FILE"
-  fi
-  exit "$rc"
-}
-trap stop_all EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# the code measured, for the report (BENCH_REVISION overrides, e.g. in an exported tree without git)
-REVISION="${BENCH_REVISION:-}"
-if [[ -z "$REVISION" ]]; then
-  REVISION="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  if [[ -n "$(git status --porcelain -- src/main pom.xml 2>/dev/null)" ]]; then REVISION+=" + uncommitted changes"; fi
-fi
-
-# one measuring run on the machine at a time: held until this script exits
-exec 9>"$LOCK"
-if ! flock -n 9; then
-  log "waiting for $LOCK (another benchmark is measuring)"
-  flock 9
-fi
-log "holding $LOCK"
-
-# The harness runs in the background so that the traps above fire as soon as a signal arrives.
-java -Xmx1g -Dbench.clk_tck="$(getconf CLK_TCK)" -Dslf4j.internal.verbosity=ERROR \
-  -Dbench.revision="$REVISION" \
-  -cp "target/test-classes:$(cat "$OUT/classpath.txt")" \
-  io.lockwatch.bench.HeartbeatBenchmark --jar "$JAR" --out "$OUT" "$@" &
-HARNESS_PID=$!
-wait "$HARNESS_PID"
+bench_services
+bench_isolation lockwatch-hbbench lockwatch_hbbench
+bench_build
+bench_run "$BENCH_OUT/service.pid" target/test-classes: HeartbeatBenchmark "$@"

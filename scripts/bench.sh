@@ -77,97 +77,12 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-JAR=target/lockwatch-0.1.0-SNAPSHOT.jar
-OUT=target/bench
-PID_FILE="$OUT/service.pid"
+. scripts/lib/bench.sh
+bench_help "$0" "$@"
 
-log() { printf '[bench] %s\n' "$*"; }
-psql_admin() { (cd / && runuser -u postgres -- psql -X -q -v ON_ERROR_STOP=1 "$@"); }
-die() { printf '[bench] %s\n' "$*" >&2; exit 1; }
-
-ISOLATED=0
+bench_services
 for arg in "$@"; do
-  case "$arg" in
-    -h | --help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
-    --isolated) ISOLATED=1 ;;
-  esac
+  if [[ "$arg" == --isolated ]]; then bench_isolation lockwatch-bench lockwatch_bench; fi
 done
-
-if ! scripts/services.sh status >/dev/null 2>&1; then
-  ((EUID == 0)) || die "RabbitMQ, PostgreSQL or ClickHouse is down: run scripts/services.sh up as root"
-  log "starting the services (scripts/services.sh up)"
-  scripts/services.sh up
-fi
-
-if ((ISOLATED)); then
-  # the benchmark's own virtual host and databases (the service migrates the schemas into them)
-  if [[ "$(psql_admin -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'lockwatch_bench'" 2>/dev/null)" != 1 ]]; then
-    ((EUID == 0)) || die "--isolated: database lockwatch_bench is missing; create it as root: scripts/bench.sh --isolated"
-    log "creating the database lockwatch_bench (owner lockwatch)"
-    psql_admin -d postgres -c "CREATE DATABASE lockwatch_bench OWNER lockwatch"
-  fi
-  curl -fsS --max-time 30 --data-binary 'CREATE DATABASE IF NOT EXISTS lockwatch_bench' http://127.0.0.1:8123/ ||
-    die "--isolated: cannot create the ClickHouse database lockwatch_bench"
-  if ! rabbitmqctl -q list_vhosts 2>/dev/null | grep -qx lockwatch-bench; then
-    log "creating the RabbitMQ virtual host lockwatch-bench (guest may use it)"
-    rabbitmqctl -q add_vhost lockwatch-bench
-    rabbitmqctl -q set_permissions -p lockwatch-bench guest '.*' '.*' '.*'
-  fi
-fi
-
-if [[ ! -f "$JAR" ]] || [[ -n "$(find src/main pom.xml -newer "$JAR" -print -quit)" ]]; then
-  log "building the service jar (mvn -B -q -DskipTests package)"
-  # the pom binds surefire's skipTests to skipUnitTests, which -DskipTests alone does not override
-  mvn -B -q -DskipTests -DskipUnitTests=true package
-fi
-log "compiling the harness (mvn -B -q -Pbench test-compile)"
-mvn -B -q -Pbench test-compile
-mkdir -p "$OUT"
-
-HARNESS_PID=
-stop_all() {
-  local rc=$?
-  trap - EXIT INT TERM
-  # the harness stops the service itself (SIGTERM); this covers a harness that died or was interrupted
-  if [[ -n "$HARNESS_PID" ]] && kill -0 "$HARNESS_PID" 2>/dev/null; then
-    kill -TERM "$HARNESS_PID" 2>/dev/null || true
-    wait "$HARNESS_PID" 2>/dev/null || true
-  fi
-  if [[ -f "$PID_FILE" ]]; then
-    local pid
-    pid=$(tr -dc '0-9' <"$PID_FILE")
-    if [[ -n "$pid" ]] && grep -q lockwatch "/proc/$pid/cmdline" 2>/dev/null; then
-      log "stopping the service (pid $pid, SIGTERM)"
-      kill -TERM "$pid" 2>/dev/null || true
-      for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-    rm -f "$PID_FILE"
-  fi
-  exit "$rc"
-}
-trap stop_all EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# the code measured, for the report (BENCH_REVISION overrides, e.g. in an exported tree without git)
-REVISION="${BENCH_REVISION:-}"
-if [[ -z "$REVISION" ]]; then
-  REVISION="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  if [[ -n "$(git status --porcelain -- src/main pom.xml 2>/dev/null)" ]]; then REVISION+=" + uncommitted changes"; fi
-fi
-
-# one measuring benchmark at a time on this machine (scripts/bench-*.sh take the same lock)
-exec 9>/tmp/lockwatch-bench.lock
-if ! flock -n 9; then
-  log "waiting for another benchmark to finish (/tmp/lockwatch-bench.lock)"
-  flock 9
-fi
-
-# The harness runs in the background so that the traps above fire as soon as a signal arrives.
-java -Xmx1g -Dbench.clk_tck="$(getconf CLK_TCK)" -Dslf4j.internal.verbosity=ERROR \
-  -Dbench.revision="$REVISION" \
-  -cp "target/test-classes:$(cat "$OUT/classpath.txt")" \
-  io.lockwatch.bench.PipelineBenchmark --jar "$JAR" --out "$OUT" "$@" &
-HARNESS_PID=$!
-wait "$HARNESS_PID"
+bench_build
+bench_run "$BENCH_OUT/service.pid" target/test-classes: PipelineBenchmark "$@"

@@ -1,0 +1,120 @@
+# scripts/lib/bench.sh — what the benchmark scripts (scripts/bench.sh, bench-heartbeat.sh, bench-history.sh)
+# share: the services up, a virtual host and databases of the benchmark's own, the jar and the harness built, one
+# measuring run at a time on the machine, and the harness run with traps that stop the service whatever happens.
+# Sourced from the repository root, after `set -euo pipefail`.
+
+BENCH_JAR=target/lockwatch-0.1.0-SNAPSHOT.jar
+BENCH_OUT=target/bench
+BENCH_LOCK=/tmp/lockwatch-bench.lock
+
+log() { printf '[bench] %s\n' "$*"; }
+die() { printf '[bench] %s\n' "$*" >&2; exit 1; }
+psql_admin() { (cd / && runuser -u postgres -- psql -X -q -v ON_ERROR_STOP=1 "$@"); }
+
+# bench_help SCRIPT ARGS...: with -h or --help, prints the script's header comment and exits
+bench_help() {
+  local script=$1
+  shift
+  for arg in "$@"; do
+    case "$arg" in
+      -h | --help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$script"; exit 0 ;;
+    esac
+  done
+}
+
+# starts RabbitMQ, PostgreSQL and ClickHouse if one is down (needs root)
+bench_services() {
+  if ! scripts/services.sh status >/dev/null 2>&1; then
+    ((EUID == 0)) || die "RabbitMQ, PostgreSQL or ClickHouse is down: run scripts/services.sh up as root"
+    log "starting the services (scripts/services.sh up)"
+    scripts/services.sh up
+  fi
+}
+
+# bench_isolation VHOST DATABASE: the benchmark's own RabbitMQ virtual host and PostgreSQL and ClickHouse
+# databases, created if missing (the service migrates the schemas into them)
+bench_isolation() {
+  local vhost=$1 db=$2 script=${0#./}
+  if [[ "$(psql_admin -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$db'" 2>/dev/null)" != 1 ]]; then
+    ((EUID == 0)) || die "database $db is missing; create it as root: $script"
+    log "creating the database $db (owner lockwatch)"
+    psql_admin -d postgres -c "CREATE DATABASE $db OWNER lockwatch"
+  fi
+  curl -fsS --max-time 30 --data-binary "CREATE DATABASE IF NOT EXISTS $db" http://127.0.0.1:8123/ ||
+    die "cannot create the ClickHouse database $db"
+  if ! rabbitmqctl -q list_vhosts 2>/dev/null | grep -qx "$vhost"; then
+    ((EUID == 0)) || die "the RabbitMQ virtual host $vhost is missing; create it as root: $script"
+    log "creating the RabbitMQ virtual host $vhost (guest may use it)"
+    rabbitmqctl -q add_vhost "$vhost"
+    rabbitmqctl -q set_permissions -p "$vhost" guest '.*' '.*' '.*'
+  fi
+}
+
+# the service jar if it is missing or older than the sources, and the harness with its classpath
+bench_build() {
+  if [[ ! -f "$BENCH_JAR" ]] || [[ -n "$(find src/main pom.xml -newer "$BENCH_JAR" -print -quit)" ]]; then
+    log "building the service jar (mvn -B -q -DskipTests package)"
+    # the pom binds surefire's skipTests to skipUnitTests, which -DskipTests alone does not override
+    mvn -B -q -DskipTests -DskipUnitTests=true package
+  fi
+  log "compiling the harness (mvn -B -q -Pbench test-compile)"
+  mvn -B -q -Pbench test-compile
+  mkdir -p "$BENCH_OUT"
+}
+
+BENCH_HARNESS_PID=
+BENCH_PID_FILE=
+# the harness stops the service itself (SIGTERM); this covers a harness that died or was interrupted
+bench_stop_all() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [[ -n "$BENCH_HARNESS_PID" ]] && kill -0 "$BENCH_HARNESS_PID" 2>/dev/null; then
+    kill -TERM "$BENCH_HARNESS_PID" 2>/dev/null || true
+    wait "$BENCH_HARNESS_PID" 2>/dev/null || true
+  fi
+  if [[ -n "$BENCH_PID_FILE" && -f "$BENCH_PID_FILE" ]]; then
+    local pid
+    pid=$(tr -dc '0-9' <"$BENCH_PID_FILE")
+    if [[ -n "$pid" ]] && grep -q lockwatch "/proc/$pid/cmdline" 2>/dev/null; then
+      log "stopping the service (pid $pid, SIGTERM)"
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    rm -f "$BENCH_PID_FILE"
+  fi
+  exit "$rc"
+}
+
+# bench_run PID_FILE CLASSPATH_PREFIX CLASS ARGS...: holds the machine's benchmark lock, then runs the harness
+# class (in the background, so that the traps fire as soon as a signal arrives) with the jar, the output
+# directory and ARGS; PID_FILE is where the harness writes the service's pid
+bench_run() {
+  BENCH_PID_FILE=$1
+  local classpath=$2 class=$3
+  shift 3
+  trap bench_stop_all EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+
+  # the code measured, for the report (BENCH_REVISION overrides, e.g. in an exported tree without git)
+  local revision="${BENCH_REVISION:-}"
+  if [[ -z "$revision" ]]; then
+    revision="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    if [[ -n "$(git status --porcelain -- src/main pom.xml 2>/dev/null)" ]]; then revision+=" + uncommitted changes"; fi
+  fi
+
+  # one measuring run on the machine at a time, held until the script exits
+  exec 9>"$BENCH_LOCK"
+  if ! flock -n 9; then
+    log "waiting for $BENCH_LOCK (another benchmark is measuring)"
+    flock 9
+  fi
+
+  java -Xmx1g -Dbench.clk_tck="$(getconf CLK_TCK)" -Dslf4j.internal.verbosity=ERROR \
+    -Dbench.revision="$revision" \
+    -cp "${classpath}$(cat "$BENCH_OUT/classpath.txt")" \
+    "io.lockwatch.bench.$class" --jar "$BENCH_JAR" --out "$BENCH_OUT" "$@" &
+  BENCH_HARNESS_PID=$!
+  wait "$BENCH_HARNESS_PID"
+}
