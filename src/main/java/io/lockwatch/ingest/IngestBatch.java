@@ -19,6 +19,18 @@ public final class IngestBatch {
     private java.util.concurrent.Future<?> earlyParking;
     private int parkedEarly;
     private ApplyOutcome outcome;
+    private final long startedNanos = System.nanoTime();
+
+    /**
+     * Whether the batch closes now (asked by the aggregator as each message joins): at full size; once it is
+     * {@code maxWaitMillis} old; or, while it is still light, once it is {@code intervalMillis} old. A batch that
+     * stops growing is closed by the aggregator's inactivity timeout instead.
+     */
+    boolean isComplete(int size, long intervalMillis, int light, long maxWaitMillis) {
+        int n = size();
+        long age = System.nanoTime() - startedNanos;
+        return n >= size || age >= maxWaitMillis * 1_000_000L || n < light && age >= intervalMillis * 1_000_000L;
+    }
 
     void add(Object parsed, Channel channel, Long deliveryTag) {
         if (parsed instanceof Reading r) {

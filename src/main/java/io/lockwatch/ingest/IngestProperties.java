@@ -13,14 +13,19 @@ import org.springframework.util.unit.DataSize;
  * @param invalidQueue    durable queue where rejected messages are parked with their reason
  * @param consumers       concurrent consumers per instance (each has its own channel)
  * @param prefetch        unacknowledged messages per consumer; keep it about twice the batch size
- * @param batchSize       readings applied to PostgreSQL in one transaction
- * @param batchInterval   longest a reading waits for its batch to fill
+ * @param batchSize       readings applied to PostgreSQL in one transaction: a batch closes at this size…
+ * @param batchInterval   …or this long after its first message while it is light (fewer than {@code lightBatch}
+ *                        messages), and always once no message came for this long
+ * @param lightBatch      below this many messages at {@code batchInterval} the load is light and the batch closes
+ *                        then, for latency; above, it grows towards {@code batchSize}, for throughput
+ * @param batchMaxWait    a batch closes at the latest this long after its first message
  * @param maxBody         larger bodies are rejected as {@code body_too_large}
  * @param maxClockSkew    a measured time further ahead of this service's clock is rejected as {@code ts_in_future}
  * @param parkMaxBody     parked bodies are kept up to this size (the rest is cut, and a header says so)
  */
 @ConfigurationProperties("lockwatch.ingest")
 public record IngestProperties(String exchange, String queue, String invalidQueue, int consumers, int prefetch,
-                               int batchSize, Duration batchInterval, DataSize maxBody, Duration maxClockSkew,
-                               DataSize parkMaxBody) {
+                               int batchSize, Duration batchInterval, int lightBatch, Duration batchMaxWait,
+                               DataSize maxBody,
+                               Duration maxClockSkew, DataSize parkMaxBody) {
 }

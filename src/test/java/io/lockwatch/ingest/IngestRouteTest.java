@@ -56,6 +56,9 @@ class IngestRouteTest {
     static final AtomicInteger acknowledged = new AtomicInteger();
     static final AtomicBoolean crashBeforeNextAck = new AtomicBoolean();
     static final AtomicInteger databaseAwayFor = new AtomicInteger();
+    /** Per acknowledged batch: the thread that acked it and its highest delivery tag per channel number. */
+    static final List<String> ackThreads = java.util.Collections.synchronizedList(new ArrayList<>());
+    static final List<Map<Integer, Long>> ackedTags = java.util.Collections.synchronizedList(new ArrayList<>());
 
     @BeforeEach
     void adviseOnce() throws Exception {
@@ -88,6 +91,11 @@ class IngestRouteTest {
                 }
             });
             route.weaveById("batch-is-acknowledged").after().process(exchange -> {
+                ackThreads.add(Thread.currentThread().getName());
+                Map<Integer, Long> tags = new HashMap<>();
+                exchange.getMessage().getBody(IngestBatch.class).deliveries().lastTags()
+                        .forEach((channel, tag) -> tags.put(channel.getChannelNumber(), tag));
+                ackedTags.add(tags);
                 if (exchange.getProperty("crashed") == null) {
                     acknowledged.addAndGet(exchange.getMessage().getBody(IngestBatch.class).size());
                 }
@@ -179,6 +187,41 @@ class IngestRouteTest {
         // every reading of the crashed batch came again, and each was recognised
         assertThat(counter("lockwatch.readings.duplicate") + counter("lockwatch.readings.stale"))
                 .isGreaterThanOrEqualTo(ignoredBefore + 1);
+    }
+
+    @Test
+    void aBurstIsAcknowledgedBatchAfterBatchInOrderOnTheOneBatchThread() {
+        // enough to keep the batch thread busy while more batches close by size, age and inactivity: a closed
+        // batch run on the consumer's or the timer's thread instead would ack ahead of an earlier one
+        String[] sensors = new String[50];
+        for (int i = 0; i < sensors.length; i++) {
+            sensors[i] = register();
+        }
+        int before = acknowledged.get();
+        int firstBatch = ackThreads.size();
+        List<Message> burst = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) {
+            burst.add(reading(sensors[i % sensors.length], (i / sensors.length) % 2, T0 + 1000 + i));
+        }
+        publish(burst.toArray(Message[]::new));
+        awaitAcknowledged(before + 5_000);
+
+        List<String> threads = List.copyOf(ackThreads.subList(firstBatch, ackThreads.size()));
+        assertThat(threads).hasSizeGreaterThan(1).allSatisfy(t -> assertThat(t).contains("Aggregator"));
+        assertThat(new java.util.HashSet<>(threads)).hasSize(1);
+        Map<Integer, Long> highest = new HashMap<>();
+        for (Map<Integer, Long> tags : List.copyOf(ackedTags.subList(firstBatch, ackedTags.size()))) {
+            tags.forEach((channel, tag) -> {
+                assertThat(tag).as("channel %d acked up to %d after a batch up to %d", channel, tag, highest.get(channel))
+                        .isGreaterThan(highest.getOrDefault(channel, 0L));
+                highest.put(channel, tag);
+            });
+        }
+        // and the state is that of the last reading of each sensor
+        for (int i = 0; i < sensors.length; i++) {
+            assertThat(jdbc.queryForObject("SELECT state FROM sensor_state WHERE sensor_id = ?", Integer.class, sensors[i]))
+                    .isEqualTo(((5_000 - sensors.length + i) / sensors.length) % 2);
+        }
     }
 
     @Test

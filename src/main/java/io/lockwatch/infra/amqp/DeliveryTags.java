@@ -26,6 +26,11 @@ public final class DeliveryTags {
         }
     }
 
+    /** Per channel, the highest delivery tag of the batch. */
+    public Map<Channel, Long> lastTags() {
+        return java.util.Collections.unmodifiableMap(lastTagByChannel);
+    }
+
     public Set<Channel> channels() {
         return lastTagByChannel.keySet();
     }
