@@ -7,7 +7,7 @@
 # Usage:
 #   scripts/bench.sh [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01] [--duration 60] [--rate 0]
 #                           [--warmup 10] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
-#                           [--service-arg --name=value ...]
+#                           [--instances 1] [--partitions N] [--service-arg --name=value ...]
 #
 #   --sensors N      sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
 #   --clients C      clients registered, each with its own webhook endpoint (http://127.0.0.1:<port>/c/<index>)
@@ -26,6 +26,11 @@
 #                    target/bench/diagnostics-<timestamp>.txt; and run the service with Java Flight Recorder
 #                    from its start (settings=default) to target/bench/service-<timestamp>.jfr, written when it
 #                    stops (open it with JDK Mission Control or `jfr print`; the timed run is its last minutes)
+#   --instances N    service instances against the same broker and databases, 1 or 2 (2 for the two-instances
+#                    drill)
+#   --partitions N   the service's lockwatch.ingest.partitions: 1 = one readings queue; N = N queues by sensor id
+#                    (consistent-hash exchange, single active consumer) shared out among the instances; by
+#                    default 4 with two instances, else 1
 #   --service-arg A  an extra argument for the service, repeatable, to compare settings without changing code
 #                    (e.g. --service-arg --camel.metrics.enable-exchange-event-notifier=false)
 #   --isolated       use a RabbitMQ virtual host 'lockwatch-bench' and PostgreSQL and ClickHouse databases

@@ -144,9 +144,23 @@ public class HeartbeatScan {
 
     private Long backlog() {
         try {
-            Properties queue = amqp.getQueueProperties(ingest.queue());
-            Object count = queue == null ? null : queue.get(RabbitAdmin.QUEUE_MESSAGE_COUNT);
-            return count == null ? null : ((Number) count).longValue();
+            java.util.List<String> queues = new java.util.ArrayList<>();
+            if (ingest.partitions() <= 1) {
+                queues.add(ingest.queue());
+            } else {
+                for (int p = 0; p < ingest.partitions(); p++) {
+                    queues.add(io.lockwatch.ingest.IngestPartitions.queueOf(ingest, p));
+                }
+            }
+            Long total = null;
+            for (String name : queues) {
+                Properties queue = amqp.getQueueProperties(name);
+                Object count = queue == null ? null : queue.get(RabbitAdmin.QUEUE_MESSAGE_COUNT);
+                if (count != null) {
+                    total = (total == null ? 0 : total) + ((Number) count).longValue();
+                }
+            }
+            return total;
         } catch (RuntimeException e) {
             // the broker is away: ingest is not moving either, so nobody's silence can be trusted
             log.warn("Heartbeat scan deferred: readings queue depth unknown ({})", e.toString());

@@ -22,17 +22,83 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class IngestConfiguration {
 
     /**
-     * The ingest topology, declared by the service (again on every reconnection): a durable topic exchange,
-     * routing key = sensor id, a durable queue taking every key, and the durable queue of parked messages.
-     * No broker-specific arguments, so that RabbitMQ and the embedded Qpid broker accept the same.
+     * The ingest topology, declared by the service (again on every reconnection): a durable topic exchange that
+     * sensors publish to with their id as routing key, and the durable queue of parked messages. Then either
+     * <ul>
+     * <li>one durable queue taking every key (the default, {@code partitions} 1): no broker-specific arguments, so
+     * that RabbitMQ and the embedded Qpid broker accept the same; one instance consumes it in order; or</li>
+     * <li>({@code partitions} N &gt; 1, RabbitMQ only) a consistent-hash exchange bound to the topic exchange,
+     * hashing the routing key onto N durable single-active-consumer queues, so that each sensor's readings stay in
+     * one queue, consumed in order by one instance at a time ({@link IngestPartitions}).</li>
+     * </ul>
      */
     @Bean
     Declarables ingestTopology(IngestProperties props) {
         TopicExchange readings = new TopicExchange(props.exchange(), true, false);
-        Queue queue = new Queue(props.queue(), true);
         Queue invalid = new Queue(props.invalidQueue(), true);
-        Binding all = BindingBuilder.bind(queue).to(readings).with("#");
-        return new Declarables(readings, queue, invalid, all);
+        if (props.partitions() <= 1) {
+            Queue queue = new Queue(props.queue(), true);
+            Binding all = BindingBuilder.bind(queue).to(readings).with("#");
+            return new Declarables(readings, queue, invalid, all);
+        }
+        java.util.List<org.springframework.amqp.core.Declarable> declarables = new java.util.ArrayList<>();
+        org.springframework.amqp.core.CustomExchange hash = new org.springframework.amqp.core.CustomExchange(
+                IngestPartitions.hashExchangeOf(props), "x-consistent-hash", true, false);
+        declarables.add(readings);
+        declarables.add(hash);
+        declarables.add(invalid);
+        declarables.add(BindingBuilder.bind(hash).to(readings).with("#"));
+        for (int p = 0; p < props.partitions(); p++) {
+            Queue queue = org.springframework.amqp.core.QueueBuilder.durable(IngestPartitions.queueOf(props, p))
+                    .singleActiveConsumer().build();
+            declarables.add(queue);
+            // the binding key of a consistent-hash exchange is the queue's weight
+            declarables.add(BindingBuilder.bind(queue).to(hash).with("1").noargs());
+        }
+        return new Declarables(declarables);
+    }
+
+    @Bean(destroyMethod = "leave")
+    IngestPartitions ingestPartitions(JdbcTemplate jdbc, IngestProperties props,
+                                      org.springframework.core.env.Environment env, MeterRegistry meters) {
+        if (props.partitions() > 1 && env.acceptsProfiles(org.springframework.core.env.Profiles.of("embedded"))) {
+            throw new IllegalStateException("lockwatch.ingest.partitions=" + props.partitions() + " needs RabbitMQ "
+                    + "(its consistent-hash exchange and single-active-consumer queues); the embedded broker takes 1");
+        }
+        if (props.partitions() < 1) {
+            throw new IllegalStateException("lockwatch.ingest.partitions must be 1 or more, not " + props.partitions());
+        }
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            host = "unknown-host";
+        }
+        String id = host + "/" + ProcessHandle.current().pid() + "/" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        IngestPartitions partitions = new IngestPartitions(jdbc, props, id);
+        meters.gauge("lockwatch.ingest.partitions.owned", partitions, p -> p.owned().size());
+        return partitions;
+    }
+
+    /**
+     * After a change of {@code partitions}, the binding of the other layout would go on copying every reading
+     * into queues nobody consumes: it is removed at start (a no-op when it is not there).
+     */
+    @Bean
+    org.springframework.boot.ApplicationRunner ingestTopologyTidied(IngestProperties props, RabbitTemplate rabbit) {
+        return args -> {
+            if (props.partitions() > 1) {
+                IngestPartitions.unbindIfPresent(rabbit, props.queue(), false, props.exchange());
+            } else {
+                IngestPartitions.unbindIfPresent(rabbit, IngestPartitions.hashExchangeOf(props), true, props.exchange());
+            }
+        };
+    }
+
+    /** The spring-rabbitmq component's listener containers (application.yaml names it). */
+    @Bean
+    IngestListenerContainerFactory ingestListenerContainerFactory(IngestPartitions partitions, IngestProperties props) {
+        return new IngestListenerContainerFactory(partitions, props);
     }
 
     @Bean

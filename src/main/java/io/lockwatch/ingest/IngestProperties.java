@@ -19,6 +19,10 @@ import org.springframework.util.unit.DataSize;
  * @param lightBatch      below this many messages at {@code batchInterval} the load is light and the batch closes
  *                        then, for latency; above, it grows towards {@code batchSize}, for throughput
  * @param batchMaxWait    a batch closes at the latest this long after its first message
+ * @param partitions      1: one readings queue, for one instance; N &gt; 1 (RabbitMQ only): N partition queues by
+ *                        sensor id, shared out among the running instances, for several instances
+ * @param rebalanceInterval how often an instance renews its membership and takes up its share of the partitions
+ * @param memberTimeout   an instance not heard of for this long is gone; its partitions are taken over
  * @param maxBody         larger bodies are rejected as {@code body_too_large}
  * @param maxClockSkew    a measured time further ahead of this service's clock is rejected as {@code ts_in_future}
  * @param parkMaxBody     parked bodies are kept up to this size (the rest is cut, and a header says so)
@@ -26,6 +30,7 @@ import org.springframework.util.unit.DataSize;
 @ConfigurationProperties("lockwatch.ingest")
 public record IngestProperties(String exchange, String queue, String invalidQueue, int consumers, int prefetch,
                                int batchSize, Duration batchInterval, int lightBatch, Duration batchMaxWait,
+                               int partitions, Duration rebalanceInterval, Duration memberTimeout,
                                DataSize maxBody,
                                Duration maxClockSkew, DataSize parkMaxBody) {
 }

@@ -19,13 +19,30 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param clients     clients registered, each with a webhook receiver of the benchmark on loopback
  * @param links       sensors linked to each client (client c: sensors (c * links + j) mod sensors)
  * @param drill       a failure drill during the timed run ({@link Drill}), or none
+ * @param partitions  the service's {@code lockwatch.ingest.partitions}: 1 is one readings queue; by default 4 when
+ *                    more than one instance runs, else 1
+ * @param instances   service instances run against the same broker and databases (2 for the two-instances drill)
  * @param serviceArgs extra arguments for the service (e.g. {@code --camel.metrics.enable-route-policy=false}), to
  *                    compare settings without changing code
  */
 record BenchOptions(int sensors, double changes, int duration, double rate, int warmup, long seed,
                     int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
-                    int clients, int links, Drill drill) {
+                    int clients, int links, Drill drill, int partitions, int instances) {
+
+    static final String QUEUE = "lockwatch.readings";
+
+    /** The queues the service consumes readings from: one, or one per partition. */
+    java.util.List<String> readingQueues() {
+        if (partitions <= 1) {
+            return java.util.List.of(QUEUE);
+        }
+        java.util.List<String> queues = new java.util.ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            queues.add(QUEUE + ".p" + p);
+        }
+        return queues;
+    }
 
     static final String ISOLATED_VHOST = "lockwatch-bench";
     static final String ISOLATED_DATABASE = "lockwatch_bench";
@@ -40,6 +57,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
             args.add("--spring.datasource.url=" + jdbcUrl);
             args.add("--lockwatch.clickhouse.url=jdbc:clickhouse://127.0.0.1:8123/" + ISOLATED_DATABASE);
         }
+        args.add("--lockwatch.ingest.partitions=" + partitions);
         args.addAll(drill.serviceArgs());
         args.addAll(serviceArgs);
         return args;
@@ -48,6 +66,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
     static final String USAGE = """
             usage: PipelineBenchmark [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01]
                                    [--duration 60] [--rate 0] [--warmup 10] [--drill NAME]
+                                   [--instances 1] [--partitions 1, 4 with several instances]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
                                    [--service-arg --name=value ...]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
@@ -60,6 +79,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         int clients = 1000;
         int links = 200;
         Drill drill = Drill.NONE;
+        int partitions = 0;
+        int instances = 0;
         double changes = 0.01;
         int duration = 60;
         double rate = 0;
@@ -94,6 +115,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                 case "--clients" -> clients = Integer.parseInt(v);
                 case "--links" -> links = Integer.parseInt(v);
                 case "--drill" -> drill = Drill.parse(v);
+                case "--partitions" -> partitions = Integer.parseInt(v);
+                case "--instances" -> instances = Integer.parseInt(v);
                 case "--changes" -> changes = Double.parseDouble(v);
                 case "--duration" -> duration = Integer.parseInt(v);
                 case "--rate" -> rate = Double.parseDouble(v);
@@ -128,6 +151,15 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (warmup < 0 || duration < warmup + 3) {
             throw new IllegalArgumentException("--duration must exceed --warmup by 3 s at least");
         }
+        if (instances == 0) {
+            instances = drill.instances();
+        }
+        if (partitions == 0) {
+            partitions = instances > 1 ? 4 : 1;
+        }
+        if (instances < 1 || instances > 2 || partitions < 1) {
+            throw new IllegalArgumentException("--instances must be 1 or 2, --partitions 1 or more");
+        }
         if (amqp == null) {
             amqp = "amqp://guest:guest@127.0.0.1:5672/" + (isolated ? ISOLATED_VHOST : "%2F");
         }
@@ -135,6 +167,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
             jdbc = "jdbc:postgresql://127.0.0.1:5432/" + (isolated ? ISOLATED_DATABASE : "lockwatch");
         }
         return new BenchOptions(sensors, changes, duration, rate, warmup, seed, confirmWindow, diagnostics, isolated,
-                java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password, clients, links, drill);
+                java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password, clients, links, drill,
+                partitions, instances);
     }
 }

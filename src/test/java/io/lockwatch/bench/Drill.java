@@ -18,7 +18,7 @@ enum Drill {
     HANGING_CLIENT("hanging-client", "client 0's endpoint hangs (never answers) for 5 minutes from the start"),
     FAILING_CLIENT("failing-client", "client 0's endpoint answers 500 for 5 minutes from the start"),
     MALFORMED("malformed", "100,000 bad messages of every kind (10 MB bodies, invalid UTF-8 included) among the readings"),
-    TWO_INSTANCES("two-instances", "two service instances on the same broker and databases");
+    TWO_INSTANCES("two-instances", "two service instances on the same broker and databases, readings partitioned by sensor");
 
     static final int MALFORMED_COUNT = 100_000;
     static final long CLIENT_OUTAGE_MS = 5 * 60_000;

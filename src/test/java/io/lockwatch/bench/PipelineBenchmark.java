@@ -121,13 +121,15 @@ public final class PipelineBenchmark {
         ConnectionFactory amqp = Broker.factory(o.amqpUri());
         BenchDatabase db = new BenchDatabase(o.jdbcUrl(), o.dbUser(), o.dbPassword());
         try (Broker broker = new Broker(amqp)) {
-            AMQP.Queue.DeclareOk queue = broker.inspect(QUEUE);
-            if (queue != null) {
-                if (queue.getConsumerCount() > 0) {
-                    throw new IllegalStateException(QUEUE + " already has " + queue.getConsumerCount()
-                            + " consumer(s): another lockwatch runs against this broker; stop it first");
+            for (String name : o.readingQueues()) {
+                AMQP.Queue.DeclareOk queue = broker.inspect(name);
+                if (queue != null) {
+                    if (queue.getConsumerCount() > 0) {
+                        throw new IllegalStateException(name + " already has " + queue.getConsumerCount()
+                                + " consumer(s): another lockwatch runs against this broker; stop it first");
+                    }
+                    broker.purge(name); // a leftover backlog must not reach the sensors registered below
                 }
-                broker.purge(QUEUE); // a leftover backlog must not reach the sensors registered below
             }
             Path serviceLog = o.outDir().resolve("service.log");
             // --diagnostics: Java Flight Recorder from the start (attaching it mid-run deoptimises the service's
@@ -161,29 +163,78 @@ public final class PipelineBenchmark {
         }
     }
 
+    /** Messages ready in the readings queue(s). */
+    private long readingsDepth(Broker broker) throws IOException {
+        long total = 0;
+        for (String name : o.readingQueues()) {
+            total += broker.depth(name);
+        }
+        return total;
+    }
+
+    /** Consumers on the readings queue(s), added up. */
+    private long consumers(Broker broker) throws IOException {
+        long total = 0;
+        for (String name : o.readingQueues()) {
+            AMQP.Queue.DeclareOk queue = broker.inspect(name);
+            total += queue == null ? 0 : queue.getConsumerCount();
+        }
+        return total;
+    }
+
+    /**
+     * Until the instances consume as they will for the run: one queue, a consumer per instance; partitions, one
+     * consumer per partition queue and each instance with its even share (its gauge of owned partitions).
+     */
+    private void awaitConsumers(Broker broker, ServiceProcess service) throws Exception {
+        List<ServiceProcess> instances = second == null ? List.of(service) : List.of(service, second);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String seen = "";
+        while (System.nanoTime() < deadline) {
+            List<Long> perQueue = new ArrayList<>();
+            for (String name : o.readingQueues()) {
+                AMQP.Queue.DeclareOk queue = broker.inspect(name);
+                perQueue.add(queue == null ? -1L : queue.getConsumerCount());
+            }
+            List<Long> owned = new ArrayList<>();
+            for (ServiceProcess instance : instances) {
+                owned.add((long) new PrometheusScraper(instance.baseUri()).scrape().sum("lockwatch_ingest_partitions_owned"));
+            }
+            boolean ready = o.partitions() <= 1
+                    ? perQueue.get(0) == instances.size()
+                    : perQueue.stream().allMatch(n -> n == 1)
+                      && owned.stream().allMatch(n -> n >= o.partitions() / instances.size());
+            seen = "consumers per queue " + perQueue + ", partitions owned per instance " + owned;
+            if (ready) {
+                log("readings consumed as expected: %s", seen);
+                return;
+            }
+            Thread.sleep(200); // polling the broker and the instances for a condition, not waiting out a time
+        }
+        throw new IllegalStateException("the instances did not take up their readings queues within 60 s: " + seen);
+    }
+
     private int measure(ServiceProcess service, Broker broker, ConnectionFactory amqp, BenchDatabase db)
             throws Exception {
         long t0 = System.nanoTime();
         service.awaitHealthy(Duration.ofMinutes(3));
         log("service healthy after %.1f s", (System.nanoTime() - t0) / 1e9);
-        if (o.drill().instances() > 1) {
+        if (o.instances() > 1) {
             second = ServiceProcess.start(o.jar(), List.of(), o.serviceArguments(), o.outDir().resolve("service-2.log"),
                     o.outDir().resolve("service-2.pid"));
             log("second instance started (pid %d, %s, log %s)", second.pid(), second.baseUri(), o.outDir().resolve("service-2.log"));
             second.awaitHealthy(Duration.ofMinutes(3));
         }
-        AMQP.Queue.DeclareOk queue = broker.inspect(QUEUE);
-        if (queue == null || queue.getConsumerCount() != o.drill().instances()) {
-            throw new IllegalStateException("expected " + o.drill().instances() + " service instance(s) as the consumers of "
-                    + QUEUE + ", found " + (queue == null ? "no queue" : queue.getConsumerCount() + " consumers"));
-        }
+        awaitConsumers(broker, service);
 
         log("registering %,d sensors (TRUNCATE sensors, sensor_events CASCADE; one INSERT ... SELECT)", o.sensors());
         long rows = db.registerSensors(o.sensors());
         if (rows != o.sensors()) {
             throw new IllegalStateException("sensor_state has " + rows + " rows after registering " + o.sensors());
         }
-        broker.purge(QUEUE);
+        for (String name : o.readingQueues()) {
+            broker.purge(name);
+        }
 
         PrometheusScraper prometheus = second == null ? new PrometheusScraper(service.baseUri())
                 : new PrometheusScraper(service.baseUri(), second.baseUri());
@@ -234,10 +285,10 @@ public final class PipelineBenchmark {
             run = run.withNotifications(webhooks.arrivals(), webhooks.requests());
         }
 
-        AMQP.Queue.DeclareOk after = broker.inspect(QUEUE);
-        if (after == null || after.getConsumerCount() != 1) {
-            log("WARNING: %s has %s consumers now: something else consumed readings during the run",
-                    QUEUE, after == null ? "no queue and no" : String.valueOf(after.getConsumerCount()));
+        long expectedConsumers = o.partitions() > 1 ? o.partitions() : o.instances();
+        if (consumers(broker) != expectedConsumers) {
+            log("WARNING: the readings queues have %d consumers now, not %d: something else consumed readings during "
+                    + "the run, or an instance is gone", consumers(broker), expectedConsumers);
         }
         log("checking sensor_state and sensor_events against the reference");
         Reference.Verdict verdict = reference.verify(db);
@@ -317,7 +368,7 @@ public final class PipelineBenchmark {
             return new Sampler.Observation((long) m.sum(PrometheusScraper.RECEIVED),
                     m.sum(PrometheusScraper.JVM_MEMORY_USED, "area", "heap"),
                     (long) m.sum(PrometheusScraper.HISTORY_WRITTEN));
-        }, publisher::published, () -> broker.depth(QUEUE), cpu);
+        }, publisher::published, () -> readingsDepth(broker), cpu);
         ScheduledExecutorService diagnostics = Executors.newSingleThreadScheduledExecutor();
         if (o.diagnostics()) {
             diagnostics.schedule(() -> writeDiagnostics(service, db), o.duration() / 2, TimeUnit.SECONDS);
@@ -338,7 +389,7 @@ public final class PipelineBenchmark {
                 // the service's hands
                 published = publisher.publishFor(source::next, Duration.ofSeconds(third), 0);
                 publisher.awaitConfirms();
-                long backlogBefore = broker.depth(QUEUE);
+                long backlogBefore = readingsDepth(broker);
                 log("drill: restarting RabbitMQ with %,d readings ready in the queue (publishing paused)", backlogBefore);
                 services("restart", "rabbitmq");
                 publisher.awaitOpen(Duration.ofMinutes(2));
@@ -349,7 +400,7 @@ public final class PipelineBenchmark {
                 published = publisher.publishFor(source::next, Duration.ofSeconds(o.duration()), o.rate());
             }
             publishEnd = sampler.elapsedSeconds();
-            backlog = broker.depth(QUEUE);
+            backlog = readingsDepth(broker);
             lag = (long) (appliedBefore + published - prometheus.scrape().sum(PrometheusScraper.RECEIVED));
             log("published %,d readings in %.1f s; %,d ready in the queue, %,d not yet applied; draining",
                     published, publishEnd, backlog, lag);

@@ -1,0 +1,165 @@
+package io.lockwatch.ingest;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.DirectMessageListenerContainer;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Shares the partition queues of the readings out among the running instances, so that several instances
+ * together consume faster than one while the readings of each sensor stay in order.
+ *
+ * <p>Sensors publish with their id as routing key; with {@code lockwatch.ingest.partitions} &gt; 1 a
+ * consistent-hash exchange sends each sensor's readings always to the same of N partition queues, and each queue
+ * is declared single-active-consumer: RabbitMQ lets one consumer at a time take from it, in order, and hands its
+ * unacknowledged messages to the next one in order. That is the guarantee; this class only spreads the load: each
+ * instance renews its row in {@code ingest_members}, reads the live members in the order they started, and
+ * consumes the partitions {@code p} with {@code p mod members = its place}. When an instance joins or leaves (or
+ * stops renewing for the member timeout), the others take up the new share at their next round. While two
+ * instances disagree for a moment, both may consume one queue; single-active-consumer keeps that safe.
+ */
+public class IngestPartitions {
+
+    private static final Logger log = LoggerFactory.getLogger(IngestPartitions.class);
+
+    private final JdbcTemplate jdbc;
+    private final IngestProperties props;
+    private final String instanceId;
+    private final AtomicReference<DirectMessageListenerContainer> container = new AtomicReference<>();
+    private volatile Set<String> owned = Set.of();
+
+    public IngestPartitions(JdbcTemplate jdbc, IngestProperties props, String instanceId) {
+        this.jdbc = jdbc;
+        this.props = props;
+        this.instanceId = instanceId;
+    }
+
+    public boolean enabled() {
+        return props.partitions() > 1;
+    }
+
+    /** The queue of partition {@code p}. */
+    public static String queueOf(IngestProperties props, int p) {
+        return props.queue() + ".p" + p;
+    }
+
+    /** The consistent-hash exchange between the readings exchange and the partition queues. */
+    public static String hashExchangeOf(IngestProperties props) {
+        return props.exchange() + ".partitions";
+    }
+
+    /**
+     * The listener container of the ingest route, created by {@link IngestListenerContainerFactory} without
+     * queues: they are added and removed here.
+     */
+    void attach(AbstractMessageListenerContainer listener) {
+        if (!(listener instanceof DirectMessageListenerContainer direct)) {
+            throw new IllegalStateException("partitioned ingest needs the direct listener container, not " + listener.getClass());
+        }
+        listener.setQueueNames();
+        owned = Set.of();
+        container.set(direct);
+    }
+
+    /** Which partitions the instance at {@code place} of {@code members} consumes. */
+    static Set<Integer> share(int partitions, int members, int place) {
+        Set<Integer> share = new TreeSet<>();
+        for (int p = place; p < partitions; p += members) {
+            share.add(p);
+        }
+        return share;
+    }
+
+    /**
+     * One round (the route {@code ingest-partitions-are-shared-out}, every {@code rebalance-interval}): renew this
+     * instance's membership, compute its share from the live members, and consume exactly that.
+     */
+    public void rebalance() {
+        DirectMessageListenerContainer listener = container.get();
+        if (!enabled() || listener == null) {
+            return;
+        }
+        jdbc.update("""
+                INSERT INTO ingest_members (instance_id) VALUES (?)
+                ON CONFLICT (instance_id) DO UPDATE SET seen_at = now()""", instanceId);
+        List<String> members = jdbc.queryForList("""
+                SELECT instance_id FROM ingest_members
+                 WHERE seen_at > now() - make_interval(secs => ?)
+                 ORDER BY started_at, instance_id""", String.class, props.memberTimeout().toMillis() / 1000.0);
+        int place = members.indexOf(instanceId);
+        if (place < 0) {
+            return; // our own row is older than the timeout: a stalled round; the next one counts again
+        }
+        Set<String> wanted = new LinkedHashSet<>();
+        for (int p : share(props.partitions(), members.size(), place)) {
+            wanted.add(queueOf(props, p));
+        }
+        Set<String> current = owned;
+        if (wanted.equals(current)) {
+            return;
+        }
+        List<String> release = new ArrayList<>(current);
+        release.removeAll(wanted);
+        List<String> take = new ArrayList<>(wanted);
+        take.removeAll(current);
+        if (!release.isEmpty()) {
+            listener.removeQueueNames(release.toArray(String[]::new));
+        }
+        if (!take.isEmpty()) {
+            listener.addQueueNames(take.toArray(String[]::new));
+        }
+        owned = Set.copyOf(wanted);
+        log.info("Ingest partitions: instance {} is {} of {} and consumes {} (took {}, released {})",
+                instanceId, place + 1, members.size(), new TreeSet<>(wanted), take, release);
+    }
+
+    /** The partition queues this instance consumes now. */
+    public Set<String> owned() {
+        return owned;
+    }
+
+    /**
+     * Removes the binding {@code readings exchange --#--> destination} if the destination exists: probed first
+     * with a passive declare on a channel of its own, since a broker closes the channel of an unbind that names
+     * nothing. A destination that still holds messages is left for an operator to drain, with a warning.
+     */
+    static void unbindIfPresent(org.springframework.amqp.rabbit.core.RabbitTemplate rabbit, String destination,
+                                boolean isExchange, String exchange) {
+        try {
+            rabbit.execute(channel -> {
+                if (isExchange) {
+                    channel.exchangeDeclarePassive(destination);
+                    channel.exchangeUnbind(destination, exchange, "#");
+                } else {
+                    int waiting = channel.queueDeclarePassive(destination).getMessageCount();
+                    channel.queueUnbind(destination, exchange, "#");
+                    if (waiting > 0) {
+                        log.warn("The readings queue {} of the unpartitioned layout still holds {} messages and is no "
+                                + "longer consumed: move them to the exchange {} (e.g. with a shovel), then delete it",
+                                destination, waiting, exchange);
+                    }
+                }
+                log.info("Unbound {} from {}: the layout is now {}", destination, exchange,
+                        isExchange ? "one queue" : "partitioned");
+                return null;
+            });
+        } catch (RuntimeException e) {
+            log.debug("Nothing to unbind for {} ({})", destination, e.toString());
+        }
+    }
+
+    /** On a graceful stop the others need not wait out the member timeout. */
+    public void leave() {
+        if (enabled()) {
+            jdbc.update("DELETE FROM ingest_members WHERE instance_id = ?", instanceId);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.lockwatch.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.listener.DirectMessageListenerContainer;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The share-out of partition queues among instances, against the embedded PostgreSQL. The listener containers
+ * are real but not started: what is checked is which queues each instance would consume.
+ */
+@SpringBootTest
+class IngestPartitionsTest {
+
+    @Autowired JdbcTemplate jdbc;
+    @Autowired ConnectionFactory connections;
+    @Autowired IngestProperties defaults;
+
+    IngestProperties props;
+
+    @BeforeEach
+    void fourPartitions() {
+        jdbc.update("DELETE FROM ingest_members");
+        props = new IngestProperties(defaults.exchange(), defaults.queue(), defaults.invalidQueue(), 1, 2000, 1000,
+                Duration.ofMillis(50), 200, Duration.ofMillis(200), 4, Duration.ofSeconds(3), Duration.ofSeconds(15),
+                DataSize.ofKilobytes(4), Duration.ofMinutes(5), DataSize.ofMegabytes(1));
+    }
+
+    @Test
+    void everyPartitionHasExactlyOneOwnerWhateverTheNumberOfMembers() {
+        for (int partitions = 1; partitions <= 16; partitions++) {
+            for (int members = 1; members <= 20; members++) {
+                int[] owners = new int[partitions];
+                for (int place = 0; place < members; place++) {
+                    Set<Integer> share = IngestPartitions.share(partitions, members, place);
+                    // even: no member has more than one partition above another
+                    assertThat(share.size()).isBetween(partitions / members, partitions / members + 1);
+                    share.forEach(p -> owners[p]++);
+                }
+                assertThat(owners).as("%d partitions, %d members", partitions, members).containsOnly(1);
+            }
+        }
+    }
+
+    @Test
+    void twoInstancesShareThePartitionsAndTheSurvivorTakesThemAllBack() {
+        IngestPartitions a = new IngestPartitions(jdbc, props, "instance-a");
+        IngestPartitions b = new IngestPartitions(jdbc, props, "instance-b");
+        DirectMessageListenerContainer aListener = new DirectMessageListenerContainer(connections);
+        DirectMessageListenerContainer bListener = new DirectMessageListenerContainer(connections);
+        a.attach(aListener);
+        b.attach(bListener);
+        Set<String> all = Set.of(queue(0), queue(1), queue(2), queue(3));
+
+        a.rebalance();
+        assertThat(a.owned()).isEqualTo(all);
+        assertThat(Set.of(aListener.getQueueNames())).isEqualTo(all);
+
+        b.rebalance(); // b joins: second by start
+        a.rebalance(); // a gives up b's share
+        assertThat(a.owned()).containsExactlyInAnyOrder(queue(0), queue(2));
+        assertThat(b.owned()).containsExactlyInAnyOrder(queue(1), queue(3));
+        assertThat(Set.of(aListener.getQueueNames())).isEqualTo(a.owned());
+        assertThat(Set.of(bListener.getQueueNames())).isEqualTo(b.owned());
+
+        // b stops renewing (a crash): once it is older than the member timeout, a takes its partitions back
+        jdbc.update("UPDATE ingest_members SET seen_at = now() - interval '1 minute' WHERE instance_id = 'instance-b'");
+        a.rebalance();
+        assertThat(a.owned()).isEqualTo(all);
+
+        // b comes back; this time a leaves gracefully, and b has everything at its next round
+        b.rebalance();
+        a.rebalance();
+        Set<String> union = new HashSet<>(a.owned());
+        union.addAll(b.owned());
+        assertThat(union).isEqualTo(all);
+        assertThat(a.owned()).doesNotContainAnyElementsOf(b.owned());
+        a.leave();
+        b.rebalance();
+        assertThat(b.owned()).isEqualTo(all);
+        assertThat(jdbc.queryForList("SELECT instance_id FROM ingest_members", String.class)).isEqualTo(List.of("instance-b"));
+    }
+
+    private String queue(int p) {
+        return IngestPartitions.queueOf(props, p);
+    }
+}
