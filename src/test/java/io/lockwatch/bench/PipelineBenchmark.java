@@ -274,6 +274,12 @@ public final class PipelineBenchmark {
                         ms(NotificationCheck.quantile(others, 1)), others.length, bad.length,
                         ms(NotificationCheck.quantile(bad, 1) / 1000));
             }
+            // a drill's figures travel on without the report above: say there too when they are not the service's
+            double disturbance = disturbance(ceiling, run);
+            if (disturbance > OTHER_LOAD_WARNING) {
+                drillNotes += String.format(Locale.US, "; timings DISTURBED: other processes used %.2f cores on average (%s)",
+                        disturbance, cpuSeconds(cpu.topOthers(3)));
+            }
             ok &= drillProblems.isEmpty();
             drillProblems.forEach(p -> System.out.println("  drill problem: " + p));
             System.out.printf(Locale.US, "%nDRILL %s: %s (state: %,d changes, %s; notifications: %,d expected, %,d delivered once, %,d superseded, %,d re-deliveries of a webhook-id; history: %s; %s)%n",
@@ -641,6 +647,12 @@ public final class PipelineBenchmark {
         }
     }
 
+    /** Mean cores of unrelated processes in the busier phase (raw ceiling or service run). */
+    private static double disturbance(RawCeiling.Result ceiling, ServiceRun run) {
+        return Math.max(ceiling.meanCpu().getOrDefault(CpuSampler.OTHER, 0.0),
+                run.meanCpu().getOrDefault(CpuSampler.OTHER, 0.0));
+    }
+
     private static String command(List<String> command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes());
@@ -694,8 +706,7 @@ public final class PipelineBenchmark {
         lines.add("  CPU cores, raw ceiling (steady state): " + cpuLine(ceiling.meanCpu()));
         lines.add(String.format(Locale.US, "  state changes: %,d timed + %,d seeded = %,d expected, %,d in sensor_events; service counters %s",
                 run.changes(), o.sensors(), verdict.expectedEvents(), verdict.eventsInDatabase(), counters));
-        double disturbance = Math.max(ceiling.meanCpu().getOrDefault(CpuSampler.OTHER, 0.0),
-                run.meanCpu().getOrDefault(CpuSampler.OTHER, 0.0));
+        double disturbance = disturbance(ceiling, run);
         if (disturbance > OTHER_LOAD_WARNING) {
             lines.add(String.format(Locale.US, "  WARNING: other processes used up to %.2f cores during a phase; figures are disturbed (CPU seconds: %s)",
                     disturbance, cpuSeconds(others)));
