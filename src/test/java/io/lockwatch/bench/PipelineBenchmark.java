@@ -103,8 +103,14 @@ public final class PipelineBenchmark {
 
         /** Event-to-arrival latencies (ms, sorted) of the events that occurred in the steady state. */
         long[] steadyLatencies(double warmup) {
+            return steadyLatencies(warmup, client -> true);
+        }
+
+        /** The same, of the given clients' notifications only. */
+        long[] steadyLatencies(double warmup, java.util.function.IntPredicate clients) {
             long from = startMillis + (long) (warmup * 1000), to = startMillis + (long) (publishSeconds * 1000);
             return arrivals.stream().filter(a -> a.occurredAtMs() >= from && a.occurredAtMs() < to)
+                    .filter(a -> clients.test(a.client()))
                     .mapToLong(Webhooks.Arrival::latencyMs).sorted().toArray();
         }
     }
@@ -310,12 +316,20 @@ public final class PipelineBenchmark {
                 drillProblems.addAll(checkMalformed(prometheus.scrape(), broker));
             }
             if (o.drill() == Drill.HANGING_CLIENT || o.drill() == Drill.FAILING_CLIENT) {
-                long[] others = run.arrivals().stream().filter(x -> x.client() != 0).mapToLong(Webhooks.Arrival::latencyMs).sorted().toArray();
+                // the same window as the steady-state line (events after the warm-up, while publishing), so the two
+                // compare: client 0's late deliveries left out of one, the warm-up's first claims out of both
+                long[] others = run.steadyLatencies(o.warmup(), client -> client != 0);
                 long[] bad = run.arrivals().stream().filter(x -> x.client() == 0).mapToLong(Webhooks.Arrival::latencyMs).sorted().toArray();
-                drillNotes += String.format(Locale.US, "; the other clients' latency meanwhile p50 %s ms, p99 %s ms, max %s ms (%,d); client 0: %,d delivered after it recovered, the last %s s after its event",
+                drillNotes += String.format(Locale.US, "; the other clients' latency in the steady state p50 %s ms, p99 %s ms, max %s ms (%,d); client 0: %,d delivered after it recovered, the last %s s after its event",
                         ms(NotificationCheck.quantile(others, 0.5)), ms(NotificationCheck.quantile(others, 0.99)),
                         ms(NotificationCheck.quantile(others, 1)), others.length, bad.length,
                         ms(NotificationCheck.quantile(bad, 1) / 1000));
+            }
+            // a drill's figures travel on without the report above: say there too when they are not the service's
+            double disturbance = disturbance(ceiling, run);
+            if (disturbance > OTHER_LOAD_WARNING) {
+                drillNotes += String.format(Locale.US, "; timings DISTURBED: other processes used %.2f cores on average (%s)",
+                        disturbance, cpuSeconds(cpu.topOthers(3)));
             }
             ok &= drillProblems.isEmpty();
             drillProblems.forEach(p -> System.out.println("  drill problem: " + p));
@@ -684,6 +698,12 @@ public final class PipelineBenchmark {
         }
     }
 
+    /** Mean cores of unrelated processes in the busier phase (raw ceiling or service run). */
+    private static double disturbance(RawCeiling.Result ceiling, ServiceRun run) {
+        return Math.max(ceiling.meanCpu().getOrDefault(CpuSampler.OTHER, 0.0),
+                run.meanCpu().getOrDefault(CpuSampler.OTHER, 0.0));
+    }
+
     private static String command(List<String> command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes());
@@ -737,8 +757,7 @@ public final class PipelineBenchmark {
         lines.add("  CPU cores, raw ceiling (steady state): " + cpuLine(ceiling.meanCpu()));
         lines.add(String.format(Locale.US, "  state changes: %,d timed + %,d seeded = %,d expected, %,d in sensor_events; service counters %s",
                 run.changes(), o.sensors(), verdict.expectedEvents(), verdict.eventsInDatabase(), counters));
-        double disturbance = Math.max(ceiling.meanCpu().getOrDefault(CpuSampler.OTHER, 0.0),
-                run.meanCpu().getOrDefault(CpuSampler.OTHER, 0.0));
+        double disturbance = disturbance(ceiling, run);
         if (disturbance > OTHER_LOAD_WARNING) {
             lines.add(String.format(Locale.US, "  WARNING: other processes used up to %.2f cores during a phase; figures are disturbed (CPU seconds: %s)",
                     disturbance, cpuSeconds(others)));
