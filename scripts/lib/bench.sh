@@ -50,8 +50,19 @@ bench_isolation() {
   fi
 }
 
+# one measuring run on the machine at a time, held until the script exits; taken before the build too, since a
+# build is as heavy as what it would disturb (taking it again on the same descriptor returns at once)
+bench_lock() {
+  exec 9>"$BENCH_LOCK"
+  if ! flock -n 9; then
+    log "waiting for $BENCH_LOCK (another benchmark is measuring)"
+    flock 9
+  fi
+}
+
 # the service jar if it is missing or older than the sources, and the harness with its classpath
 bench_build() {
+  bench_lock
   if [[ ! -f "$BENCH_JAR" ]] || [[ -n "$(find src/main pom.xml -newer "$BENCH_JAR" -print -quit)" ]]; then
     log "building the service jar (mvn -B -q -DskipTests package)"
     # the pom binds surefire's skipTests to skipUnitTests, which -DskipTests alone does not override
@@ -104,12 +115,7 @@ bench_run() {
     if [[ -n "$(git status --porcelain -- src/main pom.xml 2>/dev/null)" ]]; then revision+=" + uncommitted changes"; fi
   fi
 
-  # one measuring run on the machine at a time, held until the script exits
-  exec 9>"$BENCH_LOCK"
-  if ! flock -n 9; then
-    log "waiting for $BENCH_LOCK (another benchmark is measuring)"
-    flock 9
-  fi
+  bench_lock
 
   java -Xmx1g -Dbench.clk_tck="$(getconf CLK_TCK)" -Dslf4j.internal.verbosity=ERROR \
     -Dbench.revision="$revision" \
