@@ -44,6 +44,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class IngestRouteTest {
 
     static final String ROUTE = "readings-are-consumed-from-rabbitmq";
+    static final String FINISHING_ROUTE = "committed-batches-are-finished";
     static final long T0 = System.currentTimeMillis() - 600_000; // well inside the 1 h heartbeat timeout
 
     @Autowired CamelContext camel;
@@ -80,6 +81,8 @@ class IngestRouteTest {
                     throw new org.springframework.jdbc.CannotGetJdbcConnectionException("database away (test)");
                 }
             });
+        });
+        AdviceWith.adviceWith(camel, FINISHING_ROUTE, route -> {
             // a crash between commit and ack, on demand: the batch's channels die, the broker redelivers
             route.weaveById("batch-is-acknowledged").before().process(exchange -> {
                 if (crashBeforeNextAck.compareAndSet(true, false)) {
@@ -192,7 +195,8 @@ class IngestRouteTest {
     @Test
     void aBurstIsAcknowledgedBatchAfterBatchInOrderOnTheOneBatchThread() {
         // enough to keep the batch thread busy while more batches close by size, age and inactivity: a closed
-        // batch run on the consumer's or the timer's thread instead would ack ahead of an earlier one
+        // batch run on the consumer's or the timer's thread instead would ack ahead of an earlier one; and the
+        // finishing stage must ack them one by one in the order they were committed
         String[] sensors = new String[50];
         for (int i = 0; i < sensors.length; i++) {
             sensors[i] = register();
@@ -207,7 +211,7 @@ class IngestRouteTest {
         awaitAcknowledged(before + 5_000);
 
         List<String> threads = List.copyOf(ackThreads.subList(firstBatch, ackThreads.size()));
-        assertThat(threads).hasSizeGreaterThan(1).allSatisfy(t -> assertThat(t).contains("Aggregator"));
+        assertThat(threads).hasSizeGreaterThan(1).allSatisfy(t -> assertThat(t).contains("ingest-batches-to-finish"));
         assertThat(new java.util.HashSet<>(threads)).hasSize(1);
         Map<Integer, Long> highest = new HashMap<>();
         for (Map<Integer, Long> tags : List.copyOf(ackedTags.subList(firstBatch, ackedTags.size()))) {
