@@ -43,6 +43,7 @@ public class Notifications {
     private final TargetGuard guard;
     private final NotifyProperties props;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile boolean moreDue;
     private final Map<String, Counter> outcomes = new LinkedHashMap<>();
     private final Timer latency;
     private final HttpClient alertClient;
@@ -74,7 +75,12 @@ public class Notifications {
         int free = props.maxConcurrent() - inFlight.get();
         List<Delivery> toSend = new ArrayList<>();
         List<Delivery> putBack = new ArrayList<>();
-        for (Delivery d : store.claim(free, gates.closedClients(), props.lease())) {
+        List<Delivery> claimed = store.claim(free, gates.closedClients(), props.lease());
+        if (free > 0) {
+            // every free slot taken: more may be due, and the next claim should not wait for the timer
+            moreDue = claimed.size() >= free;
+        }
+        for (Delivery d : claimed) {
             if (d.url() == null || !d.linked()) {
                 store.cancel(d);
                 outcomes.get("cancelled").increment();
@@ -87,6 +93,15 @@ public class Notifications {
         }
         store.release(putBack, Duration.ofSeconds(1));
         return toSend;
+    }
+
+    /**
+     * Whether the last claim filled every free slot, so that more notifications may be due than were claimed: then
+     * each finished attempt wakes the next claim at once (routes/notify.camel.yaml), and a backlog drains at the
+     * clients' pace instead of one claim per poll interval.
+     */
+    public boolean moreDue() {
+        return moreDue;
     }
 
     /** Builds the signed request of one delivery; the HTTP endpoint takes its URL from {@code CamelHttpUri}. */
