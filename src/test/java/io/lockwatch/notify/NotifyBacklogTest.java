@@ -36,6 +36,7 @@ class NotifyBacklogTest {
     @Autowired RabbitTemplate rabbit;
     @Autowired JdbcTemplate jdbc;
     @Autowired IngestProperties ingest;
+    @Autowired io.micrometer.core.instrument.MeterRegistry meters;
 
     @BeforeAll
     static void startReceiver() throws Exception {
@@ -67,5 +68,7 @@ class NotifyBacklogTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> receiver.at(path).size() == 12);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM notifications WHERE client_id = ? AND status = 'delivered'",
                 Integer.class, client)).isEqualTo(12);
+        // and every request slot is free again: none leaked with a wake-up that found the claim queue full
+        await().atMost(Duration.ofSeconds(10)).until(() -> meters.get("lockwatch.notifications.in.flight").gauge().value() == 0);
     }
 }
