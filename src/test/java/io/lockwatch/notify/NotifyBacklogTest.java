@@ -11,8 +11,6 @@ import java.util.UUID;
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.testing.Readings;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
@@ -31,22 +29,15 @@ import org.springframework.jdbc.core.JdbcTemplate;
         "lockwatch.notify.poll-interval=600000"})
 class NotifyBacklogTest {
 
-    static WebhookReceiver receiver;
+    @org.junit.jupiter.api.extension.RegisterExtension
+    static final WebhookReceiver receiver = WebhookReceiver.forTheClass();
 
     @Autowired RabbitTemplate rabbit;
     @Autowired JdbcTemplate jdbc;
     @Autowired IngestProperties ingest;
     @Autowired io.micrometer.core.instrument.MeterRegistry meters;
 
-    @BeforeAll
-    static void startReceiver() throws Exception {
-        receiver = new WebhookReceiver();
-    }
 
-    @AfterAll
-    static void stopReceiver() {
-        receiver.close();
-    }
 
     @Test
     void aBacklogLargerThanTheSlotsDrainsWithoutWaitingForThePoll() {

@@ -17,8 +17,6 @@ import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.notify.WebhookReceiver.Received;
 import io.lockwatch.testing.Readings;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
@@ -41,7 +39,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class NotifyRouteTest {
 
     static final ObjectMapper JSON = new ObjectMapper();
-    static WebhookReceiver receiver;
+    @org.junit.jupiter.api.extension.RegisterExtension
+    static final WebhookReceiver receiver = WebhookReceiver.forTheClass();
 
     @Autowired RabbitTemplate rabbit;
     @Autowired JdbcTemplate jdbc;
@@ -52,15 +51,7 @@ class NotifyRouteTest {
     record Client(UUID id, String secret, String path) {
     }
 
-    @BeforeAll
-    static void startReceiver() throws Exception {
-        receiver = new WebhookReceiver();
-    }
 
-    @AfterAll
-    static void stopReceiver() {
-        receiver.close();
-    }
 
     @Test
     void aStateChangeIsPostedSignedToEveryLinkedClient() throws Exception {

@@ -23,7 +23,7 @@ import com.sun.net.httpserver.HttpServer;
  * A real HTTP server on loopback standing in for clients: each path answers as it is told (a status, or hang
  * until released) and records every request with its arrival time.
  */
-public class WebhookReceiver implements AutoCloseable {
+public class WebhookReceiver implements AutoCloseable, org.junit.jupiter.api.extension.AfterAllCallback {
 
     public record Received(String path, Map<String, String> headers, String body, long arrivedAt) {
         public String header(String name) {
@@ -39,6 +39,23 @@ public class WebhookReceiver implements AutoCloseable {
     private volatile long delayMillis;
 
     public static final int HANG = -1;
+
+    /**
+     * A receiver for a whole test class, closed after its tests:
+     * {@code @RegisterExtension static final WebhookReceiver receiver = WebhookReceiver.forTheClass();}
+     */
+    public static WebhookReceiver forTheClass() {
+        try {
+            return new WebhookReceiver();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void afterAll(org.junit.jupiter.api.extension.ExtensionContext context) {
+        close();
+    }
 
     public WebhookReceiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 100);
