@@ -96,19 +96,26 @@ final class HistoryQueries {
         return samples;
     }
 
-    /** {@code GET /api/v1/sensors/{id}/readings?from&to&limit=100[&cursor]}. */
-    Timed<Answer> apiReadings(Sample s, String cursor) throws IOException, InterruptedException {
-        String query = "from=" + encode(Instant.ofEpochMilli(s.from()).toString())
-                + "&to=" + encode(Instant.ofEpochMilli(s.to()).toString()) + "&limit=" + LIMIT
-                + (cursor == null ? "" : "&cursor=" + encode(cursor));
-        HttpRequest request = HttpRequest.newBuilder(api.resolve("sensors/" + s.sensorId() + "/readings?" + query))
+    /** An authorised GET of the API, timed from send to the whole body received. */
+    private Timed<HttpResponse<byte[]>> get(String pathAndQuery) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(api.resolve(pathAndQuery))
                 .timeout(Duration.ofSeconds(60))
                 .header("Authorization", "Bearer " + ServiceProcess.API_TOKEN)
                 .header("Accept", "application/json")
                 .GET().build();
         long start = System.nanoTime();
         HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        double ms = (System.nanoTime() - start) / 1e6;
+        return new Timed<>((System.nanoTime() - start) / 1e6, response);
+    }
+
+    /** {@code GET /api/v1/sensors/{id}/readings?from&to&limit=100[&cursor]}. */
+    Timed<Answer> apiReadings(Sample s, String cursor) throws IOException, InterruptedException {
+        String query = "from=" + encode(Instant.ofEpochMilli(s.from()).toString())
+                + "&to=" + encode(Instant.ofEpochMilli(s.to()).toString()) + "&limit=" + LIMIT
+                + (cursor == null ? "" : "&cursor=" + encode(cursor));
+        Timed<HttpResponse<byte[]>> timed = get("sensors/" + s.sensorId() + "/readings?" + query);
+        double ms = timed.ms();
+        HttpResponse<byte[]> response = timed.answer();
         if (response.statusCode() != 200) {
             return new Timed<>(ms, new Answer(0, null, null, null, "HTTP " + response.statusCode() + " "
                     + new String(response.body(), StandardCharsets.UTF_8)));
@@ -140,16 +147,11 @@ final class HistoryQueries {
     Timed<Long> apiStats(Sample s) throws IOException, InterruptedException {
         String query = "from=" + encode(Instant.ofEpochMilli(s.from()).toString())
                 + "&to=" + encode(Instant.ofEpochMilli(s.to()).toString());
-        HttpRequest request = HttpRequest.newBuilder(api.resolve("sensors/" + s.sensorId() + "/stats?" + query))
-                .timeout(Duration.ofSeconds(60))
-                .header("Authorization", "Bearer " + ServiceProcess.API_TOKEN)
-                .header("Accept", "application/json")
-                .GET().build();
-        long start = System.nanoTime();
-        HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        double ms = (System.nanoTime() - start) / 1e6;
+        Timed<HttpResponse<byte[]>> timed = get("sensors/" + s.sensorId() + "/stats?" + query);
+        double ms = timed.ms();
+        HttpResponse<byte[]> response = timed.answer();
         if (response.statusCode() != 200) {
-            throw new IOException("GET " + request.uri() + ": HTTP " + response.statusCode() + " "
+            throw new IOException("GET " + response.uri() + ": HTTP " + response.statusCode() + " "
                     + new String(response.body(), StandardCharsets.UTF_8));
         }
         long total = 0;
