@@ -37,6 +37,8 @@ public class Notifications {
             DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
     static final String DELIVERY = "lockwatch.delivery";
     static final String STARTED = "lockwatch.startedAt";
+    /** Set when the target guard refuses the client's URL; read by routes/notify.camel.yaml. */
+    static final String REFUSED = "lockwatch.refused";
 
     private final NotificationStore store;
     private final ClientGates gates;
@@ -107,6 +109,9 @@ public class Notifications {
     /** Builds the signed request of one delivery; the HTTP endpoint takes its URL from {@code CamelHttpUri}. */
     public void prepare(Exchange exchange) throws JsonProcessingException {
         Delivery d = exchange.getMessage().getBody(Delivery.class);
+        // an attempt's outcome is read from these: none may come from the exchange the claim was split from
+        exchange.removeProperty(Exchange.EXCEPTION_CAUGHT);
+        exchange.removeProperty(REFUSED);
         exchange.setProperty(DELIVERY, d);
         exchange.setProperty(STARTED, System.currentTimeMillis());
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
@@ -128,7 +133,7 @@ public class Notifications {
         m.setBody(body);
         String refused = guard.problemWith(d.url());
         if (refused != null) {
-            exchange.setProperty("lockwatch.refused", refused);
+            exchange.setProperty(REFUSED, refused);
         }
     }
 
@@ -139,7 +144,7 @@ public class Notifications {
         long duration = System.currentTimeMillis() - started;
         Integer status = exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
         Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        String refused = exchange.getProperty("lockwatch.refused", String.class);
+        String refused = exchange.getProperty(REFUSED, String.class);
         String error = refused != null ? "target refused: " + refused
                 : failure != null ? oneLine(failure)
                 : status == null ? "no answer" : status >= 200 && status < 300 ? null : "HTTP " + status;
