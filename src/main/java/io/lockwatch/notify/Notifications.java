@@ -39,6 +39,8 @@ public class Notifications {
     static final String STARTED = "lockwatch.startedAt";
     /** Set when the target guard refuses the client's URL; read by routes/notify.camel.yaml. */
     static final String REFUSED = "lockwatch.refused";
+    /** The POST's own failure, if it failed without an answer (timeout, refused connection). */
+    static final String POST_FAILED = "lockwatch.postFailed";
 
     private final NotificationStore store;
     private final ClientGates gates;
@@ -110,7 +112,7 @@ public class Notifications {
     public void prepare(Exchange exchange) throws JsonProcessingException {
         Delivery d = exchange.getMessage().getBody(Delivery.class);
         // an attempt's outcome is read from these: none may come from the exchange the claim was split from
-        exchange.removeProperty(Exchange.EXCEPTION_CAUGHT);
+        exchange.removeProperty(POST_FAILED);
         exchange.removeProperty(REFUSED);
         exchange.setProperty(DELIVERY, d);
         exchange.setProperty(STARTED, System.currentTimeMillis());
@@ -137,13 +139,26 @@ public class Notifications {
         }
     }
 
+    /**
+     * Keeps the POST's own failure (routes/notify.camel.yaml, its catch). Not read later from Camel's caught
+     * exception: the error handler puts there any failure of a later step too, such as recording the attempt while
+     * the database is away, and a POST the client answered 200 would be recorded as failed.
+     */
+    public void postFailed(Exchange exchange) {
+        Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        exchange.setProperty(POST_FAILED, failure);
+        if (log.isDebugEnabled()) {
+            log.debug("Webhook {} failed: {}", exchange.getProperty(DELIVERY, Delivery.class).id(), oneLine(failure));
+        }
+    }
+
     /** Records the attempt: delivered on 2xx; else the next attempt by the schedule, or dead after the last. */
     public void record(Exchange exchange) {
         Delivery d = exchange.getProperty(DELIVERY, Delivery.class);
         long started = exchange.getProperty(STARTED, Long.class);
         long duration = System.currentTimeMillis() - started;
         Integer status = exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
-        Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        Throwable failure = exchange.getProperty(POST_FAILED, Throwable.class);
         String refused = exchange.getProperty(REFUSED, String.class);
         String error = refused != null ? "target refused: " + refused
                 : failure != null ? oneLine(failure)

@@ -10,8 +10,6 @@ import java.util.UUID;
 
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.testing.Readings;
-import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.Message;
@@ -36,7 +34,6 @@ class NotifyBacklogTest {
 
     @Autowired RabbitTemplate rabbit;
     @Autowired JdbcTemplate jdbc;
-    @Autowired CamelContext camel;
     @Autowired IngestProperties ingest;
     @Autowired io.micrometer.core.instrument.MeterRegistry meters;
 
@@ -62,37 +59,5 @@ class NotifyBacklogTest {
                 Integer.class, client)).isEqualTo(12);
         // and every request slot is free again: none leaked with a wake-up that found the claim queue full
         await().atMost(Duration.ofSeconds(10)).until(() -> meters.get("lockwatch.notifications.in.flight").gauge().value() == 0);
-    }
-
-    /**
-     * The claim a wake-up starts is split into the attempts, which inherit the wake-up exchange's properties. Found
-     * by NotificationCrashIT: the wake-up after a failed attempt was a copy of its exchange, the caught exception went
-     * with it into the next attempts, and notifications their clients had answered 200 were recorded as failed and
-     * sent again. Here the wake-up carries a caught exception on purpose.
-     */
-    @Test
-    void anAttemptIsJudgedByItsOwnAnswerNotByTheExchangeThatWokeTheClaim() {
-        String path = "/hook-" + UUID.randomUUID();
-        UUID client = jdbc.queryForObject("INSERT INTO clients (name, url, webhook_secret) VALUES ('up', ?, ?) RETURNING id",
-                UUID.class, receiver.url(path), WebhookSigner.newSecret());
-        String sensor = "W" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);
-        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'Room')", sensor);
-        jdbc.update("INSERT INTO client_sensors (client_id, sensor_id) VALUES (?, ?)", client, sensor);
-        Long event = jdbc.queryForObject("""
-                INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at)
-                VALUES (?, 1, 'sensor.state_changed', 1, 0, now()) RETURNING id""", Long.class, sensor);
-        jdbc.update("INSERT INTO notifications (event_id, client_id, sensor_id, type, sequence) VALUES (?, ?, ?, 'sensor.state_changed', 1)",
-                event, client, sensor);
-
-        camel.createProducerTemplate().send("seda:notifications-recorded", e -> e.setProperty(Exchange.EXCEPTION_CAUGHT,
-                new java.net.ConnectException("Connection refused (an earlier attempt to another client)")));
-
-        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
-                "SELECT count(*) FROM delivery_attempts WHERE client_id = ?", Integer.class, client) > 0);
-        assertThat(receiver.at(path)).hasSize(1);
-        assertThat(jdbc.queryForList("SELECT error FROM delivery_attempts WHERE client_id = ?", String.class, client))
-                .as("one attempt, not failed").containsExactly((String) null);
-        assertThat(jdbc.queryForObject("SELECT status FROM notifications WHERE client_id = ?", String.class, client))
-                .isEqualTo("delivered");
     }
 }

@@ -1,0 +1,133 @@
+package io.lockwatch.notify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.Mockito.doAnswer;
+
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
+
+/**
+ * An attempt is recorded by what happened to its own POST, whatever else went wrong on the exchange that carried
+ * it. Notifications are written straight into the outbox and the claim is woken by hand (the poll is ten minutes),
+ * so each test decides what the claim finds.
+ */
+@CamelSpringBootTest
+@SpringBootTest(properties = "lockwatch.notify.poll-interval=600000")
+class AttemptRecordTest {
+
+    @RegisterExtension
+    static final WebhookReceiver receiver = WebhookReceiver.forTheClass();
+
+    @Autowired JdbcTemplate jdbc;
+    @Autowired CamelContext camel;
+    @MockitoSpyBean NotificationStore store;
+
+    /**
+     * The claim a wake-up starts is split into the attempts, which inherit the wake-up exchange's properties. Found
+     * by NotificationCrashIT: the wake-up after a failed attempt was a copy of its exchange, the caught exception went
+     * with it into the next attempts, and notifications their clients had answered 200 were recorded as failed and
+     * sent again. Here the wake-up carries a caught exception on purpose.
+     */
+    @Test
+    void anAttemptIsJudgedByItsOwnAnswerNotByTheExchangeThatWokeTheClaim() {
+        String path = "/hook-" + UUID.randomUUID();
+        UUID client = dueNotificationTo(receiver.url(path));
+
+        camel.createProducerTemplate().send("seda:notifications-recorded", e -> e.setProperty(Exchange.EXCEPTION_CAUGHT,
+                new ConnectException("Connection refused (an earlier attempt to another client)")));
+
+        awaitAttempts(client, 1);
+        assertThat(receiver.at(path)).hasSize(1);
+        assertThat(errors(client)).as("one attempt, not failed").containsExactly((String) null);
+        assertThat(status(client)).isEqualTo("delivered");
+    }
+
+    /**
+     * The postgres-restart drill: POSTs the clients answered while PostgreSQL was away were recorded, once it was
+     * back, as failed (the database's error was taken for the POST's), then superseded by the next change or sent
+     * again. Here the first write of the attempt fails as if the database were away, and is retried.
+     */
+    @Test
+    void aDeliveredPostWhoseRecordWaitsOutTheDatabaseIsRecordedDelivered() {
+        String path = "/hook-" + UUID.randomUUID();
+        UUID client = dueNotificationTo(receiver.url(path));
+        AtomicInteger writes = new AtomicInteger();
+        doAnswer(call -> {
+            if (((Delivery) call.getArgument(0)).clientId().equals(client) && writes.incrementAndGet() == 1) {
+                throw new DataAccessResourceFailureException("database away (test)");
+            }
+            return call.callRealMethod();
+        }).when(store).recordAttempt(any(), any(), any(), anyLong(), anyLong(), any(), any());
+
+        wakeTheClaim();
+
+        awaitAttempts(client, 1);
+        assertThat(writes).as("the record was tried again after the database error").hasValue(2);
+        assertThat(errors(client)).containsExactly((String) null);
+        assertThat(status(client)).isEqualTo("delivered");
+        assertThat(receiver.at(path)).as("posted once").hasSize(1);
+    }
+
+    /** A URL the target guard refuses is never requested; the attempt says why. */
+    @Test
+    void aRefusedTargetIsNotPostedAndTheAttemptSaysWhy() {
+        String path = "/hook-" + UUID.randomUUID();
+        UUID client = dueNotificationTo(receiver.url(path).replace("http://", "http://user:secret@"));
+
+        wakeTheClaim();
+
+        awaitAttempts(client, 1);
+        assertThat(errors(client)).containsExactly("target refused: URL must not carry credentials");
+        assertThat(receiver.at(path)).isEmpty();
+    }
+
+    /** A client, a sensor linked to it, a state change of that sensor, and its notification, due now. */
+    private UUID dueNotificationTo(String url) {
+        UUID client = jdbc.queryForObject("INSERT INTO clients (name, url, webhook_secret) VALUES ('test', ?, ?) RETURNING id",
+                UUID.class, url, WebhookSigner.newSecret());
+        String sensor = "R" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);
+        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'Room')", sensor);
+        jdbc.update("INSERT INTO client_sensors (client_id, sensor_id) VALUES (?, ?)", client, sensor);
+        Long event = jdbc.queryForObject("""
+                INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at)
+                VALUES (?, 1, 'sensor.state_changed', 1, 0, now()) RETURNING id""", Long.class, sensor);
+        jdbc.update("""
+                INSERT INTO notifications (event_id, client_id, sensor_id, type, sequence)
+                VALUES (?, ?, ?, 'sensor.state_changed', 1)""", event, client, sensor);
+        return client;
+    }
+
+    private void wakeTheClaim() {
+        camel.createProducerTemplate().sendBody("seda:notifications-recorded", "test");
+    }
+
+    private void awaitAttempts(UUID client, int n) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM delivery_attempts WHERE client_id = ?", Integer.class, client) >= n);
+    }
+
+    private List<String> errors(UUID client) {
+        return jdbc.queryForList("SELECT error FROM delivery_attempts WHERE client_id = ? ORDER BY attempt", String.class, client);
+    }
+
+    private String status(UUID client) {
+        return jdbc.queryForObject("SELECT status FROM notifications WHERE client_id = ?", String.class, client);
+    }
+}
