@@ -23,13 +23,19 @@ public final class IngestBatch {
 
     /**
      * Whether the batch closes now (asked by the aggregator as each message joins): at full size; once it is
-     * {@code maxWaitMillis} old; or, while it is still light, once it is {@code intervalMillis} old. A batch that
-     * stops growing is closed by the aggregator's inactivity timeout instead.
+     * {@code intervalNanos} old if the batch thread is free to apply it at once; and at the latest once it is
+     * {@code maxWaitNanos} old. While the batch thread is busy, a closed batch could only wait in its queue, so it
+     * goes on gathering and is applied as one transaction when the thread is free: under light load batches close
+     * after the interval, under heavy load they grow as large as the thread's pace requires, and a burst that
+     * arrives while the thread is free is not held back waiting to grow. A batch that stops growing is closed by
+     * the aggregator's inactivity timeout instead.
      */
-    boolean isComplete(int size, long intervalMillis, int light, long maxWaitMillis) {
-        int n = size();
-        long age = System.nanoTime() - startedNanos;
-        return n >= size || age >= maxWaitMillis * 1_000_000L || n < light && age >= intervalMillis * 1_000_000L;
+    boolean isComplete(int size, long intervalNanos, long maxWaitNanos, boolean batchThreadFree) {
+        return closes(size(), System.nanoTime() - startedNanos, size, intervalNanos, maxWaitNanos, batchThreadFree);
+    }
+
+    static boolean closes(int n, long ageNanos, int size, long intervalNanos, long maxWaitNanos, boolean batchThreadFree) {
+        return n >= size || ageNanos >= maxWaitNanos || batchThreadFree && ageNanos >= intervalNanos;
     }
 
     void add(Object parsed, Channel channel, Long deliveryTag) {

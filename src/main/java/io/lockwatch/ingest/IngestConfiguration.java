@@ -128,26 +128,18 @@ public class IngestConfiguration {
         return new IngestBatchAggregation();
     }
 
-    /**
-     * The one thread that applies the closed batches, in order, while the consumer goes on parsing and gathering
-     * the next (a batch closed by the completion predicate would otherwise be applied on the consumer's own
-     * thread). A Camel thread pool profile, so that Camel creates and stops the pool with the route. One thread and
-     * a queue that never refuses: a second thread, or a refusal that runs the batch on the caller's thread (Camel's
-     * default policy), would let a later batch's multiple-ack cover an earlier, uncommitted one. In Camel 4 a max
-     * queue size of 0 or -1 means no queue at all (a hand-over), so the size is given as the largest int; the
-     * prefetch bounds it anyway, to a few batches. Refusals happen only once the pool is stopped, and then abort:
-     * the batch stays unacknowledged and is redelivered.
-     */
     @Bean
-    org.apache.camel.spring.boot.CamelContextConfiguration ingestBatchThreadProfile() {
+    IngestBatchThread ingestBatchThread() {
+        return new IngestBatchThread();
+    }
+
+    /** Starts the batch thread with the Camel context, before the routes that use it. */
+    @Bean
+    org.apache.camel.spring.boot.CamelContextConfiguration ingestBatchThreadStart(IngestBatchThread thread) {
         return new org.apache.camel.spring.boot.CamelContextConfiguration() {
             @Override
             public void beforeApplicationStart(org.apache.camel.CamelContext camel) {
-                camel.getExecutorServiceManager().registerThreadPoolProfile(
-                        new org.apache.camel.builder.ThreadPoolProfileBuilder(BATCH_THREAD)
-                                .poolSize(1).maxPoolSize(1).maxQueueSize(Integer.MAX_VALUE)
-                                .allowCoreThreadTimeOut(false)
-                                .rejectedPolicy(org.apache.camel.util.concurrent.ThreadPoolRejectedPolicy.Abort).build());
+                thread.start(camel);
             }
 
             @Override
@@ -156,16 +148,13 @@ public class IngestConfiguration {
         };
     }
 
-    /** The thread pool profile of the ingest aggregator ({@code routes/ingest.camel.yaml}). */
-    static final String BATCH_THREAD = "ingest-batches";
-
     /** When a batch closes (the aggregator's completion predicate, asked as each message joins). */
     @Bean
-    org.apache.camel.Predicate ingestBatchIsComplete(IngestProperties props) {
-        long interval = props.batchInterval().toMillis();
-        long maxWait = props.batchMaxWait().toMillis();
+    org.apache.camel.Predicate ingestBatchIsComplete(IngestProperties props, IngestBatchThread thread) {
+        long interval = props.batchInterval().toMillis() * 1_000_000L;
+        long maxWait = props.batchMaxWait().toMillis() * 1_000_000L;
         return exchange -> exchange.getMessage().getBody(IngestBatch.class)
-                .isComplete(props.batchSize(), interval, props.lightBatch(), maxWait);
+                .isComplete(props.batchSize(), interval, maxWait, thread.isFree());
     }
 
     /** The consumer hands bodies on as the bytes received, whatever their content type says. */

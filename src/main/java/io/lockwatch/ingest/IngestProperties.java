@@ -14,11 +14,9 @@ import org.springframework.util.unit.DataSize;
  * @param consumers       concurrent consumers per instance (each has its own channel)
  * @param prefetch        unacknowledged messages per consumer; keep it about twice the batch size
  * @param batchSize       readings applied to PostgreSQL in one transaction: a batch closes at this size…
- * @param batchInterval   …or this long after its first message while it is light (fewer than {@code lightBatch}
- *                        messages), and always once no message came for this long
- * @param lightBatch      below this many messages at {@code batchInterval} the load is light and the batch closes
- *                        then, for latency; above, it grows towards {@code batchSize}, for throughput
- * @param batchMaxWait    a batch closes at the latest this long after its first message
+ * @param batchInterval   …or this long after its first message if the batch thread is free to apply it (while it is
+ *                        busy, the batch goes on growing), and always once no message came for this long
+ * @param batchMaxWait    a batch closes at the latest this long after its first message, busy or not
  * @param partitions      1: one readings queue, for one instance; N &gt; 1 (RabbitMQ only): N partition queues by
  *                        sensor id, shared out among the running instances, for several instances
  * @param rebalanceInterval how often an instance renews its membership and takes up its share of the partitions
@@ -29,7 +27,7 @@ import org.springframework.util.unit.DataSize;
  */
 @ConfigurationProperties("lockwatch.ingest")
 public record IngestProperties(String exchange, String queue, String invalidQueue, int consumers, int prefetch,
-                               int batchSize, Duration batchInterval, int lightBatch, Duration batchMaxWait,
+                               int batchSize, Duration batchInterval, Duration batchMaxWait,
                                int partitions, Duration rebalanceInterval, Duration memberTimeout,
                                DataSize maxBody,
                                Duration maxClockSkew, DataSize parkMaxBody) {

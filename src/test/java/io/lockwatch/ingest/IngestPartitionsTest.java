@@ -33,7 +33,7 @@ class IngestPartitionsTest {
     void fourPartitions() {
         jdbc.update("DELETE FROM ingest_members");
         props = new IngestProperties(defaults.exchange(), defaults.queue(), defaults.invalidQueue(), 1, 2000, 1000,
-                Duration.ofMillis(50), 200, Duration.ofMillis(200), 4, Duration.ofSeconds(3), Duration.ofSeconds(15),
+                Duration.ofMillis(50), Duration.ofMillis(200), 4, Duration.ofSeconds(3), Duration.ofSeconds(15),
                 DataSize.ofKilobytes(4), Duration.ofMinutes(5), DataSize.ofMegabytes(1));
     }
 

@@ -48,6 +48,7 @@ class IngestRouteTest {
     static final long T0 = System.currentTimeMillis() - 600_000; // well inside the 1 h heartbeat timeout
 
     @Autowired CamelContext camel;
+    @Autowired IngestBatchThread batchThread;
     @Autowired RabbitTemplate rabbit;
     @Autowired AmqpAdmin amqpAdmin;
     @Autowired JdbcTemplate jdbc;
@@ -60,6 +61,9 @@ class IngestRouteTest {
     /** Per acknowledged batch: the thread that acked it and its highest delivery tag per channel number. */
     static final List<String> ackThreads = java.util.Collections.synchronizedList(new ArrayList<>());
     static final List<Map<Integer, Long>> ackedTags = java.util.Collections.synchronizedList(new ArrayList<>());
+    /** Per applied batch: the thread that applied it, and whether the batch close saw that thread as free then. */
+    static final List<String> applyThreads = java.util.Collections.synchronizedList(new ArrayList<>());
+    static final List<Boolean> freeWhileApplying = java.util.Collections.synchronizedList(new ArrayList<>());
 
     @BeforeEach
     void adviseOnce() throws Exception {
@@ -69,6 +73,8 @@ class IngestRouteTest {
         AdviceWith.adviceWith(camel, ROUTE, route -> {
             // the database away, on demand, for the next N tries of a batch
             route.weaveById("batch-is-applied-to-postgresql").before().process(exchange -> {
+                applyThreads.add(Thread.currentThread().getName());
+                freeWhileApplying.add(batchThread.isFree());
                 int away = databaseAwayFor.getAndUpdate(n -> Math.max(0, n - 1));
                 if (away > 0 && away % 2 == 0) {
                     // what a restart of PostgreSQL mid-transaction looks like: the rollback fails too, and
@@ -203,6 +209,7 @@ class IngestRouteTest {
         }
         int before = acknowledged.get();
         int firstBatch = ackThreads.size();
+        int firstApplied = applyThreads.size();
         List<Message> burst = new ArrayList<>();
         for (int i = 0; i < 5_000; i++) {
             burst.add(reading(sensors[i % sensors.length], (i / sensors.length) % 2, T0 + 1000 + i));
@@ -213,6 +220,11 @@ class IngestRouteTest {
         List<String> threads = List.copyOf(ackThreads.subList(firstBatch, ackThreads.size()));
         assertThat(threads).hasSizeGreaterThan(1).allSatisfy(t -> assertThat(t).contains("ingest-batches-to-finish"));
         assertThat(new java.util.HashSet<>(threads)).hasSize(1);
+        // applied on the one batch thread, which the batch close saw as busy meanwhile
+        List<String> applying = List.copyOf(applyThreads.subList(firstApplied, applyThreads.size()));
+        assertThat(new java.util.HashSet<>(applying)).singleElement().asString()
+                .contains("ingest-batches").doesNotContain("ingest-batches-to-finish");
+        assertThat(freeWhileApplying.subList(firstApplied, freeWhileApplying.size())).containsOnly(false);
         Map<Integer, Long> highest = new HashMap<>();
         for (Map<Integer, Long> tags : List.copyOf(ackedTags.subList(firstBatch, ackedTags.size()))) {
             tags.forEach((channel, tag) -> {
