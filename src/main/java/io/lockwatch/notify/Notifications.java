@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -41,6 +42,8 @@ public class Notifications {
     static final String REFUSED = "lockwatch.refused";
     /** The POST's own failure, if it failed without an answer (timeout, refused connection). */
     static final String POST_FAILED = "lockwatch.postFailed";
+    /** The request slot an attempt holds until it is recorded. */
+    static final String SLOT = "lockwatch.requestSlot";
 
     private final NotificationStore store;
     private final ClientGates gates;
@@ -116,10 +119,14 @@ public class Notifications {
         exchange.removeProperty(REFUSED);
         exchange.setProperty(DELIVERY, d);
         exchange.setProperty(STARTED, System.currentTimeMillis());
+        // the request slot taken by the claim: freed once the attempt is recorded (before the wake-up of the next
+        // claim, which should count it free), or when the exchange ends however it ends
+        AtomicBoolean slot = new AtomicBoolean(true);
+        exchange.setProperty(SLOT, slot);
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
             @Override
             public void onDone(Exchange done) {
-                inFlight.decrementAndGet();
+                free(slot);
             }
         });
         String body = JSON.writeValueAsString(payload(d));
@@ -149,6 +156,12 @@ public class Notifications {
         exchange.setProperty(POST_FAILED, failure);
         if (log.isDebugEnabled()) {
             log.debug("Webhook {} failed: {}", exchange.getProperty(DELIVERY, Delivery.class).id(), oneLine(failure));
+        }
+    }
+
+    private void free(AtomicBoolean slot) {
+        if (slot != null && slot.compareAndSet(true, false)) {
+            inFlight.decrementAndGet();
         }
     }
 
@@ -183,6 +196,7 @@ public class Notifications {
         }
         store.recordAttempt(d, status, error, started, duration, outcome, next);
         gates.leave(d.clientId(), success || refused != null);
+        free(exchange.getProperty(SLOT, AtomicBoolean.class));
         switch (outcome) {
             case DELIVERED -> {
                 outcomes.get("delivered").increment();
