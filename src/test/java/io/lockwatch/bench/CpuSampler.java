@@ -26,7 +26,8 @@ final class CpuSampler {
 
     private static final Path PROC = Path.of("/proc");
 
-    private final java.util.function.LongSupplier servicePid;
+    /** The service's pids (one per instance); they change when a drill restarts an instance. */
+    private final java.util.function.Supplier<java.util.Collection<Long>> servicePids;
     private final long selfPid = ProcessHandle.current().pid();
     /** USER_HZ: the unit of the tick counts in /proc (getconf CLK_TCK; 100 on Linux). */
     private final double ticksPerSecond = Integer.getInteger("bench.clk_tck", 100);
@@ -38,12 +39,12 @@ final class CpuSampler {
     private long lastNanos;
 
     CpuSampler(long servicePid) {
-        this(() -> servicePid);
+        this(() -> java.util.List.of(servicePid));
     }
 
-    /** Follows the service's pid, which changes when a drill restarts it. */
-    CpuSampler(java.util.function.LongSupplier servicePid) {
-        this.servicePid = servicePid;
+    /** Follows the service's instances, whose pids change when a drill restarts one. */
+    CpuSampler(java.util.function.Supplier<java.util.Collection<Long>> servicePids) {
+        this.servicePids = servicePids;
     }
 
     /** Cores used per group since the previous call; empty on the first call. */
@@ -104,7 +105,7 @@ final class CpuSampler {
     }
 
     private String group(long pid, String comm) {
-        if (pid == servicePid.getAsLong()) {
+        if (servicePids.get().contains(pid)) {
             return SERVICE;
         }
         if (pid == selfPid) {
