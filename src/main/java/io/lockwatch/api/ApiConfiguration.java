@@ -3,9 +3,9 @@ package io.lockwatch.api;
 import io.lockwatch.history.HistoryStore;
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.ingest.ReadingParser;
+import io.lockwatch.notify.ClaimWakeUp;
 import io.lockwatch.notify.TargetGuard;
 import io.lockwatch.registry.Registry;
-import org.apache.camel.ProducerTemplate;
 import io.lockwatch.infra.amqp.ConfirmedPublisher;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -42,8 +42,8 @@ public class ApiConfiguration {
     }
 
     @Bean
-    NotificationsApi notificationsApi(JdbcTemplate jdbc, ProducerTemplate producer) {
-        return new NotificationsApi(jdbc, producer);
+    NotificationsApi notificationsApi(JdbcTemplate jdbc, ClaimWakeUp claims) {
+        return new NotificationsApi(jdbc, claims);
     }
 
     @Bean

@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.lockwatch.ingest.ReadingParser;
+import io.lockwatch.notify.ClaimWakeUp;
 import org.apache.camel.Exchange;
-import org.apache.camel.ProducerTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 
@@ -26,11 +26,11 @@ public class NotificationsApi {
             """;
 
     private final JdbcTemplate jdbc;
-    private final ProducerTemplate producer;
+    private final ClaimWakeUp claims;
 
-    public NotificationsApi(JdbcTemplate jdbc, ProducerTemplate producer) {
+    public NotificationsApi(JdbcTemplate jdbc, ClaimWakeUp claims) {
         this.jdbc = jdbc;
-        this.producer = producer;
+        this.claims = claims;
     }
 
     public void list(Exchange exchange) {
@@ -99,7 +99,7 @@ public class NotificationsApi {
         if (updated == 0) {
             throw ApiProblem.conflict("notification " + id + " is " + n.get("status") + "; only dead or cancelled ones are redelivered");
         }
-        announce();
+        claims.wakeUp();
         Json.respond(exchange, 202, find(id));
     }
 
@@ -115,13 +115,9 @@ public class NotificationsApi {
                        lease_until = NULL
                  WHERE client_id = ? AND status = 'dead'""", client);
         if (updated > 0) {
-            announce();
+            claims.wakeUp();
         }
         Json.respond(exchange, 200, Map.of("redelivered", updated));
-    }
-
-    private void announce() {
-        producer.sendBody("seda:notifications-recorded?size=1&discardWhenFull=true&waitForTaskToComplete=Never", "api");
     }
 
     private Map<String, Object> find(UUID id) {

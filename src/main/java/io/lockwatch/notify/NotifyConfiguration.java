@@ -30,6 +30,11 @@ public class NotifyConfiguration {
     }
 
     @Bean
+    ClaimWakeUp claimWakeUp(org.apache.camel.ProducerTemplate producer) {
+        return new ClaimWakeUp(producer);
+    }
+
+    @Bean
     Notifications notifications(NotificationStore store, ClientGates gates, TargetGuard guard, NotifyProperties props,
                                 MeterRegistry meters) {
         return new Notifications(store, gates, guard, props, meters);
