@@ -2,6 +2,7 @@ package io.lockwatch.ingest;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 import com.rabbitmq.client.Channel;
 import io.lockwatch.infra.amqp.DeliveryTags;
@@ -30,12 +31,14 @@ public final class IngestBatch {
      * arrives while the thread is free is not held back waiting to grow. A batch that stops growing is closed by
      * the aggregator's inactivity timeout instead.
      */
-    boolean isComplete(int size, long intervalNanos, long maxWaitNanos, boolean batchThreadFree) {
+    boolean isComplete(int size, long intervalNanos, long maxWaitNanos, BooleanSupplier batchThreadFree) {
         return closes(size(), System.nanoTime() - startedNanos, size, intervalNanos, maxWaitNanos, batchThreadFree);
     }
 
-    static boolean closes(int n, long ageNanos, int size, long intervalNanos, long maxWaitNanos, boolean batchThreadFree) {
-        return n >= size || ageNanos >= maxWaitNanos || batchThreadFree && ageNanos >= intervalNanos;
+    /** The thread's state is read (under its pool's lock) only when it decides: once the interval has passed. */
+    static boolean closes(int n, long ageNanos, int size, long intervalNanos, long maxWaitNanos,
+                          BooleanSupplier batchThreadFree) {
+        return n >= size || ageNanos >= maxWaitNanos || ageNanos >= intervalNanos && batchThreadFree.getAsBoolean();
     }
 
     void add(Object parsed, Channel channel, Long deliveryTag) {

@@ -154,7 +154,7 @@ public class IngestConfiguration {
         long interval = props.batchInterval().toMillis() * 1_000_000L;
         long maxWait = props.batchMaxWait().toMillis() * 1_000_000L;
         return exchange -> exchange.getMessage().getBody(IngestBatch.class)
-                .isComplete(props.batchSize(), interval, maxWait, thread.isFree());
+                .isComplete(props.batchSize(), interval, maxWait, thread::isFree);
     }
 
     /** The consumer hands bodies on as the bytes received, whatever their content type says. */
