@@ -144,16 +144,8 @@ public class HeartbeatScan {
 
     private Long backlog() {
         try {
-            java.util.List<String> queues = new java.util.ArrayList<>();
-            if (ingest.partitions() <= 1) {
-                queues.add(ingest.queue());
-            } else {
-                for (int p = 0; p < ingest.partitions(); p++) {
-                    queues.add(io.lockwatch.ingest.IngestPartitions.queueOf(ingest, p));
-                }
-            }
             Long total = null;
-            for (String name : queues) {
+            for (String name : io.lockwatch.ingest.IngestPartitions.readingQueues(ingest)) {
                 Properties queue = amqp.getQueueProperties(name);
                 Object count = queue == null ? null : queue.get(RabbitAdmin.QUEUE_MESSAGE_COUNT);
                 if (count != null) {

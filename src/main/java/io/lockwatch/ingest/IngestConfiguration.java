@@ -48,9 +48,8 @@ public class IngestConfiguration {
         declarables.add(hash);
         declarables.add(invalid);
         declarables.add(BindingBuilder.bind(hash).to(readings).with("#"));
-        for (int p = 0; p < props.partitions(); p++) {
-            Queue queue = org.springframework.amqp.core.QueueBuilder.durable(IngestPartitions.queueOf(props, p))
-                    .singleActiveConsumer().build();
+        for (String name : IngestPartitions.readingQueues(props)) {
+            Queue queue = org.springframework.amqp.core.QueueBuilder.durable(name).singleActiveConsumer().build();
             declarables.add(queue);
             // the binding key of a consistent-hash exchange is the queue's weight
             declarables.add(BindingBuilder.bind(queue).to(hash).with("1").noargs());

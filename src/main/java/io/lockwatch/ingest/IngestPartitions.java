@@ -51,6 +51,18 @@ public class IngestPartitions {
         return props.queue() + ".p" + p;
     }
 
+    /** Every queue readings wait in: the one readings queue, or the N partition queues. */
+    public static List<String> readingQueues(IngestProperties props) {
+        if (props.partitions() <= 1) {
+            return List.of(props.queue());
+        }
+        List<String> queues = new ArrayList<>();
+        for (int p = 0; p < props.partitions(); p++) {
+            queues.add(queueOf(props, p));
+        }
+        return queues;
+    }
+
     /** The consistent-hash exchange between the readings exchange and the partition queues. */
     public static String hashExchangeOf(IngestProperties props) {
         return props.exchange() + ".partitions";
