@@ -188,12 +188,17 @@ public final class PipelineBenchmark {
         return total;
     }
 
+    /** The service's instances: the one, or both in the two-instances drill. */
+    private List<ServiceProcess> instances(ServiceProcess service) {
+        return second == null ? List.of(service) : List.of(service, second);
+    }
+
     /**
      * Until the instances consume as they will for the run: one queue, a consumer per instance; partitions, one
      * consumer per partition queue and each instance with its even share (its gauge of owned partitions).
      */
     private void awaitConsumers(Broker broker, ServiceProcess service) throws Exception {
-        List<ServiceProcess> instances = second == null ? List.of(service) : List.of(service, second);
+        List<ServiceProcess> instances = instances(service);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         String seen = "";
         while (System.nanoTime() < deadline) {
@@ -242,10 +247,10 @@ public final class PipelineBenchmark {
             broker.purge(name);
         }
 
-        PrometheusScraper prometheus = second == null ? new PrometheusScraper(service.baseUri())
-                : new PrometheusScraper(service.baseUri(), second.baseUri());
+        PrometheusScraper prometheus = new PrometheusScraper(
+                instances(service).stream().map(ServiceProcess::baseUri).toArray(java.net.URI[]::new));
         // both instances count as the service (the second is not "another process" disturbing the run)
-        CpuSampler cpu = new CpuSampler(() -> second == null ? List.of(service.pid()) : List.of(service.pid(), second.pid()));
+        CpuSampler cpu = new CpuSampler(() -> instances(service).stream().map(ServiceProcess::pid).toList());
         Duration duration = Duration.ofSeconds(o.duration());
 
         RawCeiling.Result ceiling;
