@@ -22,8 +22,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Declares lost the sensors that have been silent past their deadline, set-based: each transaction takes up to
- * {@code scanBatch} online sensors whose {@code lost_deadline} has passed (an index range, {@code SKIP LOCKED}
- * so it never waits for ingest), marks them lost and records one {@code sensor.connection_lost} event each (at the
+ * {@code scanBatch} online sensors whose {@code lost_deadline} has passed ({@code SKIP LOCKED} so it never waits
+ * for ingest; a scan of the table, since the deadline changes with every reading and is not indexed: see migration
+ * V9), marks them lost and records one {@code sensor.connection_lost} event each (at the
  * deadline) in one statement, then their notifications. Run by a clustered Quartz trigger, so one instance scans
  * at a time.
  *

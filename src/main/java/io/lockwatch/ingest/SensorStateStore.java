@@ -8,9 +8,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 
@@ -20,15 +22,21 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Applies a batch of readings to {@code sensor_state} in one transaction with three statements whatever the
- * batch size: lock the batch's sensors ({@code FOR UPDATE}, in id order so concurrent batches never deadlock),
- * decide in memory, write back every touched sensor with one {@code UPDATE ... FROM unnest(...)} and every
- * state change with one {@code INSERT ... SELECT FROM unnest(...)}; the notifications of those changes are
- * written in the same transaction ({@link Outbox}).
+ * batch size: read the batch's sensors, decide in memory, write back every touched sensor with one
+ * {@code UPDATE ... FROM unnest(...)} and every state change with one {@code INSERT ... SELECT FROM unnest(...)};
+ * the notifications of those changes are written in the same transaction ({@link Outbox}).
  *
  * <p>Readings of one sensor are taken in delivery order. A reading changes a sensor only if it is newer (by
  * measured time) than the newest one applied, and its message id was not among the last ones applied; so a
- * late or repeated delivery never overwrites newer state and never produces a second change. Two instances
- * touching the same sensor serialise on its row lock, and each sees the other's committed result.
+ * late or repeated delivery never overwrites newer state and never produces a second change.
+ *
+ * <p>The sensors are read without a lock, and each is written back only if its row is still the version that was
+ * read (its {@code xmin}). Locking every row first ({@code FOR UPDATE}) cost PostgreSQL as much again as the
+ * update itself, for a conflict that is rare: another instance's batch with the same sensor, or the heartbeat
+ * declaring it lost in between. A sensor whose row changed meanwhile is decided again, from its row read anew under
+ * a lock, before anything is committed; so two instances touching one sensor still serialise, and each sees the
+ * other's committed result. Rows are written in id order, so concurrent batches take their row locks in one order.
+ * No column the update changes is indexed (migration V9), so the updates are HOT: no index is touched.
  */
 public class SensorStateStore {
 
@@ -54,68 +62,104 @@ public class SensorStateStore {
     }
 
     private ApplyOutcome applyIn(Connection c, List<Reading> readings) throws SQLException {
-        Map<String, Row> rows = lock(c, readings);
+        TreeSet<String> ids = sensorIds(readings);
+        Map<String, Row> rows = read(c, ids, false);
+        Verdict[] verdicts = new Verdict[readings.size()];
         List<SensorEvent> events = new ArrayList<>();
-        int applied = 0, unknown = 0, duplicates = 0, stale = 0;
-        for (Reading r : readings) {
-            Row row = rows.get(r.sensorId());
-            if (row == null) {
-                unknown++;
-                continue;
-            }
-            long idHash = r.messageId() == null ? 0 : hash(r.messageId());
-            if (r.messageId() != null && row.seen(idHash)) {
-                duplicates++;
-                continue;
-            }
-            if (row.lastReadingAt != null && (r.measuredAt() < row.lastReadingAt
-                    || (r.measuredAt() == row.lastReadingAt && r.messageId() == null
-                        && r.timeSource() != Reading.TimeSource.RECEIPT))) {
-                // older than what is applied; or measured at the same moment and without an id to tell it from
-                // a redelivery (readings timed at receipt are not: a redelivery is received anew, later)
-                stale++;
-                continue;
-            }
-            applied++;
-            row.dirty = true;
-            row.lastReadingAt = r.measuredAt();
-            row.lastSeenAt = row.lastSeenAt == null ? r.measuredAt() : Math.max(row.lastSeenAt, r.measuredAt());
-            if (r.messageId() != null) {
-                row.remember(idHash);
-            }
-            if (LOST.equals(row.connectivity)) {
-                // back from a silence: restored first, then the change this reading may bring
-                row.sequence++;
-                events.add(new SensorEvent(r.sensorId(), row.sequence, SensorEvent.CONNECTION_RESTORED, row.state,
-                        null, r.measuredAt()));
-            }
-            row.connectivity = ONLINE;
-            if (row.state == null || row.state != r.data()) {
-                row.sequence++;
-                events.add(new SensorEvent(r.sensorId(), row.sequence, SensorEvent.STATE_CHANGED, r.data(), row.state,
-                        r.measuredAt()));
-                row.state = r.data();
-                row.changedAt = r.measuredAt();
+        decide(readings, ids, rows, verdicts, events);
+        Set<String> changedMeanwhile = update(c, rows);
+        if (!changedMeanwhile.isEmpty()) {
+            // decided on a version another transaction has replaced since: decide these sensors again, on their
+            // rows as they are now, locked until commit
+            events.removeIf(e -> changedMeanwhile.contains(e.sensorId()));
+            Map<String, Row> current = read(c, new TreeSet<>(changedMeanwhile), true);
+            rows.keySet().removeAll(changedMeanwhile);
+            rows.putAll(current);
+            decide(readings, changedMeanwhile, current, verdicts, events);
+            if (!update(c, current).isEmpty()) {
+                throw new IllegalStateException("a locked sensor_state row changed");
             }
         }
-        update(c, rows);
         List<Long> eventIds = insertEvents(c, events);
         int notifications = Outbox.notificationsFor(c, eventIds);
-        return new ApplyOutcome(events, applied, unknown, duplicates, stale, notifications, rows.keySet());
+        int[] counts = new int[Verdict.values().length];
+        for (Verdict v : verdicts) {
+            counts[v.ordinal()]++;
+        }
+        return new ApplyOutcome(events, counts[Verdict.APPLIED.ordinal()], counts[Verdict.UNKNOWN.ordinal()],
+                counts[Verdict.DUPLICATE.ordinal()], counts[Verdict.STALE.ordinal()], notifications, rows.keySet());
     }
 
-    private Map<String, Row> lock(Connection c, List<Reading> readings) throws SQLException {
+    private enum Verdict { APPLIED, UNKNOWN, DUPLICATE, STALE }
+
+    private static TreeSet<String> sensorIds(List<Reading> readings) {
         TreeSet<String> ids = new TreeSet<>();
         readings.forEach(r -> ids.add(r.sensorId()));
-        Map<String, Row> rows = new HashMap<>(ids.size() * 2);
+        return ids;
+    }
+
+    /**
+     * Decides the readings of the sensors {@code of} (the others' are left as they are), in delivery order,
+     * against their {@code rows} (none: not registered), changing the rows in memory and adding the events they
+     * bring.
+     */
+    private void decide(List<Reading> readings, Set<String> of, Map<String, Row> rows, Verdict[] verdicts,
+                        List<SensorEvent> events) {
+        for (int i = 0; i < readings.size(); i++) {
+            Reading r = readings.get(i);
+            if (!of.contains(r.sensorId())) {
+                continue;
+            }
+            Row row = rows.get(r.sensorId());
+            verdicts[i] = row == null ? Verdict.UNKNOWN : decide(r, row, events);
+        }
+    }
+
+    private Verdict decide(Reading r, Row row, List<SensorEvent> events) {
+        long idHash = r.messageId() == null ? 0 : hash(r.messageId());
+        if (r.messageId() != null && row.seen(idHash)) {
+            return Verdict.DUPLICATE;
+        }
+        if (row.lastReadingAt != null && (r.measuredAt() < row.lastReadingAt
+                || (r.measuredAt() == row.lastReadingAt && r.messageId() == null
+                    && r.timeSource() != Reading.TimeSource.RECEIPT))) {
+            // older than what is applied; or measured at the same moment and without an id to tell it from
+            // a redelivery (readings timed at receipt are not: a redelivery is received anew, later)
+            return Verdict.STALE;
+        }
+        row.dirty = true;
+        row.lastReadingAt = r.measuredAt();
+        row.lastSeenAt = row.lastSeenAt == null ? r.measuredAt() : Math.max(row.lastSeenAt, r.measuredAt());
+        if (r.messageId() != null) {
+            row.remember(idHash);
+        }
+        if (LOST.equals(row.connectivity)) {
+            // back from a silence: restored first, then the change this reading may bring
+            row.sequence++;
+            events.add(new SensorEvent(r.sensorId(), row.sequence, SensorEvent.CONNECTION_RESTORED, row.state,
+                    null, r.measuredAt()));
+        }
+        row.connectivity = ONLINE;
+        if (row.state == null || row.state != r.data()) {
+            row.sequence++;
+            events.add(new SensorEvent(r.sensorId(), row.sequence, SensorEvent.STATE_CHANGED, r.data(), row.state,
+                    r.measuredAt()));
+            row.state = r.data();
+            row.changedAt = r.measuredAt();
+        }
+        return Verdict.APPLIED;
+    }
+
+    /** The registered sensors among {@code ids}, by id; {@code lock}: locked until commit. */
+    private Map<String, Row> read(Connection c, TreeSet<String> ids, boolean lock) throws SQLException {
+        Map<String, Row> rows = new TreeMap<>();
         try (PreparedStatement ps = c.prepareStatement("""
                 SELECT st.sensor_id, st.state, st.state_changed_at, st.last_reading_at, st.last_seen_at, st.sequence,
-                       st.recent_message_ids, st.connectivity, s.heartbeat_timeout_seconds
+                       st.recent_message_ids, st.connectivity, s.heartbeat_timeout_seconds, st.xmin::text
                   FROM sensor_state st
                   JOIN sensors s ON s.id = st.sensor_id
                  WHERE st.sensor_id = ANY (?)
-                 ORDER BY st.sensor_id
-                   FOR UPDATE OF st""")) {
+                 ORDER BY st.sensor_id""" + (lock ? " FOR UPDATE OF st" : ""))) {
             ps.setArray(1, c.createArrayOf("varchar", ids.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -133,6 +177,7 @@ public class SensorStateStore {
                     row.connectivity = rs.getString(8);
                     int timeout = rs.getInt(9);
                     row.timeoutMillis = rs.wasNull() ? null : timeout * 1000L;
+                    row.version = rs.getString(10);
                     rows.put(rs.getString(1), row);
                 }
             }
@@ -140,12 +185,16 @@ public class SensorStateStore {
         return rows;
     }
 
-    private void update(Connection c, Map<String, Row> rows) throws SQLException {
+    /**
+     * Writes back the changed rows, each only if it is still the version that was read.
+     * @return the ids of those that were not: another transaction changed (or deleted) them since
+     */
+    private Set<String> update(Connection c, Map<String, Row> rows) throws SQLException {
         List<String> ids = new ArrayList<>();
         List<Short> states = new ArrayList<>();
         List<Long> changedAt = new ArrayList<>(), readingAt = new ArrayList<>(), seenAt = new ArrayList<>(),
                 sequences = new ArrayList<>(), deadlines = new ArrayList<>();
-        List<String> recent = new ArrayList<>();
+        List<String> recent = new ArrayList<>(), versions = new ArrayList<>();
         rows.forEach((id, row) -> {
             if (!row.dirty) {
                 return;
@@ -158,9 +207,10 @@ public class SensorStateStore {
             sequences.add(row.sequence);
             recent.add(row.recentLiteral());
             deadlines.add(row.lastSeenAt + (row.timeoutMillis != null ? row.timeoutMillis : defaultTimeoutMillis));
+            versions.add(row.version);
         });
         if (ids.isEmpty()) {
-            return;
+            return Set.of();
         }
         try (PreparedStatement ps = c.prepareStatement("""
                 UPDATE sensor_state s
@@ -174,9 +224,10 @@ public class SensorStateStore {
                        lost_deadline = to_timestamp(u.deadline / 1000.0),
                        lost_at = NULL
                   FROM unnest(?::varchar[], ?::smallint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[],
-                              ?::bigint[])
-                       AS u(id, state, changed_at, reading_at, seen_at, seq, recent, deadline)
-                 WHERE s.sensor_id = u.id""")) {
+                              ?::bigint[], ?::text[])
+                       AS u(id, state, changed_at, reading_at, seen_at, seq, recent, deadline, version)
+                 WHERE s.sensor_id = u.id AND s.xmin = u.version::xid
+                RETURNING s.sensor_id""")) {
             ps.setArray(1, c.createArrayOf("varchar", ids.toArray()));
             ps.setArray(2, c.createArrayOf("int2", states.toArray()));
             ps.setArray(3, c.createArrayOf("int8", changedAt.toArray()));
@@ -185,7 +236,14 @@ public class SensorStateStore {
             ps.setArray(6, c.createArrayOf("int8", sequences.toArray()));
             ps.setArray(7, c.createArrayOf("text", recent.toArray()));
             ps.setArray(8, c.createArrayOf("int8", deadlines.toArray()));
-            ps.executeUpdate();
+            ps.setArray(9, c.createArrayOf("text", versions.toArray()));
+            Set<String> notWritten = new HashSet<>(ids);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    notWritten.remove(rs.getString(1));
+                }
+            }
+            return notWritten;
         }
     }
 
@@ -247,6 +305,8 @@ public class SensorStateStore {
         long sequence;
         String connectivity;
         Long timeoutMillis;
+        /** the row version read ({@code xmin}) */
+        String version;
         final List<Long> recent = new ArrayList<>(RECENT_IDS + 1);
         boolean dirty;
 
