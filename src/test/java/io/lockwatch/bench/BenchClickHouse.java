@@ -47,7 +47,7 @@ final class BenchClickHouse {
     }
 
     static ClickHouse connect(String url) {
-        return new ClickHouse(new ClickHouseSettings(url, "default", "", TIMEOUT));
+        return new ClickHouse(new ClickHouseSettings(url, "default", "", TIMEOUT, 2));
     }
 
     /**

@@ -97,7 +97,7 @@ class ClickHouseHistoryStoreIT extends HistoryStoreContract {
         String url = clickHouse.url() + (clickHouse.url().contains("?") ? "&" : "?") + "session_id=lockwatch-it-"
                 + UUID.randomUUID();
         ClickHouse session = new ClickHouse(new ClickHouseSettings(url, clickHouse.username(), clickHouse.password(),
-                clickHouse.socketTimeout()));
+                clickHouse.socketTimeout(), 1));
         try (Connection c = session.connection(); Statement st = c.createStatement()) {
             for (String setting : settings) {
                 st.execute("SET " + setting + " = 1"); // names given by the test itself

@@ -12,15 +12,18 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param username       ClickHouse user
  * @param password       ClickHouse password (never logged)
  * @param socketTimeout  how long one query or insert may take
+ * @param poolSize       connections kept open at most (history writes, exports, API queries)
  */
 @ConfigurationProperties("lockwatch.clickhouse")
-public record ClickHouseSettings(String url, String username, String password, Duration socketTimeout) {
+public record ClickHouseSettings(String url, String username, String password, Duration socketTimeout,
+                                 Integer poolSize) {
 
     public ClickHouseSettings {
         url = url == null ? "" : url.trim();
         username = username == null || username.isBlank() ? "default" : username;
         password = password == null ? "" : password;
         socketTimeout = socketTimeout == null ? Duration.ofSeconds(30) : socketTimeout;
+        poolSize = poolSize == null || poolSize < 1 ? 8 : poolSize;
     }
 
     public boolean configured() {
