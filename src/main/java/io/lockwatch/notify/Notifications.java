@@ -138,7 +138,6 @@ public class Notifications {
         m.setHeader("webhook-timestamp", String.valueOf(timestamp));
         m.setHeader("webhook-signature", WebhookSigner.sign(d.secret(), d.id().toString(), timestamp, body));
         m.setHeader(Exchange.CONTENT_TYPE, "application/json");
-        m.setHeader(Exchange.HTTP_METHOD, "POST");
         m.setHeader(Exchange.HTTP_URI, d.url());
         m.setBody(body);
         String refused = guard.problemWith(d.url());
