@@ -150,16 +150,18 @@ public class SensorStateStore {
         return Verdict.APPLIED;
     }
 
-    /** The registered sensors among {@code ids}, by id; {@code lock}: locked until commit. */
+    /**
+     * The registered sensors among {@code ids}, by id; {@code lock}: locked until commit. The sensor's own timeout is
+     * the copy in {@code sensor_state} (V11), so the read stays on one table.
+     */
     private Map<String, Row> read(Connection c, TreeSet<String> ids, boolean lock) throws SQLException {
         Map<String, Row> rows = new TreeMap<>();
         try (PreparedStatement ps = c.prepareStatement("""
                 SELECT st.sensor_id, st.state, st.state_changed_at, st.last_reading_at, st.last_seen_at, st.sequence,
-                       st.recent_message_ids, st.connectivity, s.heartbeat_timeout_seconds, st.xmin::text
+                       st.recent_message_ids, st.connectivity, st.heartbeat_timeout_seconds, st.xmin::text
                   FROM sensor_state st
-                  JOIN sensors s ON s.id = st.sensor_id
                  WHERE st.sensor_id = ANY (?)
-                 ORDER BY st.sensor_id""" + (lock ? " FOR UPDATE OF st" : ""))) {
+                 ORDER BY st.sensor_id""" + (lock ? " FOR UPDATE" : ""))) {
             ps.setArray(1, c.createArrayOf("varchar", ids.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -20,10 +20,11 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * A batch reads its sensors without locking them and writes each back only if no other transaction changed it in
- * between; a sensor that was changed is decided again on its row as it is now. Here the other transaction holds the
- * sensor's row while the batch is applied, so that the batch's write has to wait for it, and changes it before it
- * lets go: the way the heartbeat declaring a sensor lost, or another instance's batch, meets a batch.
+ * How a batch meets what other transactions do to its sensors. A batch reads its sensors without locking them, and
+ * writes each back only if no other transaction changed it in between; a sensor that was changed is decided again
+ * on its row as it is now. In the conflict tests the other transaction holds the sensor's row while the batch is
+ * applied, so that the batch's write has to wait for it, and changes it before it lets go: the way the heartbeat
+ * declaring a sensor lost, or another instance's batch, meets a batch.
  */
 @SpringBootTest
 class SensorStateConflictTest {
@@ -88,6 +89,32 @@ class SensorStateConflictTest {
         assertThat(outcome.applied()).isEqualTo(1);
         assertThat(outcome.events()).extracting(SensorEvent::sensorId).containsExactly(other);
         assertThat(outcome.registered()).containsExactly(other);
+    }
+
+    /**
+     * Ingest reads a sensor's own timeout from the copy in sensor_state (V11), which the database keeps equal to the
+     * registry's: set when the sensor is registered, changed and cleared with it.
+     */
+    @Test
+    void theDeadlineFollowsTheSensorsOwnTimeoutAsRegisteredAndAsChanged() {
+        String sensor = "C" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8);
+        registry.createSensor(sensor, "Timeout test", 600);
+        long t0 = System.currentTimeMillis();
+        store.apply(List.of(reading(sensor, 0, t0)));
+        assertThat(deadlineAfterLastSeen(sensor)).isEqualTo(600);
+
+        registry.updateSensor(sensor, null, true, 90);
+        store.apply(List.of(reading(sensor, 1, t0 + 1000)));
+        assertThat(deadlineAfterLastSeen(sensor)).isEqualTo(90);
+
+        registry.updateSensor(sensor, null, true, null);
+        store.apply(List.of(reading(sensor, 0, t0 + 2000)));
+        assertThat(deadlineAfterLastSeen(sensor)).as("back to the default, 1 h").isEqualTo(3600);
+    }
+
+    private long deadlineAfterLastSeen(String sensor) {
+        return jdbc.queryForObject("SELECT extract(epoch FROM lost_deadline - last_seen_at)::bigint FROM sensor_state "
+                + "WHERE sensor_id = ?", Long.class, sensor);
     }
 
     /**
