@@ -21,12 +21,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Declares lost the sensors that have been silent past their deadline, set-based: each transaction takes up to
- * {@code scanBatch} online sensors whose {@code lost_deadline} has passed ({@code SKIP LOCKED} so it never waits
- * for ingest; a scan of the table, since the deadline changes with every reading and is not indexed: see migration
- * V9), marks them lost and records one {@code sensor.connection_lost} event each (at the
- * deadline) in one statement, then their notifications. Run by a clustered Quartz trigger, so one instance scans
- * at a time.
+ * Declares lost the sensors that have been silent past their deadline, set-based. The deadline changes with every
+ * reading, so it is deliberately not indexed (migration V9): one read of the table finds the due sensors (oldest
+ * deadline first, up to {@value #LISTED_BATCHES} transactions' worth), then each transaction takes up to
+ * {@code scanBatch} of them by id, checks again that each is still online and due ({@code SKIP LOCKED} so it never
+ * waits for ingest; a reading applied meanwhile has moved its deadline), marks them lost and records one
+ * {@code sensor.connection_lost} event each (at the deadline) in one statement, then their notifications. Run by a
+ * clustered Quartz trigger, so one instance scans at a time; were two to run, each silence is still declared once.
  *
  * <p>Readings still waiting in the broker must count before a silence is declared: while the readings queue
  * holds more than {@code maxBacklog} messages (after a restart, or a database outage) the scan waits for ingest
@@ -36,6 +37,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class HeartbeatScan {
 
     private static final Logger log = LoggerFactory.getLogger(HeartbeatScan.class);
+    /** Due sensors listed per read of the table, in transactions of {@code scanBatch}. */
+    static final int LISTED_BATCHES = 10;
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
@@ -66,13 +69,23 @@ public class HeartbeatScan {
             return 0;
         }
         int total = 0;
-        while (true) {
-            Integer declared = tx.execute(status -> jdbc.execute((Connection c) -> declareLost(c)));
-            total += declared;
-            if (declared < props.scanBatch()) {
-                break;
+        int listed, declared;
+        do {
+            List<String> due = jdbc.queryForList("""
+                    SELECT sensor_id
+                      FROM sensor_state
+                     WHERE connectivity = 'online' AND lost_deadline < now()
+                     ORDER BY lost_deadline
+                     LIMIT ?""", String.class, (long) props.scanBatch() * LISTED_BATCHES);
+            listed = due.size();
+            declared = 0;
+            for (int from = 0; from < due.size(); from += props.scanBatch()) {
+                List<String> batch = due.subList(from, Math.min(due.size(), from + props.scanBatch()));
+                declared += tx.execute(status -> jdbc.execute((Connection c) -> declareLost(c, batch)));
             }
-        }
+            total += declared;
+            // a full list may have more behind it; one that declared nothing (all taken meanwhile) waits for the next scan
+        } while (listed == (long) props.scanBatch() * LISTED_BATCHES && declared > 0);
         if (total > 0) {
             lost.increment(total);
             log.info("{} sensors declared lost", total);
@@ -81,19 +94,17 @@ public class HeartbeatScan {
     }
 
     /**
-     * One batch in one statement: the due sensors are marked lost and their events recorded in the database
-     * itself (the event occurs at the deadline), so a batch never travels to the service and back; then their
-     * notifications.
+     * One batch in one statement: those of the listed sensors that are still online and due are marked lost and
+     * their events recorded in the database itself (the event occurs at the deadline); then their notifications.
      */
-    private int declareLost(Connection c) throws SQLException {
+    private int declareLost(Connection c, List<String> sensorIds) throws SQLException {
         List<Long> eventIds = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH due AS (
                     SELECT sensor_id
                       FROM sensor_state
-                     WHERE connectivity = 'online' AND lost_deadline < now()
-                     ORDER BY lost_deadline
-                     LIMIT ?
+                     WHERE sensor_id = ANY (?) AND connectivity = 'online' AND lost_deadline < now()
+                     ORDER BY sensor_id
                        FOR UPDATE SKIP LOCKED),
                 lost AS (
                     UPDATE sensor_state s
@@ -104,7 +115,7 @@ public class HeartbeatScan {
                 INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at)
                 SELECT sensor_id, sequence, ?, state, lost_deadline FROM lost
                 RETURNING id""")) {
-            ps.setInt(1, props.scanBatch());
+            ps.setArray(1, c.createArrayOf("varchar", sensorIds.toArray()));
             ps.setString(2, SensorEvent.CONNECTION_LOST);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
