@@ -6,7 +6,7 @@
 #
 # Usage:
 #   scripts/bench.sh [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01] [--duration 60] [--rate 0]
-#                           [--warmup 10] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
+#                           [--warmup 10] [--service-warmup 60] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
 #                           [--instances 1] [--partitions N] [--service-arg --name=value ...]
 #
 #   --sensors N      sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
@@ -20,6 +20,10 @@
 #   --rate R         readings/s published in the service run; 0 = as fast as possible
 #                    (the raw ceiling always publishes as fast as possible)
 #   --warmup S       seconds left out of the steady-state medians at the start of each run (10)
+#   --service-warmup S  seconds of readings published as in the service run, with the clients linked, before it and
+#                    left out of every figure (60; 0 = none; never in drills): until the service has run its hot
+#                    paths for a while, its JIT compiler takes a good part of its CPU (0.2 of 0.5 cores in the first
+#                    minute of notifications); their changes are checked like the run's
 #   --seed N         random seed of the readings (printed; random by default)
 #   --confirm-window N  unconfirmed messages allowed per publisher, ceiling and service run alike (1000)
 #   --diagnostics    mid-run, write top, pg_stat_activity and two thread dumps of the service to
@@ -60,6 +64,8 @@
 #        service acks per batch of 1000) on a temporary durable topic exchange and queue, deleted afterwards;
 #      - pre-seeds one reading per sensor and waits until the service has applied them all; only then registers
 #        the clients and links (so the seed's first readings notify nobody);
+#      - warms the service up: --service-warmup s of readings as in the service run, then waits until they are
+#        applied, in history and notified;
 #      - service run: publishes JSON readings {"sensor_id","data","ts"} to the exchange lockwatch.readings,
 #        routing key = sensor id, same settings, for --duration s; every second it reads the service's
 #        lockwatch_readings_received_total and heap from /actuator/prometheus, the queue depth, and the CPU

@@ -9,6 +9,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param rate        readings per second to publish in the service run; 0 = as fast as possible (the raw
  *                    ceiling is always as fast as possible)
  * @param warmup      seconds at the start of each timed phase left out of the steady-state figures
+ * @param serviceWarmup seconds of readings published, with the clients linked, before the service run and left out
+ *                    of every figure (not in drills): the service's JIT compiler is still busy with the paths the
+ *                    ceiling and the pre-seed did not take (notifications above all), and that is not its steady state
  * @param confirmWindow most unconfirmed messages per publisher (ceiling and service run alike)
  * @param diagnostics mid-run, write a thread dump of the service, PostgreSQL's activity and top to a file;
  *                    and run the service with Java Flight Recorder from its start
@@ -25,7 +28,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param serviceArgs extra arguments for the service (e.g. {@code --camel.metrics.enable-route-policy=false}), to
  *                    compare settings without changing code
  */
-record BenchOptions(int sensors, double changes, int duration, double rate, int warmup, long seed,
+record BenchOptions(int sensors, double changes, int duration, double rate, int warmup, int serviceWarmup, long seed,
                     int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
                     int clients, int links, Drill drill, int partitions, int instances) {
@@ -65,7 +68,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
 
     static final String USAGE = """
             usage: PipelineBenchmark [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01]
-                                   [--duration 60] [--rate 0] [--warmup 10] [--drill NAME]
+                                   [--duration 60] [--rate 0] [--warmup 10] [--service-warmup 60] [--drill NAME]
                                    [--instances 1] [--partitions 1, 4 with several instances]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
                                    [--service-arg --name=value ...]
@@ -85,6 +88,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         int duration = 60;
         double rate = 0;
         int warmup = 10;
+        int serviceWarmup = 60;
         long seed = ThreadLocalRandom.current().nextLong();
         int confirmWindow = 1000;
         boolean diagnostics = false;
@@ -121,6 +125,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                 case "--duration" -> duration = Integer.parseInt(v);
                 case "--rate" -> rate = Double.parseDouble(v);
                 case "--warmup" -> warmup = Integer.parseInt(v);
+                case "--service-warmup" -> serviceWarmup = Integer.parseInt(v);
                 case "--seed" -> seed = Long.parseLong(v);
                 case "--confirm-window" -> confirmWindow = Integer.parseInt(v);
                 case "--service-arg" -> serviceArgs.add(v);
@@ -148,6 +153,9 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (confirmWindow < 1) {
             throw new IllegalArgumentException("--confirm-window must be at least 1");
         }
+        if (serviceWarmup < 0) {
+            throw new IllegalArgumentException("--service-warmup must be 0 or more");
+        }
         if (warmup < 0 || duration < warmup + 3) {
             throw new IllegalArgumentException("--duration must exceed --warmup by 3 s at least");
         }
@@ -166,7 +174,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (jdbc == null) {
             jdbc = "jdbc:postgresql://127.0.0.1:5432/" + (isolated ? ISOLATED_DATABASE : "lockwatch");
         }
-        return new BenchOptions(sensors, changes, duration, rate, warmup, seed, confirmWindow, diagnostics, isolated,
+        return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password, clients, links, drill,
                 partitions, instances);
     }

@@ -61,6 +61,9 @@ public final class PipelineBenchmark {
     private Map<String, Long> invalidBefore = Map.of();
     private final MalformedCorpus corpus = new MalformedCorpus();
     private long seedStartMillis;
+    /** changes made by the seed; those after it, in the warm-up and the run, are all notified and checked */
+    private long changesAfterSeed;
+    private long checkedChanges;
     private final String stamp = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'"));
 
     private PipelineBenchmark(BenchOptions options) {
@@ -282,6 +285,10 @@ public final class PipelineBenchmark {
                 urls.add(webhooks.url(c));
             }
             db.registerClientsAndLinks(links.ids(), urls, links.secrets(), o.links(), o.sensors());
+            changesAfterSeed = reference.totalChanges();
+            if (o.drill() == Drill.NONE && o.serviceWarmup() > 0) {
+                warmUp(publisher, source, prometheus, service, db, webhooks);
+            }
             if (o.drill() == Drill.MALFORMED) {
                 broker.purge(INVALID_QUEUE);
                 invalidBefore = invalidByReason(prometheus.scrape());
@@ -292,6 +299,7 @@ public final class PipelineBenchmark {
             drillProblems.addAll(awaitSettled(db, reference, seedStartMillis, service));
             log("waiting for the notifications to be delivered");
             Map<String, Long> statuses = awaitNotifications(db, webhooks, service);
+            checkedChanges = reference.totalChanges() - changesAfterSeed;
             notified = NotificationCheck.check(reference, links, webhooks.arrivals(), webhooks.redeliveries(),
                     webhooks.malformed(), statuses);
             run = run.withNotifications(webhooks.arrivals(), webhooks.requests());
@@ -345,6 +353,24 @@ public final class PipelineBenchmark {
                     historyProblems.isEmpty() ? "complete" : String.join("; ", historyProblems), drillNotes);
         }
         return ok ? 0 : 1;
+    }
+
+    /**
+     * Readings at the run's rate and change ratio, with the clients linked, until the service has applied them and
+     * delivered their notifications; left out of every figure. Their changes are checked with the run's.
+     */
+    private void warmUp(Publisher publisher, ReadingSource source, PrometheusScraper prometheus,
+                        ServiceProcess service, BenchDatabase db, Webhooks webhooks) throws Exception {
+        log("warming the service up: publishing for %d s as in the run (left out of every figure)", o.serviceWarmup());
+        double base = prometheus.scrape().sum(PrometheusScraper.RECEIVED);
+        long published = publisher.publishFor(source::next, Duration.ofSeconds(o.serviceWarmup()), o.rate());
+        publisher.awaitConfirms();
+        double applied = awaitApplied(prometheus, base + published, service);
+        awaitCounter(prometheus, PrometheusScraper.HISTORY_WRITTEN, prometheus.scrape().sum(PrometheusScraper.RECEIVED),
+                service);
+        awaitNotifications(db, webhooks, service);
+        log("warmed up: %,d readings applied, %,d notifications delivered", (long) (applied - base),
+                webhooks.arrivals().size());
     }
 
     /** One reading per sensor, in random order; returns once the service has applied them all. */
@@ -749,8 +775,9 @@ public final class PipelineBenchmark {
         verdict.firstMismatches().forEach(m -> lines.add("  mismatch: " + m));
         notified.firstProblems().forEach(m -> lines.add("  notification problem: " + m));
         lines.add("");
-        lines.add(String.format(Locale.US, "  notifications: %,d clients, %,d links; %,d changes x linked clients = %,d expected, %,d received once each with a valid signature, %,d superseded by a newer change; %,d requests, %,d re-deliveries of a webhook-id; all timed: p50 %s ms, p99 %s ms, max %s ms; database %s",
-                o.clients(), (long) o.clients() * o.links(), run.changes(), notified.expected(), notified.delivered(),
+        lines.add(String.format(Locale.US, "  notifications: %,d clients, %,d links; %,d changes (warm-up and run) x linked clients = %,d expected, %,d received once each with a valid signature, %,d superseded by a newer change; %,d requests, %,d re-deliveries of a webhook-id; all, warm-up too: p50 %s ms, p99 %s ms, max %s ms; database %s",
+                o.clients(), (long) o.clients() * o.links(), checkedChanges,
+                notified.expected(), notified.delivered(),
                 notified.superseded(), run.webhookRequests(), notified.redeliveries(),
                 ms(NotificationCheck.quantile(notified.latenciesMs(), 0.5)), ms(NotificationCheck.quantile(notified.latenciesMs(), 0.99)),
                 ms(NotificationCheck.quantile(notified.latenciesMs(), 1)), notified.statuses()));
@@ -798,6 +825,7 @@ public final class PipelineBenchmark {
         options.put("duration_s", o.duration());
         options.put("rate", o.rate());
         options.put("warmup_s", o.warmup());
+        options.put("service_warmup_s", o.drill() == Drill.NONE ? o.serviceWarmup() : 0);
         options.put("seed", o.seed());
         options.put("confirm_window", o.confirmWindow());
         options.put("isolated", o.isolated());
