@@ -84,7 +84,8 @@ public class HeartbeatScan {
                 declared += tx.execute(status -> jdbc.execute((Connection c) -> declareLost(c, batch)));
             }
             total += declared;
-            // a full list may have more behind it; one that declared nothing (all taken meanwhile) waits for the next scan
+            // a full list may have more behind it; a list of which nothing was declared (all taken meanwhile) leaves
+            // the rest to the next scan
         } while (listed == (long) props.scanBatch() * LISTED_BATCHES && declared > 0);
         if (total > 0) {
             lost.increment(total);

@@ -788,8 +788,9 @@ public final class PipelineBenchmark {
                 run.applied(), run.drainedSeconds(), fmt(run.applied() / run.drainedSeconds()), o.sensors(), seedSeconds));
         lines.add("  CPU cores, service run (steady state): " + cpuLine(run.meanCpu()));
         lines.add("  CPU cores, raw ceiling (steady state): " + cpuLine(ceiling.meanCpu()));
-        lines.add(String.format(Locale.US, "  state changes: %,d timed + %,d seeded = %,d expected, %,d in sensor_events; service counters %s",
-                run.changes(), o.sensors(), verdict.expectedEvents(), verdict.eventsInDatabase(), counters));
+        lines.add(String.format(Locale.US, "  state changes: %,d timed + %,d in the warm-up + %,d seeded = %,d expected, %,d in sensor_events; service counters %s",
+                run.changes(), checkedChanges - run.changes(), o.sensors(), verdict.expectedEvents(),
+                verdict.eventsInDatabase(), counters));
         double disturbance = disturbance(ceiling, run);
         if (disturbance > OTHER_LOAD_WARNING) {
             lines.add(String.format(Locale.US, "  WARNING: other processes used up to %.2f cores during a phase; figures are disturbed (CPU seconds: %s)",
