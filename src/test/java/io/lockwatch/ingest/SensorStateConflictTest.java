@@ -1,6 +1,7 @@
 package io.lockwatch.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import java.sql.Connection;
@@ -36,9 +37,8 @@ class SensorStateConflictTest {
 
     @Test
     void aSensorDeclaredLostWhileTheBatchWasDecidedIsRestoredAndThenChanged() throws Exception {
-        String sensor = newSensor();
         long t0 = System.currentTimeMillis();
-        store.apply(List.of(reading(sensor, 0, t0)));
+        String sensor = openSensorAt(t0);
 
         ApplyOutcome outcome = whileHeldBy(sensor, """
                 UPDATE sensor_state SET connectivity = 'lost', lost_at = now(), sequence = sequence + 1
@@ -49,8 +49,7 @@ class SensorStateConflictTest {
         // heartbeat's, or been dropped; decided again it sees the loss (sequence 2) and comes back from it
         assertThat(outcome.applied()).isEqualTo(1);
         assertThat(outcome.events()).extracting(SensorEvent::type, SensorEvent::sequence).containsExactly(
-                org.assertj.core.groups.Tuple.tuple(SensorEvent.CONNECTION_RESTORED, 3L),
-                org.assertj.core.groups.Tuple.tuple(SensorEvent.STATE_CHANGED, 4L));
+                tuple(SensorEvent.CONNECTION_RESTORED, 3L), tuple(SensorEvent.STATE_CHANGED, 4L));
         Map<String, Object> row = jdbc.queryForMap(
                 "SELECT state, sequence, connectivity FROM sensor_state WHERE sensor_id = ?", sensor);
         assertThat(row).containsEntry("state", 1).containsEntry("sequence", 4L)
@@ -59,9 +58,8 @@ class SensorStateConflictTest {
 
     @Test
     void aChangeAnotherBatchAppliedMeanwhileIsNotAppliedTwice() throws Exception {
-        String sensor = newSensor();
         long t0 = System.currentTimeMillis();
-        store.apply(List.of(reading(sensor, 0, t0)));
+        String sensor = openSensorAt(t0);
 
         // the other batch took the same newer reading (another instance, the same message) and committed first
         ApplyOutcome outcome = whileHeldBy(sensor, """
@@ -149,6 +147,13 @@ class SensorStateConflictTest {
     private boolean waitingForALockHeldBy(int holder) {
         return jdbc.queryForObject("""
                 SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))""", Integer.class, holder) > 0;
+    }
+
+    /** A new sensor, online and open (sequence 1) since {@code at}. */
+    private String openSensorAt(long at) {
+        String sensor = newSensor();
+        store.apply(List.of(reading(sensor, 0, at)));
+        return sensor;
     }
 
     private String newSensor() {
