@@ -2,7 +2,6 @@ package io.lockwatch.notify;
 
 import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -117,38 +116,61 @@ public class NotificationStore {
         }
     }
 
-    /** The outcome of an attempt, and the attempt itself, in one transaction. */
-    public void recordAttempt(Delivery d, Integer statusCode, String error, long startedAt, long durationMs,
-                              Outcome outcome, Instant nextAttemptAt) {
+    /**
+     * The attempts and their outcomes, in one transaction. Each outcome is written only if its attempt still holds
+     * the claim (not claimed again after its lease ran out).
+     */
+    public void recordAttempts(List<FinishedAttempt> attempts) {
         tx.executeWithoutResult(status -> {
-            jdbc.update("""
+            jdbc.batchUpdate("""
                     INSERT INTO delivery_attempts (notification_id, client_id, sensor_id, event_type, attempt,
                                                    status_code, error, duration_ms, attempted_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                    d.id(), d.clientId(), d.sensorId(), d.type(), d.attempt(), statusCode, error, (int) durationMs,
-                    new Timestamp(startedAt));
-            // only if this attempt still holds the claim (not re-claimed after its lease ran out)
-            switch (outcome) {
-                case DELIVERED -> jdbc.update("""
-                        UPDATE notifications SET status = 'delivered', finished_at = now(), lease_until = NULL,
-                               last_status = ?, last_error = NULL
-                         WHERE id = ? AND status = 'delivering' AND attempts = ?""",
-                        statusCode, d.id(), d.attempt());
-                // a newer event recorded meanwhile supersedes this one, so no old state follows the newer
-                case RETRY -> jdbc.update("""
-                        UPDATE notifications n
-                           SET status = CASE WHEN %1$s THEN 'superseded' ELSE 'pending' END,
-                               finished_at = CASE WHEN %1$s THEN now() END,
-                               next_attempt_at = ?, lease_until = NULL, last_status = ?, last_error = ?
-                         WHERE n.id = ? AND n.status = 'delivering' AND n.attempts = ?""".formatted(NEWER_EXISTS),
-                        Timestamp.from(nextAttemptAt), statusCode, error, d.id(), d.attempt());
-                case DEAD -> jdbc.update("""
-                        UPDATE notifications SET status = 'dead', finished_at = now(), lease_until = NULL,
-                               last_status = ?, last_error = ?
-                         WHERE id = ? AND status = 'delivering' AND attempts = ?""",
-                        statusCode, error, d.id(), d.attempt());
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""", attempts, attempts.size(), (ps, a) -> {
+                Delivery d = a.delivery();
+                ps.setObject(1, d.id());
+                ps.setObject(2, d.clientId());
+                ps.setString(3, d.sensorId());
+                ps.setString(4, d.type());
+                ps.setInt(5, d.attempt());
+                ps.setObject(6, a.statusCode(), java.sql.Types.INTEGER); // null without an answer
+                ps.setString(7, a.error());
+                ps.setInt(8, (int) a.durationMs());
+                ps.setTimestamp(9, new Timestamp(a.startedAt()));
+            });
+            List<Object[]> delivered = new ArrayList<>();
+            List<Object[]> retried = new ArrayList<>();
+            List<Object[]> dead = new ArrayList<>();
+            for (FinishedAttempt a : attempts) {
+                Delivery d = a.delivery();
+                switch (a.outcome()) {
+                    case DELIVERED -> delivered.add(new Object[] {a.statusCode(), d.id(), d.attempt()});
+                    case RETRY -> retried.add(new Object[] {Timestamp.from(a.nextAttemptAt()), a.statusCode(), a.error(),
+                            d.id(), d.attempt()});
+                    case DEAD -> dead.add(new Object[] {a.statusCode(), a.error(), d.id(), d.attempt()});
+                }
             }
+            batch("""
+                    UPDATE notifications SET status = 'delivered', finished_at = now(), lease_until = NULL,
+                           last_status = ?, last_error = NULL
+                     WHERE id = ? AND status = 'delivering' AND attempts = ?""", delivered);
+            // a newer event recorded meanwhile supersedes this one, so no old state follows the newer
+            batch("""
+                    UPDATE notifications n
+                       SET status = CASE WHEN %1$s THEN 'superseded' ELSE 'pending' END,
+                           finished_at = CASE WHEN %1$s THEN now() END,
+                           next_attempt_at = ?, lease_until = NULL, last_status = ?, last_error = ?
+                     WHERE n.id = ? AND n.status = 'delivering' AND n.attempts = ?""".formatted(NEWER_EXISTS), retried);
+            batch("""
+                    UPDATE notifications SET status = 'dead', finished_at = now(), lease_until = NULL,
+                           last_status = ?, last_error = ?
+                     WHERE id = ? AND status = 'delivering' AND attempts = ?""", dead);
         });
+    }
+
+    private void batch(String sql, List<Object[]> args) {
+        if (!args.isEmpty()) {
+            jdbc.batchUpdate(sql, args);
+        }
     }
 
     /** The client is gone or no longer linked to the sensor: nothing is sent. */

@@ -46,6 +46,7 @@ public class Notifications {
     static final String SLOT = "lockwatch.requestSlot";
 
     private final NotificationStore store;
+    private final AttemptRecorder recorder;
     private final ClientGates gates;
     private final TargetGuard guard;
     private final NotifyProperties props;
@@ -55,9 +56,10 @@ public class Notifications {
     private final Timer latency;
     private final HttpClient alertClient;
 
-    public Notifications(NotificationStore store, ClientGates gates, TargetGuard guard, NotifyProperties props,
-                         MeterRegistry meters) {
+    public Notifications(NotificationStore store, AttemptRecorder recorder, ClientGates gates, TargetGuard guard,
+                         NotifyProperties props, MeterRegistry meters) {
         this.store = store;
+        this.recorder = recorder;
         this.gates = gates;
         this.guard = guard;
         this.props = props;
@@ -194,7 +196,7 @@ public class Notifications {
             }
             next = Instant.now().plus(delay);
         }
-        store.recordAttempt(d, status, error, started, duration, outcome, next);
+        recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next));
         gates.leave(d.clientId(), success || refused != null);
         free(exchange.getProperty(SLOT, AtomicBoolean.class));
         switch (outcome) {

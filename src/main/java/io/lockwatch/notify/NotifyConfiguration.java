@@ -34,10 +34,16 @@ public class NotifyConfiguration {
         return new ClaimWakeUp(producer);
     }
 
+    /** Closed after the routes have stopped, so that the attempts of the last posts are written. */
+    @Bean(destroyMethod = "close")
+    AttemptRecorder attemptRecorder(NotificationStore store, MeterRegistry meters) {
+        return new AttemptRecorder(store, meters);
+    }
+
     @Bean
-    Notifications notifications(NotificationStore store, ClientGates gates, TargetGuard guard, NotifyProperties props,
-                                MeterRegistry meters) {
-        return new Notifications(store, gates, guard, props, meters);
+    Notifications notifications(NotificationStore store, AttemptRecorder recorder, ClientGates gates, TargetGuard guard,
+                                NotifyProperties props, MeterRegistry meters) {
+        return new Notifications(store, recorder, gates, guard, props, meters);
     }
 
     /**

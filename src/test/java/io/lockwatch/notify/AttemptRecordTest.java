@@ -2,8 +2,7 @@ package io.lockwatch.notify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.anyList;
 import static org.mockito.Mockito.doAnswer;
 
 import java.net.ConnectException;
@@ -70,11 +69,12 @@ class AttemptRecordTest {
         UUID client = dueNotificationTo(receiver.url(path));
         AtomicInteger writes = new AtomicInteger();
         doAnswer(call -> {
-            if (((Delivery) call.getArgument(0)).clientId().equals(client) && writes.incrementAndGet() == 1) {
+            List<FinishedAttempt> attempts = call.getArgument(0);
+            if (attempts.stream().anyMatch(a -> a.delivery().clientId().equals(client)) && writes.incrementAndGet() == 1) {
                 throw new DataAccessResourceFailureException("database away (test)");
             }
             return call.callRealMethod();
-        }).when(store).recordAttempt(any(), any(), any(), anyLong(), anyLong(), any(), any());
+        }).when(store).recordAttempts(anyList());
 
         wakeTheClaim();
 

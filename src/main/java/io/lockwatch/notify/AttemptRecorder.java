@@ -1,0 +1,131 @@
+package io.lockwatch.notify;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * Records finished attempts in shared transactions (a group commit). Each poster hands its attempt over and waits
+ * until the transaction that holds it has committed, so that an attempt is recorded before its request slot is
+ * freed, as when each poster wrote its own. But the attempts that finish together cost one transaction instead of
+ * one each: its round trips, its commit and its connection. One writer: while it commits a group, the next one
+ * gathers, so the busier the posters, the larger the groups. A group is at most as large as there are posters.
+ * <p>
+ * A group that fails is written again one attempt at a time, so that one attempt's failure is not the others'. A
+ * poster whose attempt could not be written gets the failure, and the error handler tries again (a database that
+ * is away is waited out).
+ */
+public class AttemptRecorder implements AutoCloseable {
+
+    private record Handover(FinishedAttempt attempt, CompletableFuture<Void> written) {
+    }
+
+    private final NotificationStore store;
+    private final BlockingQueue<Handover> queue = new LinkedBlockingQueue<>();
+    private final Thread writer;
+    private final DistributionSummary groups;
+    private volatile boolean open = true;
+
+    public AttemptRecorder(NotificationStore store, MeterRegistry meters) {
+        this.store = store;
+        this.groups = DistributionSummary.builder("lockwatch.notifications.attempts.recorded.together")
+                .description("attempts written in one transaction").register(meters);
+        this.writer = new Thread(this::writeWhileOpen, "lockwatch-attempt-recorder");
+        writer.setDaemon(true);
+        writer.start();
+    }
+
+    /** Returns once the attempt is committed; throws what kept it from being written. */
+    public void record(FinishedAttempt attempt) {
+        if (!open) {
+            throw new IllegalStateException("attempt recorder closed: attempt not recorded");
+        }
+        Handover handover = new Handover(attempt, new CompletableFuture<>());
+        queue.add(handover);
+        try {
+            while (true) {
+                try {
+                    handover.written().get(1, TimeUnit.SECONDS);
+                    return;
+                } catch (TimeoutException e) {
+                    // handed over as the recorder closed, after its writer's last look at the queue
+                    if (!writer.isAlive() && queue.remove(handover)) {
+                        throw new IllegalStateException("attempt recorder closed: attempt not recorded");
+                    }
+                }
+            }
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException failure) {
+                throw failure;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the attempt was recorded", e);
+        }
+    }
+
+    /** Attempts handed over and not yet taken into a group (tests). */
+    int waiting() {
+        return queue.size();
+    }
+
+    private void writeWhileOpen() {
+        List<Handover> group = new ArrayList<>();
+        while (open || !queue.isEmpty()) {
+            try {
+                Handover first = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                group.add(first);
+                queue.drainTo(group);
+                write(group);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException | Error e) {
+                // never leave a poster waiting, whatever went wrong
+                group.forEach(h -> h.written().completeExceptionally(e));
+            } finally {
+                group.clear();
+            }
+        }
+    }
+
+    private void write(List<Handover> group) {
+        groups.record(group.size());
+        try {
+            store.recordAttempts(group.stream().map(Handover::attempt).toList());
+            group.forEach(h -> h.written().complete(null));
+        } catch (RuntimeException e) {
+            if (group.size() == 1) {
+                group.get(0).written().completeExceptionally(e);
+                return;
+            }
+            for (Handover h : group) {
+                try {
+                    store.recordAttempts(List.of(h.attempt()));
+                    h.written().complete(null);
+                } catch (RuntimeException one) {
+                    h.written().completeExceptionally(one);
+                }
+            }
+        }
+    }
+
+    /** Writes what was handed over already, then stops. */
+    @Override
+    public void close() throws InterruptedException {
+        open = false;
+        writer.join(TimeUnit.SECONDS.toMillis(10));
+    }
+}
