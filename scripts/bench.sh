@@ -7,7 +7,7 @@
 # Usage:
 #   scripts/bench.sh [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01] [--duration 60] [--rate 0]
 #                           [--warmup 10] [--service-warmup 60] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
-#                           [--instances 1] [--partitions N] [--service-arg --name=value ...]
+#                           [--instances 1] [--partitions N] [--service-arg --name=value ...] [--service-cpus C]
 #
 #   --sensors N      sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
 #   --clients C      clients registered, each with its own webhook endpoint (http://127.0.0.1:<port>/c/<index>)
@@ -37,6 +37,9 @@
 #                    default 4 with two instances, else 1
 #   --service-arg A  an extra argument for the service, repeatable, to compare settings without changing code
 #                    (e.g. --service-arg --camel.metrics.enable-exchange-event-notifier=false)
+#   --service-cpus C each service instance in a CPU cgroup of its own limited to C cores (needs root and a cgroup
+#                    cpu controller): stands in for instances on machines of their own, to show what a second
+#                    instance adds when the service is what limits the rate (0 = no limit, the default)
 #   --isolated       use a RabbitMQ virtual host 'lockwatch-bench' and PostgreSQL and ClickHouse databases
 #                    'lockwatch_bench' of the benchmark's own (created here if missing, which needs root) instead
 #                    of the dev ones, so that neither the dev data nor integration tests running meanwhile are

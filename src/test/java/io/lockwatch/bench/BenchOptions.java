@@ -27,11 +27,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param instances   service instances run against the same broker and databases (2 for the two-instances drill)
  * @param serviceArgs extra arguments for the service (e.g. {@code --camel.metrics.enable-route-policy=false}), to
  *                    compare settings without changing code
+ * @param serviceCpus CPU each service instance may use, in cores (a cgroup of its own), standing in for a machine
+ *                    of that size; 0 = no limit
  */
 record BenchOptions(int sensors, double changes, int duration, double rate, int warmup, int serviceWarmup, long seed,
                     int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
-                    int clients, int links, Drill drill, int partitions, int instances) {
+                    int clients, int links, Drill drill, int partitions, int instances, double serviceCpus) {
 
     static final String QUEUE = "lockwatch.readings";
 
@@ -71,7 +73,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--duration 60] [--rate 0] [--warmup 10] [--service-warmup 60] [--drill NAME]
                                    [--instances 1] [--partitions 1, 4 with several instances]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
-                                   [--service-arg --name=value ...]
+                                   [--service-arg --name=value ...] [--service-cpus 0]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
                                    [--out target/bench] [--amqp amqp://guest:guest@127.0.0.1:5672]
                                    [--jdbc jdbc:postgresql://127.0.0.1:5432/lockwatch] [--db-user lockwatch]
@@ -84,6 +86,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         Drill drill = Drill.NONE;
         int partitions = 0;
         int instances = 0;
+        double serviceCpus = 0;
         double changes = 0.01;
         int duration = 60;
         double rate = 0;
@@ -129,6 +132,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                 case "--seed" -> seed = Long.parseLong(v);
                 case "--confirm-window" -> confirmWindow = Integer.parseInt(v);
                 case "--service-arg" -> serviceArgs.add(v);
+                case "--service-cpus" -> serviceCpus = Double.parseDouble(v);
                 case "--jar" -> jar = Path.of(v);
                 case "--out" -> out = Path.of(v);
                 case "--amqp" -> amqp = v;
@@ -168,6 +172,9 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (instances < 1 || instances > 2 || partitions < 1) {
             throw new IllegalArgumentException("--instances must be 1 or 2, --partitions 1 or more");
         }
+        if (serviceCpus < 0) {
+            throw new IllegalArgumentException("--service-cpus must be 0 (no limit) or more");
+        }
         if (amqp == null) {
             amqp = "amqp://guest:guest@127.0.0.1:5672/" + (isolated ? ISOLATED_VHOST : "%2F");
         }
@@ -176,6 +183,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         }
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password, clients, links, drill,
-                partitions, instances);
+                partitions, instances, serviceCpus);
     }
 }

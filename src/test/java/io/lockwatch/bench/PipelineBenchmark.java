@@ -147,8 +147,8 @@ public final class PipelineBenchmark {
             List<String> jvmOptions = o.diagnostics()
                     ? List.of("-XX:StartFlightRecording=settings=default,dumponexit=true,filename=" + recording)
                     : List.of();
-            ServiceProcess service = ServiceProcess.start(o.jar(), jvmOptions, o.serviceArguments(), serviceLog,
-                    o.outDir().resolve("service.pid"));
+            ServiceProcess service = ServiceProcess.start(cpuLimit(1), o.jar(), jvmOptions, o.serviceArguments(),
+                    serviceLog, o.outDir().resolve("service.pid"));
             if (o.diagnostics()) {
                 log("the service records itself with Java Flight Recorder to %s (written when it stops)", recording);
             }
@@ -228,14 +228,23 @@ public final class PipelineBenchmark {
         throw new IllegalStateException("the instances did not take up their readings queues within 60 s: " + seen);
     }
 
+    /** With --service-cpus: the command prefix that limits instance {@code n} to that many cores. */
+    private List<String> cpuLimit(int n) throws IOException {
+        if (o.serviceCpus() <= 0) {
+            return List.of();
+        }
+        log("service instance %d limited to %.2f cores (cgroup lockwatch-bench-%d)", n, o.serviceCpus(), n);
+        return ServiceProcess.inCpuLimit(o.serviceCpus(), "lockwatch-bench-" + n);
+    }
+
     private int measure(ServiceProcess service, Broker broker, ConnectionFactory amqp, BenchDatabase db)
             throws Exception {
         long t0 = System.nanoTime();
         service.awaitHealthy(Duration.ofMinutes(3));
         log("service healthy after %.1f s", (System.nanoTime() - t0) / 1e9);
         if (o.instances() > 1) {
-            second = ServiceProcess.start(o.jar(), List.of(), o.serviceArguments(), o.outDir().resolve("service-2.log"),
-                    o.outDir().resolve("service-2.pid"));
+            second = ServiceProcess.start(cpuLimit(2), o.jar(), List.of(), o.serviceArguments(),
+                    o.outDir().resolve("service-2.log"), o.outDir().resolve("service-2.pid"));
             log("second instance started (pid %d, %s, log %s)", second.pid(), second.baseUri(), o.outDir().resolve("service-2.log"));
             second.awaitHealthy(Duration.ofMinutes(3));
         }
@@ -757,8 +766,9 @@ public final class PipelineBenchmark {
         String ceilingLabel = "raw ceiling (RabbitMQ publish->consume, persistent, confirms"
                 + (o.confirmWindow() == 1000 ? "" : " (" + o.confirmWindow() + " outstanding)") + ", prefetch "
                 + RawCeiling.PREFETCH + "): ";
-        String serviceLabel = String.format(Locale.US, "lockwatch end to end (%d sensors, %.1f%% changes, %d s%s): ",
-                o.sensors(), o.changes() * 100, o.duration(), o.rate() == 0 ? "" : ", rate " + fmt(o.rate()) + "/s");
+        String serviceLabel = String.format(Locale.US, "lockwatch end to end (%d sensors, %.1f%% changes, %d s%s%s): ",
+                o.sensors(), o.changes() * 100, o.duration(), o.rate() == 0 ? "" : ", rate " + fmt(o.rate()) + "/s",
+                o.serviceCpus() <= 0 ? "" : String.format(Locale.US, ", %d x %.2f cores", o.instances(), o.serviceCpus()));
         int width = Math.max(ceilingLabel.length(), serviceLabel.length());
 
         List<String> lines = new ArrayList<>();
@@ -831,6 +841,8 @@ public final class PipelineBenchmark {
         options.put("confirm_window", o.confirmWindow());
         options.put("isolated", o.isolated());
         options.put("service_args", o.serviceArgs());
+        options.put("instances", o.instances());
+        options.put("service_cpus", o.serviceCpus());
         options.put("amqp", o.amqpUri().replaceAll("//[^@]*@", "//"));
         options.put("jdbc", o.jdbcUrl());
 
