@@ -147,8 +147,8 @@ public final class PipelineBenchmark {
             List<String> jvmOptions = o.diagnostics()
                     ? List.of("-XX:StartFlightRecording=settings=default,dumponexit=true,filename=" + recording)
                     : List.of();
-            ServiceProcess service = ServiceProcess.start(cpuLimit(1), o.jar(), jvmOptions, o.serviceArguments(),
-                    serviceLog, o.outDir().resolve("service.pid"));
+            ServiceProcess service = ServiceProcess.start(o.jar(), jvmOptions, o.serviceArguments(), serviceLog,
+                    o.outDir().resolve("service.pid"));
             if (o.diagnostics()) {
                 log("the service records itself with Java Flight Recorder to %s (written when it stops)", recording);
             }
@@ -228,13 +228,12 @@ public final class PipelineBenchmark {
         throw new IllegalStateException("the instances did not take up their readings queues within 60 s: " + seen);
     }
 
-    /** With --service-cpus: the command prefix that limits instance {@code n} to that many cores. */
-    private List<String> cpuLimit(int n) throws IOException {
-        if (o.serviceCpus() <= 0) {
-            return List.of();
+    /** With --service-cpus: limits instance {@code n}, once it is up, to that many cores. */
+    private void limitCpu(ServiceProcess instance, int n) throws IOException {
+        if (o.serviceCpus() > 0) {
+            instance.limitCpu(o.serviceCpus(), "lockwatch-bench-" + n);
+            log("service instance %d limited to %.2f cores (cgroup lockwatch-bench-%d)", n, o.serviceCpus(), n);
         }
-        log("service instance %d limited to %.2f cores (cgroup lockwatch-bench-%d)", n, o.serviceCpus(), n);
-        return ServiceProcess.inCpuLimit(o.serviceCpus(), "lockwatch-bench-" + n);
     }
 
     private int measure(ServiceProcess service, Broker broker, ConnectionFactory amqp, BenchDatabase db)
@@ -243,10 +242,14 @@ public final class PipelineBenchmark {
         service.awaitHealthy(Duration.ofMinutes(3));
         log("service healthy after %.1f s", (System.nanoTime() - t0) / 1e9);
         if (o.instances() > 1) {
-            second = ServiceProcess.start(cpuLimit(2), o.jar(), List.of(), o.serviceArguments(),
-                    o.outDir().resolve("service-2.log"), o.outDir().resolve("service-2.pid"));
+            second = ServiceProcess.start(o.jar(), List.of(), o.serviceArguments(), o.outDir().resolve("service-2.log"),
+                    o.outDir().resolve("service-2.pid"));
             log("second instance started (pid %d, %s, log %s)", second.pid(), second.baseUri(), o.outDir().resolve("service-2.log"));
             second.awaitHealthy(Duration.ofMinutes(3));
+        }
+        limitCpu(service, 1);
+        if (second != null) {
+            limitCpu(second, 2);
         }
         awaitConsumers(broker, service);
 

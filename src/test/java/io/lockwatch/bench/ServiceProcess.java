@@ -48,24 +48,11 @@ final class ServiceProcess implements AutoCloseable {
     /** Another instance on its own port, log and pid file, with the same arguments. */
     static ServiceProcess start(Path jar, List<String> jvmOptions, List<String> extraArguments, Path log, Path pidFile,
                                 int port) throws IOException {
-        return start(List.of(), jar, jvmOptions, extraArguments, log, pidFile, port);
-    }
-
-    /** The same, with the command run by {@code prefix} (such as {@link #inCpuLimit}). */
-    static ServiceProcess start(List<String> prefix, Path jar, List<String> jvmOptions, List<String> extraArguments,
-                                Path log, Path pidFile) throws IOException {
-        return start(prefix, jar, jvmOptions, extraArguments, log, pidFile, freePort());
-    }
-
-    private static ServiceProcess start(List<String> prefix, Path jar, List<String> jvmOptions,
-                                        List<String> extraArguments, Path log, Path pidFile, int port)
-            throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IOException("no service jar at " + jar + " (mvn -DskipTests package)");
         }
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(prefix);
-        command.addAll(List.of(java, "-Xmx512m"));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar.toString(), "--spring.profiles.active=external", "--server.port=" + port, "--lockwatch.api.tokens=" + API_TOKEN));
         command.addAll(extraArguments);
@@ -73,13 +60,22 @@ final class ServiceProcess implements AutoCloseable {
         return launch(command, port, log, pidFile);
     }
 
+    private static ServiceProcess launch(List<String> command, int port, Path log, Path pidFile) throws IOException {
+        Process process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
+        Files.writeString(pidFile, process.pid() + "\n");
+        return new ServiceProcess(process, port, pidFile, List.copyOf(command), log);
+    }
+
     /**
-     * A command prefix that runs the service in a CPU cgroup of its own, limited to {@code cores} (cgroup v1's cpu
-     * controller, or v2's {@code cpu.max}; needs root): the shell moves itself into the cgroup, then becomes the
-     * service ({@code exec}), so the pid stays the service's and a restart goes into the same cgroup. It stands in
-     * for a machine of that size when the benchmark shows what a second instance adds.
+     * Moves the running service into a CPU cgroup of its own, limited to {@code cores} (cgroup v1's cpu controller,
+     * or v2's {@code cpu.max}; needs root), all its threads at once. It stands in for a machine of that size when the
+     * benchmark shows what a second instance adds. Done once the service is up: started so limited, Spring Boot and
+     * Camel take minutes to start and its startup waits time out. A {@link #restart()} runs unlimited.
      */
-    static List<String> inCpuLimit(double cores, String name) throws IOException {
+    void limitCpu(double cores, String name) throws IOException {
         long period = 100_000;
         long quota = Math.max(1000, Math.round(cores * period));
         Path v1 = Path.of("/sys/fs/cgroup/cpu");
@@ -94,19 +90,10 @@ final class ServiceProcess implements AutoCloseable {
             dir = Files.createDirectories(v2.resolve(name));
             Files.writeString(dir.resolve("cpu.max"), quota + " " + period);
         } else {
-            throw new IOException("no CPU cgroup controller to limit the service with (/sys/fs/cgroup/cpu or cgroup v2 "
+            throw new IOException("no CPU cgroup controller to limit the service with (/sys/fs/cgroup/cpu, or cgroup v2 "
                     + "with cpu); run without --service-cpus");
         }
-        return List.of("sh", "-c", "echo $$ > '" + dir.resolve("cgroup.procs") + "' && exec \"$@\"", "sh");
-    }
-
-    private static ServiceProcess launch(List<String> command, int port, Path log, Path pidFile) throws IOException {
-        Process process = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
-        Files.writeString(pidFile, process.pid() + "\n");
-        return new ServiceProcess(process, port, pidFile, List.copyOf(command), log);
+        Files.writeString(dir.resolve("cgroup.procs"), Long.toString(process.pid()));
     }
 
     /** {@code kill -9}: no shutdown hook, nothing flushed, as a crash. */
