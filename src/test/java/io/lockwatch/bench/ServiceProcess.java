@@ -76,9 +76,7 @@ final class ServiceProcess implements AutoCloseable {
      * Camel take minutes to start and its startup waits time out. A {@link #restart()} runs unlimited.
      */
     void limitCpu(double cores, String name) throws IOException {
-        // a 10 ms period: with the default 100 ms, an instance limited to 0.15 cores ran 15 ms and then stood still
-        // for 85, and its batches' round trips, not its CPU, set its rate
-        long period = 10_000;
+        long period = 100_000;
         long quota = Math.max(1000, Math.round(cores * period));
         Path v1 = Path.of("/sys/fs/cgroup/cpu");
         Path v2 = Path.of("/sys/fs/cgroup");
