@@ -38,10 +38,10 @@ public class NotificationStore {
      * Its cost must not grow with the square of the backlog. It first makes the notifications whose lease ran out
      * pending again (their attempt counted), so that what is due is one ordered range of the {@code notifications_due}
      * index. The live leases (at most the request slots of all instances) are read once into a small set that each
-     * candidate is checked against. Checked against the table instead, as before, the planner could probe every
-     * notification ever leased and not yet vacuumed (every attempt leaves one) for each due one: a claim of 5,000 due
-     * notifications once took 129 s, and every instance's delivery waited for it. A lease counts from the claim
-     * itself, not from the start of its transaction.
+     * candidate is checked against. Checked against the table instead, as before, the planner probed the leased index
+     * (which keeps the dead entry of every attempt until vacuum) once per due notification: one claim in a benchmark
+     * took 129 s, and the instance's delivery waited for it. A lease counts from the claim itself, not from the start
+     * of its transaction.
      */
     public List<Delivery> claim(int limit, Collection<UUID> skipClients, Duration lease) {
         if (limit <= 0) {
