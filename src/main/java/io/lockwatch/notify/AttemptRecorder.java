@@ -7,7 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,18 +49,13 @@ public class AttemptRecorder implements AutoCloseable {
         }
         Handover handover = new Handover(attempt, new CompletableFuture<>());
         queue.add(handover);
+        // closed meanwhile: the writer may have had its last look at the queue already. Whichever of the two takes
+        // the attempt out of the queue answers for it.
+        if (!open && queue.remove(handover)) {
+            throw new IllegalStateException("attempt recorder closed: attempt not recorded");
+        }
         try {
-            while (true) {
-                try {
-                    handover.written().get(1, TimeUnit.SECONDS);
-                    return;
-                } catch (TimeoutException e) {
-                    // handed over as the recorder closed, after its writer's last look at the queue
-                    if (!writer.isAlive() && queue.remove(handover)) {
-                        throw new IllegalStateException("attempt recorder closed: attempt not recorded");
-                    }
-                }
-            }
+            handover.written().get();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException failure) {
                 throw failure;
