@@ -100,17 +100,9 @@ class AttemptRecordTest {
 
     /** A client, a sensor linked to it, a state change of that sensor, and its notification, due now. */
     private UUID dueNotificationTo(String url) {
-        UUID client = jdbc.queryForObject("INSERT INTO clients (name, url, webhook_secret) VALUES ('test', ?, ?) RETURNING id",
-                UUID.class, url, WebhookSigner.newSecret());
-        String sensor = "R" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);
-        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'Room')", sensor);
-        jdbc.update("INSERT INTO client_sensors (client_id, sensor_id) VALUES (?, ?)", client, sensor);
-        Long event = jdbc.queryForObject("""
-                INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at)
-                VALUES (?, 1, 'sensor.state_changed', 1, 0, now()) RETURNING id""", Long.class, sensor);
-        jdbc.update("""
-                INSERT INTO notifications (event_id, client_id, sensor_id, type, sequence)
-                VALUES (?, ?, ?, 'sensor.state_changed', 1)""", event, client, sensor);
+        OutboxRows rows = new OutboxRows(jdbc);
+        UUID client = rows.client(url);
+        rows.due(client, rows.sensor(client), 1);
         return client;
     }
 

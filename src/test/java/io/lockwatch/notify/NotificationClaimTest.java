@@ -29,9 +29,11 @@ class NotificationClaimTest {
     @Autowired NotificationStore store;
     @Autowired JdbcTemplate jdbc;
     @Autowired CamelContext camel;
+    OutboxRows rows;
 
     @BeforeEach
     void onlyTheTestClaims() throws Exception {
+        rows = new OutboxRows(jdbc);
         camel.getRouteController().stopRoute("due-notifications-are-claimed-on-a-timer");
         camel.getRouteController().stopRoute("due-notifications-are-claimed-when-recorded");
         jdbc.update("UPDATE notifications SET status = 'delivered', lease_until = NULL WHERE status IN ('pending', 'delivering')");
@@ -40,7 +42,7 @@ class NotificationClaimTest {
     @Test
     void aNotificationWhoseLeaseRanOutIsClaimedAgainAsItsNextAttempt() {
         UUID client = newClient();
-        String sensor = newSensor(client);
+        String sensor = rows.sensor(client);
         UUID crashed = notification(client, sensor, 1, "delivering", 1, "now() - interval '1 second'");
 
         List<Delivery> claimed = store.claim(10, Set.of(), LEASE);
@@ -56,7 +58,7 @@ class NotificationClaimTest {
     void aNotificationWaitsWhileAnOlderOneOfItsSensorIsStillBeingSentToItsClient() {
         UUID client = newClient();
         UUID otherClient = newClient();
-        String sensor = newSensor(client, otherClient);
+        String sensor = rows.sensor(client, otherClient);
         UUID inFlight = notification(client, sensor, 1, "delivering", 1, "now() + interval '20 seconds'");
         UUID newer = notification(client, sensor, 2, "pending", 0, null);
         UUID toTheOther = notification(otherClient, sensor, 2, "pending", 0, null);
@@ -72,7 +74,7 @@ class NotificationClaimTest {
     @Test
     void anOlderOneWhoseLeaseRanOutHoldsNothingBackAndGoesFirst() {
         UUID client = newClient();
-        String sensor = newSensor(client);
+        String sensor = rows.sensor(client);
         UUID crashed = notification(client, sensor, 1, "delivering", 1, "now() - interval '1 second'");
         UUID newer = notification(client, sensor, 2, "pending", 0, null);
 
@@ -83,48 +85,21 @@ class NotificationClaimTest {
     void theClaimTakesTheLongestDueFirstAndLeavesOutClosedClients() {
         UUID client = newClient();
         UUID closed = newClient();
-        String sensor = newSensor(client, closed);
-        String other = newSensor(client);
-        UUID later = notification(client, sensor, 1, "pending", 0, null, "now() - interval '1 minute'");
-        UUID earlier = notification(client, other, 1, "pending", 0, null, "now() - interval '2 minutes'");
-        notification(closed, sensor, 1, "pending", 0, null, "now() - interval '3 minutes'");
-        notification(client, newSensor(client), 1, "pending", 0, null, "now() + interval '1 minute'");
+        String sensor = rows.sensor(client, closed);
+        String other = rows.sensor(client);
+        UUID later = rows.notification(client, sensor, 1, "pending", 0, null, "now() - interval '1 minute'");
+        UUID earlier = rows.notification(client, other, 1, "pending", 0, null, "now() - interval '2 minutes'");
+        rows.notification(closed, sensor, 1, "pending", 0, null, "now() - interval '3 minutes'");
+        rows.notification(client, rows.sensor(client), 1, "pending", 0, null, "now() + interval '1 minute'");
 
         assertThat(store.claim(10, Set.of(closed), LEASE)).extracting(Delivery::id).containsExactly(earlier, later);
     }
 
     private UUID newClient() {
-        return jdbc.queryForObject("INSERT INTO clients (name, url, webhook_secret) VALUES ('test', ?, ?) RETURNING id",
-                UUID.class, "http://127.0.0.1:9/hook", WebhookSigner.newSecret());
-    }
-
-    private String newSensor(UUID... clients) {
-        String sensor = "C" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);
-        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'Room')", sensor);
-        for (UUID client : clients) {
-            jdbc.update("INSERT INTO client_sensors (client_id, sensor_id) VALUES (?, ?)", client, sensor);
-        }
-        return sensor;
+        return rows.client("http://127.0.0.1:9/hook");
     }
 
     private UUID notification(UUID client, String sensor, long sequence, String status, int attempts, String leaseUntil) {
-        return notification(client, sensor, sequence, status, attempts, leaseUntil, "now() - interval '1 second'");
-    }
-
-    /** A notification as the outbox would hold it; the times are SQL expressions of the test's own. */
-    private UUID notification(UUID client, String sensor, long sequence, String status, int attempts, String leaseUntil,
-                              String nextAttemptAt) {
-        // one event of the sensor, whichever of its clients is notified of it
-        Long event = jdbc.queryForObject("""
-                INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at)
-                VALUES (?, ?, 'sensor.state_changed', 1, 0, now())
-                ON CONFLICT (sensor_id, sequence) DO UPDATE SET sequence = EXCLUDED.sequence RETURNING id""",
-                Long.class, sensor, sequence);
-        return jdbc.queryForObject("""
-                INSERT INTO notifications (event_id, client_id, sensor_id, type, sequence, status, attempts,
-                                           lease_until, next_attempt_at)
-                VALUES (?, ?, ?, 'sensor.state_changed', ?, ?, ?, %s, %s) RETURNING id"""
-                .formatted(leaseUntil == null ? "NULL" : leaseUntil, nextAttemptAt),
-                UUID.class, event, client, sensor, sequence, status, attempts);
+        return rows.notification(client, sensor, sequence, status, attempts, leaseUntil, "now() - interval '1 second'");
     }
 }
