@@ -29,7 +29,8 @@
 #   --diagnostics    mid-run, write top, pg_stat_activity and two thread dumps of the service to
 #                    target/bench/diagnostics-<timestamp>.txt; and run the service with Java Flight Recorder
 #                    from its start (settings=default) to target/bench/service-<timestamp>.jfr, written when it
-#                    stops (open it with JDK Mission Control or `jfr print`; the timed run is its last minutes)
+#                    stops (service-2-<timestamp>.jfr for a second instance; open it with JDK Mission Control or
+#                    `jfr print`; the timed run is its last minutes)
 #   --instances N    service instances against the same broker and databases, 1 or 2 (2 for the two-instances
 #                    drill)
 #   --partitions N   the service's lockwatch.ingest.partitions: 1 = one readings queue; N = N queues by sensor id

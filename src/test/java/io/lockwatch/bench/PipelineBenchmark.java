@@ -143,11 +143,8 @@ public final class PipelineBenchmark {
             Path serviceLog = o.outDir().resolve("service.log");
             // --diagnostics: Java Flight Recorder from the start (attaching it mid-run deoptimises the service's
             // compiled code and slowed it down several times over for most of the run)
-            Path recording = o.outDir().toAbsolutePath().resolve("service-" + stamp + ".jfr");
-            List<String> jvmOptions = o.diagnostics()
-                    ? List.of("-XX:StartFlightRecording=settings=default,dumponexit=true,filename=" + recording)
-                    : List.of();
-            ServiceProcess service = ServiceProcess.start(o.jar(), jvmOptions, o.serviceArguments(), serviceLog,
+            Path recording = recording("service");
+            ServiceProcess service = ServiceProcess.start(o.jar(), jvmOptions(recording), o.serviceArguments(), serviceLog,
                     o.outDir().resolve("service.pid"));
             if (o.diagnostics()) {
                 log("the service records itself with Java Flight Recorder to %s (written when it stops)", recording);
@@ -170,6 +167,18 @@ public final class PipelineBenchmark {
                 }
             }
         }
+    }
+
+    /** Where an instance's flight recording goes with --diagnostics. */
+    private Path recording(String instance) {
+        return o.outDir().toAbsolutePath().resolve(instance + "-" + stamp + ".jfr");
+    }
+
+    /** With --diagnostics, Java Flight Recorder from the instance's start to {@code recording}, written when it stops. */
+    private List<String> jvmOptions(Path recording) {
+        return o.diagnostics()
+                ? List.of("-XX:StartFlightRecording=settings=default,dumponexit=true,filename=" + recording)
+                : List.of();
     }
 
     /** Messages ready in the readings queue(s). */
@@ -242,9 +251,13 @@ public final class PipelineBenchmark {
         service.awaitHealthy(Duration.ofMinutes(3));
         log("service healthy after %.1f s", (System.nanoTime() - t0) / 1e9);
         if (o.instances() > 1) {
-            second = ServiceProcess.start(o.jar(), List.of(), o.serviceArguments(), o.outDir().resolve("service-2.log"),
-                    o.outDir().resolve("service-2.pid"));
+            Path recording = recording("service-2");
+            second = ServiceProcess.start(o.jar(), jvmOptions(recording), o.serviceArguments(),
+                    o.outDir().resolve("service-2.log"), o.outDir().resolve("service-2.pid"));
             log("second instance started (pid %d, %s, log %s)", second.pid(), second.baseUri(), o.outDir().resolve("service-2.log"));
+            if (o.diagnostics()) {
+                log("the second instance records itself to %s", recording);
+            }
             second.awaitHealthy(Duration.ofMinutes(3));
         }
         limitCpu(service, 1);
