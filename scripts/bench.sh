@@ -38,9 +38,11 @@
 #                    default 4 with two instances, else 1
 #   --service-arg A  an extra argument for the service, repeatable, to compare settings without changing code
 #                    (e.g. --service-arg --camel.metrics.enable-exchange-event-notifier=false)
-#   --service-cpus C once up, each service instance is moved into a CPU cgroup of its own limited to C cores
-#                    (needs root and a cgroup cpu controller): stands in for instances on machines of their own, to
-#                    show what a second instance adds when the service is what limits the rate (0 = no limit)
+#   --service-cpus C for the timed run, each service instance is moved into a CPU cgroup of its own limited to C
+#                    cores (needs root and a cgroup cpu controller): stands in for instances on machines of their
+#                    own, to show what a second instance adds when the service is what limits the rate (0 = no
+#                    limit). The seed and the warm-up run unlimited, so that the JIT compiler's one-off work is done
+#                    (under 0.15 cores it still took 0.06 of them eight minutes after the start)
 #   --isolated       use a RabbitMQ virtual host 'lockwatch-bench' and PostgreSQL and ClickHouse databases
 #                    'lockwatch_bench' of the benchmark's own (created here if missing, which needs root) instead
 #                    of the dev ones, so that neither the dev data nor integration tests running meanwhile are
