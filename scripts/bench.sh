@@ -41,8 +41,8 @@
 #   --service-cpus C for the timed run, each service instance is moved into a CPU cgroup of its own limited to C
 #                    cores (needs root and a cgroup cpu controller): stands in for instances on machines of their
 #                    own, to show what a second instance adds when the service is what limits the rate (0 = no
-#                    limit). The seed and the warm-up run unlimited, so that the JIT compiler's one-off work is done
-#                    (under 0.15 cores it still took 0.06 of them eight minutes after the start)
+#                    limit). The seed and the warm-up run unlimited: they are not measured, and limited they took
+#                    minutes (pre-seed 107-192 s at 0.15 cores instead of 15 s)
 #   --isolated       use a RabbitMQ virtual host 'lockwatch-bench' and PostgreSQL and ClickHouse databases
 #                    'lockwatch_bench' of the benchmark's own (created here if missing, which needs root) instead
 #                    of the dev ones, so that neither the dev data nor integration tests running meanwhile are

@@ -314,9 +314,9 @@ public final class PipelineBenchmark {
                 broker.purge(INVALID_QUEUE);
                 invalidBefore = invalidByReason(prometheus.scrape());
             }
-            // limited only now: the JIT compiler's work is a one-off cost of each instance's start, and at 0.15
-            // cores it still took 0.06 of them eight minutes in, so that limiting from the start measured mostly
-            // how far each instance had got with compiling
+            // limited only now: the seed and the warm-up are not measured, and unlimited they take seconds instead
+            // of minutes; the JIT compiler does the first part of its work at full speed (at 0.15 cores it still
+            // takes 0.04-0.06 of them through the run either way)
             limitCpu(service, 1);
             if (second != null) {
                 limitCpu(second, 2);
