@@ -16,7 +16,8 @@
 #   hanging-client    client 0's endpoint hangs for 5 minutes (retry schedule shortened to 5s,15s,30s,60s x6)
 #   failing-client    client 0's endpoint answers 500 for 5 minutes (same schedule)
 #   malformed         100,000 bad messages of every kind (10 MB bodies and invalid UTF-8 included) among the readings
-#   two-instances     two service instances on the same broker and databases, readings in 4 partitions
+#   two-instances     two service instances on the same broker and databases, readings in 4 partitions; 200 more
+#                     sensors with a 20 s timeout fall silent: each must be lost once and restored once
 #                     (--partitions 1 shows what one shared queue does)
 #   all               every drill above in turn, then a summary
 #

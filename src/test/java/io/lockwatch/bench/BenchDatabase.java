@@ -18,6 +18,13 @@ final class BenchDatabase {
         void accept(String sensorId, Integer state, long sequence);
     }
 
+    /**
+     * The benchmark's sensors, whose state and events are checked against the reference ({@code 'B'} and ten hex
+     * digits); the two-instances drill's silent sensors ({@link #SILENT_PREFIX}) are checked on their own.
+     */
+    static final String SENSORS_LIKE = "B%";
+    static final String SILENT_PREFIX = "Q";
+
     private final String url;
     private final String user;
     private final String password;
@@ -120,9 +127,11 @@ final class BenchDatabase {
     void forEachState(StateRow row) throws SQLException {
         try (Connection c = connect()) {
             c.setAutoCommit(false);
-            try (Statement s = c.createStatement()) {
-                s.setFetchSize(10_000);
-                try (ResultSet rs = s.executeQuery("SELECT sensor_id, state, sequence FROM sensor_state")) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT sensor_id, state, sequence FROM sensor_state WHERE sensor_id LIKE ?")) {
+                ps.setFetchSize(10_000);
+                ps.setString(1, SENSORS_LIKE);
+                try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         short state = rs.getShort(2);
                         row.accept(rs.getString(1), rs.wasNull() ? null : (int) state, rs.getLong(3));
@@ -133,12 +142,39 @@ final class BenchDatabase {
         }
     }
 
+    /** Events of the benchmark's sensors. */
     long countEvents() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM sensor_events")) {
-            rs.next();
-            return rs.getLong(1);
+        try (Connection c = connect();
+             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM sensor_events WHERE sensor_id LIKE ?")) {
+            ps.setString(1, SENSORS_LIKE);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
         }
+    }
+
+    /**
+     * Registers {@code n} sensors {@code 'Q' || lpad(i, 10, '0')} with their own heartbeat timeout, linked to no
+     * client; returns their ids.
+     */
+    List<String> registerSilentSensors(int n, int timeoutSeconds) throws SQLException {
+        List<String> ids = new java.util.ArrayList<>();
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO sensors (id, address, heartbeat_timeout_seconds)
+                SELECT ? || lpad(i::text, 10, '0'), 'Silent street ' || i, ?
+                  FROM generate_series(1, ?) AS i
+                RETURNING id""")) {
+            ps.setString(1, SILENT_PREFIX);
+            ps.setInt(2, timeoutSeconds);
+            ps.setInt(3, n);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getString(1));
+                }
+            }
+        }
+        return ids;
     }
 
     /** What the database's sessions are doing now, as text (for --diagnostics). */

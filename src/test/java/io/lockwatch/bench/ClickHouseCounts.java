@@ -37,7 +37,8 @@ final class ClickHouseCounts {
 
     private long count(String table, String column, long fromMs) throws IOException, InterruptedException {
         // table and column are this class's constants, the database the benchmark's own
-        String sql = "SELECT count() FROM " + database + "." + table + " FINAL WHERE " + column + " >= " + fromMs;
+        String sql = "SELECT count() FROM " + database + "." + table + " FINAL WHERE " + column + " >= " + fromMs
+                + " AND sensor_id LIKE '" + BenchDatabase.SENSORS_LIKE + "'";
         URI uri = URI.create(base + "/?query=" + URLEncoder.encode(sql, StandardCharsets.UTF_8));
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());

@@ -18,12 +18,16 @@ enum Drill {
     HANGING_CLIENT("hanging-client", "client 0's endpoint hangs (never answers) for 5 minutes from the start"),
     FAILING_CLIENT("failing-client", "client 0's endpoint answers 500 for 5 minutes from the start"),
     MALFORMED("malformed", "100,000 bad messages of every kind (10 MB bodies, invalid UTF-8 included) among the readings"),
-    TWO_INSTANCES("two-instances", "two service instances on the same broker and databases, readings partitioned by sensor");
+    TWO_INSTANCES("two-instances", "two service instances on the same broker and databases, readings partitioned by sensor; "
+            + "200 more sensors with a 20 s timeout report once, fall silent until both are lost, then report again");
 
     static final int MALFORMED_COUNT = 100_000;
     static final long CLIENT_OUTAGE_MS = 5 * 60_000;
     static final long CLICKHOUSE_OUTAGE_MS = 2 * 60_000;
     /** For the client drills: retries that span the 5-minute outage in about 7 minutes (default: up to 8 h apart). */
+    /** The two-instances drill's sensors that fall silent: how many, and their own heartbeat timeout. */
+    static final int SILENT_SENSORS = 200;
+    static final int SILENT_TIMEOUT_S = 20;
     static final String SHORT_RETRY_SCHEDULE = "--lockwatch.notify.retry-schedule=5s,15s,30s,60s,60s,60s,60s,60s,60s";
 
     final String id;

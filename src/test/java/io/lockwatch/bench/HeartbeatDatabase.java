@@ -58,9 +58,15 @@ final class HeartbeatDatabase {
 
     /** How many of these sensors are online now. */
     long countOnline(List<String> sensorIds) throws SQLException {
+        return countConnectivity(sensorIds, "online");
+    }
+
+    /** How many of these sensors have this connectivity now ('unknown', 'online' or 'lost'). */
+    long countConnectivity(List<String> sensorIds, String connectivity) throws SQLException {
         try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("""
-                SELECT count(*) FROM sensor_state WHERE sensor_id = ANY (?) AND connectivity = 'online'""")) {
+                SELECT count(*) FROM sensor_state WHERE sensor_id = ANY (?) AND connectivity = ?""")) {
             ps.setArray(1, c.createArrayOf("varchar", sensorIds.toArray()));
+            ps.setString(2, connectivity);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);

@@ -64,6 +64,9 @@ public final class PipelineBenchmark {
     /** changes made by the seed; those after it, in the warm-up and the run, are all notified and checked */
     private long changesAfterSeed;
     private long checkedChanges;
+    /** The two-instances drill's silent sensors, and when their second reading was measured (epoch ms). */
+    private List<String> silentIds = List.of();
+    private volatile long silentReportedAgainAt;
     private final String stamp = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'"));
 
     private PipelineBenchmark(BenchOptions options) {
@@ -267,6 +270,11 @@ public final class PipelineBenchmark {
         if (rows != o.sensors()) {
             throw new IllegalStateException("sensor_state has " + rows + " rows after registering " + o.sensors());
         }
+        if (o.drill() == Drill.TWO_INSTANCES) {
+            silentIds = db.registerSilentSensors(Drill.SILENT_SENSORS, Drill.SILENT_TIMEOUT_S);
+            log("drill: %d sensors with a %d s timeout registered to fall silent during the run (no client linked)",
+                    silentIds.size(), Drill.SILENT_TIMEOUT_S);
+        }
         for (String name : o.readingQueues()) {
             broker.purge(name);
         }
@@ -325,6 +333,9 @@ public final class PipelineBenchmark {
             // every state change in PostgreSQL, every reading and event in ClickHouse (after a drill: by the
             // databases, as a restart resets the service's counters)
             drillProblems.addAll(awaitSettled(db, reference, seedStartMillis, service));
+            if (o.drill() == Drill.TWO_INSTANCES) {
+                drillProblems.addAll(checkSilences());
+            }
             log("waiting for the notifications to be delivered");
             Map<String, Long> statuses = awaitNotifications(db, webhooks, service);
             checkedChanges = reference.totalChanges() - changesAfterSeed;
@@ -568,9 +579,117 @@ public final class PipelineBenchmark {
                     log("drill: %s", drillNotes);
                 }
             }
+            case TWO_INSTANCES -> silence(amqp);
             default -> {
             }
         }
+    }
+
+    /**
+     * The two-instances drill's silences: each silent sensor reports once, stays silent until it is lost (by the
+     * heartbeat scan of whichever instance runs it), then reports again.
+     */
+    private void silence(ConnectionFactory amqp) throws Exception {
+        HeartbeatDatabase hb = new HeartbeatDatabase(o.jdbcUrl(), o.dbUser(), o.dbPassword());
+        try (Publisher p = new Publisher(amqp, EXCHANGE, "lockwatch-bench-silence", o.confirmWindow())) {
+            long first = System.currentTimeMillis();
+            for (String id : silentIds) {
+                p.publish(silentReading(id, first));
+            }
+            p.awaitConfirms();
+            awaitConnectivity(hb, "online", Duration.ofMinutes(2));
+            long online = System.currentTimeMillis();
+            log("drill: the %d silent sensors reported once and are online; silent from now on", silentIds.size());
+            awaitConnectivity(hb, "lost", Duration.ofSeconds(Drill.SILENT_TIMEOUT_S).plusMinutes(3));
+            long lost = System.currentTimeMillis();
+            silentReportedAgainAt = lost;
+            for (String id : silentIds) {
+                p.publish(silentReading(id, lost));
+            }
+            p.awaitConfirms();
+            drillNotes = String.format(Locale.US, "%d sensors silent with a %d s timeout: all lost %.1f s after their "
+                    + "reading, then reported again", silentIds.size(), Drill.SILENT_TIMEOUT_S, (lost - first) / 1e3);
+            log("drill: all %d silent sensors lost %.1f s after their reading (%.1f s after all were online); "
+                    + "each reports again now", silentIds.size(), (lost - first) / 1e3, (lost - online) / 1e3);
+        }
+    }
+
+    private static ReadingSource.Message silentReading(String id, long ts) {
+        String json = "{\"sensor_id\":\"" + id + "\",\"data\":1,\"ts\":" + ts + "}";
+        return new ReadingSource.Message(id, json.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+
+    /** Until every silent sensor has this connectivity. */
+    private void awaitConnectivity(HeartbeatDatabase hb, String connectivity, Duration within) throws Exception {
+        long deadline = System.nanoTime() + within.toNanos();
+        long n = 0;
+        while (System.nanoTime() < deadline) {
+            n = hb.countConnectivity(silentIds, connectivity);
+            if (n == silentIds.size()) {
+                return;
+            }
+            Thread.sleep(500); // polling the database for a condition, not waiting out a time
+        }
+        throw new IllegalStateException(String.format(Locale.US, "only %d of %d silent sensors %s within %d s", n,
+                silentIds.size(), connectivity, within.toSeconds()));
+    }
+
+    /**
+     * Each silence declared once: one lost event per silent sensor before it reported again, and one restored event
+     * once it did (a lost event after that is the next silence, as the sensor stays quiet).
+     */
+    private List<String> checkSilences() throws Exception {
+        List<String> problems = new ArrayList<>();
+        if (silentReportedAgainAt == 0) {
+            problems.add("the silent sensors were not lost during the run");
+            return problems;
+        }
+        HeartbeatDatabase hb = new HeartbeatDatabase(o.jdbcUrl(), o.dbUser(), o.dbPassword());
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (restoredCount(hb) < silentIds.size() && System.nanoTime() < deadline) {
+            Thread.sleep(500); // polling the database for a condition, not waiting out a time
+        }
+        Map<String, Integer> lost = new java.util.HashMap<>(), restored = new java.util.HashMap<>();
+        java.util.Set<String> silent = new java.util.HashSet<>(silentIds);
+        long[] others = {0};
+        hb.forEachConnectivityEvent(e -> {
+            if (!silent.contains(e.sensorId())) {
+                others[0]++;
+            } else if (HeartbeatDatabase.LOST.equals(e.type()) && e.occurredAt() <= silentReportedAgainAt) {
+                lost.merge(e.sensorId(), 1, Integer::sum);
+            } else if (HeartbeatDatabase.RESTORED.equals(e.type())) {
+                restored.merge(e.sensorId(), 1, Integer::sum);
+            }
+        });
+        long lostOnce = silentIds.stream().filter(id -> lost.getOrDefault(id, 0) == 1).count();
+        long restoredOnce = silentIds.stream().filter(id -> restored.getOrDefault(id, 0) == 1).count();
+        log("drill: silences: %d of %d sensors lost exactly once, %d restored exactly once; %d lost events in all, "
+                + "%d restored; %d connectivity events of other sensors", lostOnce, silentIds.size(), restoredOnce,
+                lost.values().stream().mapToInt(Integer::intValue).sum(),
+                restored.values().stream().mapToInt(Integer::intValue).sum(), others[0]);
+        if (lostOnce != silentIds.size()) {
+            problems.add(String.format(Locale.US, "%d of %d silent sensors lost exactly once (lost events: %s)",
+                    lostOnce, silentIds.size(), lost.values().stream().mapToInt(Integer::intValue).sum()));
+        }
+        if (restoredOnce != silentIds.size()) {
+            problems.add(String.format(Locale.US, "%d of %d silent sensors restored exactly once", restoredOnce,
+                    silentIds.size()));
+        }
+        if (others[0] > 0) {
+            problems.add(others[0] + " connectivity events of sensors that never fell silent");
+        }
+        return problems;
+    }
+
+    private long restoredCount(HeartbeatDatabase hb) throws Exception {
+        long[] n = {0};
+        java.util.Set<String> silent = new java.util.HashSet<>(silentIds);
+        hb.forEachConnectivityEvent(e -> {
+            if (silent.contains(e.sensorId()) && HeartbeatDatabase.RESTORED.equals(e.type())) {
+                n[0]++;
+            }
+        });
+        return n[0];
     }
 
     /** scripts/services.sh ACTION SERVICE, its output to the benchmark's log. */
