@@ -594,7 +594,7 @@ public final class PipelineBenchmark {
         try (Publisher p = new Publisher(amqp, EXCHANGE, "lockwatch-bench-silence", o.confirmWindow())) {
             long first = System.currentTimeMillis();
             for (String id : silentIds) {
-                p.publish(silentReading(id, first));
+                p.publish(ReadingSource.message(id, 1, first));
             }
             p.awaitConfirms();
             awaitConnectivity(hb, "online", Duration.ofMinutes(2));
@@ -604,7 +604,7 @@ public final class PipelineBenchmark {
             long lost = System.currentTimeMillis();
             silentReportedAgainAt = lost;
             for (String id : silentIds) {
-                p.publish(silentReading(id, lost));
+                p.publish(ReadingSource.message(id, 1, lost));
             }
             p.awaitConfirms();
             drillNotes = String.format(Locale.US, "%d sensors silent with a %d s timeout: all lost %.1f s after their "
@@ -612,11 +612,6 @@ public final class PipelineBenchmark {
             log("drill: all %d silent sensors lost %.1f s after their reading (%.1f s after all were online); "
                     + "each reports again now", silentIds.size(), (lost - first) / 1e3, (lost - online) / 1e3);
         }
-    }
-
-    private static ReadingSource.Message silentReading(String id, long ts) {
-        String json = "{\"sensor_id\":\"" + id + "\",\"data\":1,\"ts\":" + ts + "}";
-        return new ReadingSource.Message(id, json.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     }
 
     /** Until every silent sensor has this connectivity. */
@@ -635,20 +630,21 @@ public final class PipelineBenchmark {
     }
 
     /**
-     * Each silence declared once: one lost event per silent sensor before it reported again, and one restored event
-     * once it did (a lost event after that is the next silence, as the sensor stays quiet).
+     * The silent sensors' connectivity events: per sensor, its lost events before it reported again and its restored
+     * events (a lost event after that is the next silence, as the sensor stays quiet); and how many connectivity events
+     * other sensors had.
      */
-    private List<String> checkSilences() throws Exception {
-        List<String> problems = new ArrayList<>();
-        if (silentReportedAgainAt == 0) {
-            problems.add("the silent sensors were not lost during the run");
-            return problems;
+    private record Silences(Map<String, Integer> lost, Map<String, Integer> restored, long others) {
+        static long exactlyOnce(List<String> ids, Map<String, Integer> events) {
+            return ids.stream().filter(id -> events.getOrDefault(id, 0) == 1).count();
         }
-        HeartbeatDatabase hb = new HeartbeatDatabase(o.jdbcUrl(), o.dbUser(), o.dbPassword());
-        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-        while (restoredCount(hb) < silentIds.size() && System.nanoTime() < deadline) {
-            Thread.sleep(500); // polling the database for a condition, not waiting out a time
+
+        static int total(Map<String, Integer> events) {
+            return events.values().stream().mapToInt(Integer::intValue).sum();
         }
+    }
+
+    private Silences silences(HeartbeatDatabase hb) throws Exception {
         Map<String, Integer> lost = new java.util.HashMap<>(), restored = new java.util.HashMap<>();
         java.util.Set<String> silent = new java.util.HashSet<>(silentIds);
         long[] others = {0};
@@ -661,35 +657,40 @@ public final class PipelineBenchmark {
                 restored.merge(e.sensorId(), 1, Integer::sum);
             }
         });
-        long lostOnce = silentIds.stream().filter(id -> lost.getOrDefault(id, 0) == 1).count();
-        long restoredOnce = silentIds.stream().filter(id -> restored.getOrDefault(id, 0) == 1).count();
+        return new Silences(lost, restored, others[0]);
+    }
+
+    /** Each silence declared once: one lost event per silent sensor, then one restored event once it reported again. */
+    private List<String> checkSilences() throws Exception {
+        List<String> problems = new ArrayList<>();
+        if (silentReportedAgainAt == 0) {
+            problems.add("the silent sensors were not lost during the run");
+            return problems;
+        }
+        HeartbeatDatabase hb = new HeartbeatDatabase(o.jdbcUrl(), o.dbUser(), o.dbPassword());
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        Silences seen = silences(hb);
+        while (Silences.total(seen.restored()) < silentIds.size() && System.nanoTime() < deadline) {
+            Thread.sleep(500); // polling the database for a condition, not waiting out a time
+            seen = silences(hb);
+        }
+        long lostOnce = Silences.exactlyOnce(silentIds, seen.lost());
+        long restoredOnce = Silences.exactlyOnce(silentIds, seen.restored());
         log("drill: silences: %d of %d sensors lost exactly once, %d restored exactly once; %d lost events in all, "
                 + "%d restored; %d connectivity events of other sensors", lostOnce, silentIds.size(), restoredOnce,
-                lost.values().stream().mapToInt(Integer::intValue).sum(),
-                restored.values().stream().mapToInt(Integer::intValue).sum(), others[0]);
+                Silences.total(seen.lost()), Silences.total(seen.restored()), seen.others());
         if (lostOnce != silentIds.size()) {
-            problems.add(String.format(Locale.US, "%d of %d silent sensors lost exactly once (lost events: %s)",
-                    lostOnce, silentIds.size(), lost.values().stream().mapToInt(Integer::intValue).sum()));
+            problems.add(String.format(Locale.US, "%d of %d silent sensors lost exactly once (lost events: %d)",
+                    lostOnce, silentIds.size(), Silences.total(seen.lost())));
         }
         if (restoredOnce != silentIds.size()) {
             problems.add(String.format(Locale.US, "%d of %d silent sensors restored exactly once", restoredOnce,
                     silentIds.size()));
         }
-        if (others[0] > 0) {
-            problems.add(others[0] + " connectivity events of sensors that never fell silent");
+        if (seen.others() > 0) {
+            problems.add(seen.others() + " connectivity events of sensors that never fell silent");
         }
         return problems;
-    }
-
-    private long restoredCount(HeartbeatDatabase hb) throws Exception {
-        long[] n = {0};
-        java.util.Set<String> silent = new java.util.HashSet<>(silentIds);
-        hb.forEachConnectivityEvent(e -> {
-            if (silent.contains(e.sensorId()) && HeartbeatDatabase.RESTORED.equals(e.type())) {
-                n[0]++;
-            }
-        });
-        return n[0];
     }
 
     /** scripts/services.sh ACTION SERVICE, its output to the benchmark's log. */

@@ -81,7 +81,12 @@ final class ReadingSource {
         String id = reference.id(sensor);
         long ts = reference.nextTs(sensor, nowMillis);
         reference.published(sensor, data, ts);
-        String json = "{\"sensor_id\":\"" + id + "\",\"data\":" + data + ",\"ts\":" + ts + "}";
-        return new Message(id, json.getBytes(StandardCharsets.US_ASCII));
+        return message(id, data, ts);
+    }
+
+    /** The message of one reading, routed by its sensor id; the reference does not see it. */
+    static Message message(String sensorId, int data, long ts) {
+        String json = "{\"sensor_id\":\"" + sensorId + "\",\"data\":" + data + ",\"ts\":" + ts + "}";
+        return new Message(sensorId, json.getBytes(StandardCharsets.US_ASCII));
     }
 }
