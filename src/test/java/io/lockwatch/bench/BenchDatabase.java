@@ -19,10 +19,10 @@ final class BenchDatabase {
     }
 
     /**
-     * The benchmark's sensors, whose state and events are checked against the reference ({@code 'B'} and ten hex
-     * digits); the two-instances drill's silent sensors ({@link #SILENT_PREFIX}) are checked on their own.
+     * The benchmark's sensors, whose state and events are checked against the reference; the two-instances drill's
+     * silent sensors ({@link #SILENT_PREFIX}) are checked on their own.
      */
-    static final String SENSORS_LIKE = "B%";
+    static final String SENSORS_LIKE = Reference.PREFIX + "%";
     static final String SILENT_PREFIX = "Q";
 
     private final String url;
@@ -54,9 +54,10 @@ final class BenchDatabase {
             }
             try (PreparedStatement ps = c.prepareStatement("""
                     INSERT INTO sensors (id, address)
-                    SELECT 'B' || lpad(to_hex(i), 10, '0'), 'Bench street ' || i || ', door ' || (i % 7 + 1)
+                    SELECT ? || lpad(to_hex(i), 10, '0'), 'Bench street ' || i || ', door ' || (i % 7 + 1)
                       FROM generate_series(1, ?) AS i""")) {
-                ps.setInt(1, n);
+                ps.setString(1, Reference.PREFIX);
+                ps.setInt(2, n);
                 ps.executeUpdate();
             }
             c.commit();
@@ -94,14 +95,15 @@ final class BenchDatabase {
             }
             try (PreparedStatement ps = c.prepareStatement("""
                     INSERT INTO client_sensors (client_id, sensor_id)
-                    SELECT cl.id::uuid, 'B' || lpad(to_hex(((cl.n * ?::bigint + j) % ?) + 1), 10, '0')
+                    SELECT cl.id::uuid, ? || lpad(to_hex(((cl.n * ?::bigint + j) % ?) + 1), 10, '0')
                       FROM (SELECT id, ord - 1 AS n FROM unnest(?::text[]) WITH ORDINALITY AS u (id, ord)) AS cl
                      CROSS JOIN generate_series(0, ? - 1) AS j
                     ON CONFLICT DO NOTHING""")) {
-                ps.setInt(1, perClient);
-                ps.setInt(2, sensors);
-                ps.setArray(3, c.createArrayOf("text", ids.toArray()));
-                ps.setInt(4, perClient);
+                ps.setString(1, Reference.PREFIX);
+                ps.setInt(2, perClient);
+                ps.setInt(3, sensors);
+                ps.setArray(4, c.createArrayOf("text", ids.toArray()));
+                ps.setInt(5, perClient);
                 ps.executeUpdate();
             }
             c.commit();

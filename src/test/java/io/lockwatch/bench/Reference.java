@@ -15,6 +15,8 @@ import java.util.List;
  */
 final class Reference {
 
+    /** What the benchmark's sensor ids start with. */
+    static final String PREFIX = "B";
     private static final int MAX_SHOWN = 10;
 
     private final String[] ids;
@@ -38,12 +40,12 @@ final class Reference {
     }
 
     static String sensorId(int index) {
-        return "B" + String.format("%010x", index + 1L);
+        return PREFIX + String.format("%010x", index + 1L);
     }
 
     /** The index of a sensor id, or -1 if it is not one of the benchmark's. */
     int indexOf(String sensorId) {
-        if (sensorId == null || sensorId.length() != 11 || sensorId.charAt(0) != 'B') {
+        if (sensorId == null || sensorId.length() != 11 || !sensorId.startsWith(PREFIX)) {
             return -1;
         }
         try {
