@@ -24,10 +24,10 @@ enum Drill {
     static final int MALFORMED_COUNT = 100_000;
     static final long CLIENT_OUTAGE_MS = 5 * 60_000;
     static final long CLICKHOUSE_OUTAGE_MS = 2 * 60_000;
-    /** For the client drills: retries that span the 5-minute outage in about 7 minutes (default: up to 8 h apart). */
     /** The two-instances drill's sensors that fall silent: how many, and their own heartbeat timeout. */
     static final int SILENT_SENSORS = 200;
     static final int SILENT_TIMEOUT_S = 20;
+    /** For the client drills: retries that span the 5-minute outage in about 7 minutes (default: up to 8 h apart). */
     static final String SHORT_RETRY_SCHEDULE = "--lockwatch.notify.retry-schedule=5s,15s,30s,60s,60s,60s,60s,60s,60s";
 
     final String id;

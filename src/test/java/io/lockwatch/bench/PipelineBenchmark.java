@@ -67,10 +67,12 @@ public final class PipelineBenchmark {
     /** The two-instances drill's silent sensors, and when their second reading was measured (epoch ms). */
     private List<String> silentIds = List.of();
     private volatile long silentReportedAgainAt;
+    private final HeartbeatDatabase connectivity;
     private final String stamp = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'"));
 
     private PipelineBenchmark(BenchOptions options) {
         this.o = options;
+        this.connectivity = new HeartbeatDatabase(options.jdbcUrl(), options.dbUser(), options.dbPassword());
     }
 
     public static void main(String[] args) {
@@ -240,7 +242,7 @@ public final class PipelineBenchmark {
         throw new IllegalStateException("the instances did not take up their readings queues within 60 s: " + seen);
     }
 
-    /** With --service-cpus: limits instance {@code n}, once it is up, to that many cores. */
+    /** With --service-cpus: limits instance {@code n} to that many cores from now on. */
     private void limitCpu(ServiceProcess instance, int n) throws IOException {
         if (o.serviceCpus() > 0) {
             instance.limitCpu(o.serviceCpus(), "lockwatch-bench-" + n);
@@ -590,17 +592,16 @@ public final class PipelineBenchmark {
      * heartbeat scan of whichever instance runs it), then reports again.
      */
     private void silence(ConnectionFactory amqp) throws Exception {
-        HeartbeatDatabase hb = new HeartbeatDatabase(o.jdbcUrl(), o.dbUser(), o.dbPassword());
         try (Publisher p = new Publisher(amqp, EXCHANGE, "lockwatch-bench-silence", o.confirmWindow())) {
             long first = System.currentTimeMillis();
             for (String id : silentIds) {
                 p.publish(ReadingSource.message(id, 1, first));
             }
             p.awaitConfirms();
-            awaitConnectivity(hb, "online", Duration.ofMinutes(2));
+            awaitConnectivity("online", Duration.ofMinutes(2));
             long online = System.currentTimeMillis();
             log("drill: the %d silent sensors reported once and are online; silent from now on", silentIds.size());
-            awaitConnectivity(hb, "lost", Duration.ofSeconds(Drill.SILENT_TIMEOUT_S).plusMinutes(3));
+            awaitConnectivity("lost", Duration.ofSeconds(Drill.SILENT_TIMEOUT_S).plusMinutes(3));
             long lost = System.currentTimeMillis();
             silentReportedAgainAt = lost;
             for (String id : silentIds) {
@@ -615,18 +616,18 @@ public final class PipelineBenchmark {
     }
 
     /** Until every silent sensor has this connectivity. */
-    private void awaitConnectivity(HeartbeatDatabase hb, String connectivity, Duration within) throws Exception {
+    private void awaitConnectivity(String state, Duration within) throws Exception {
         long deadline = System.nanoTime() + within.toNanos();
         long n = 0;
         while (System.nanoTime() < deadline) {
-            n = hb.countConnectivity(silentIds, connectivity);
+            n = connectivity.countConnectivity(silentIds, state);
             if (n == silentIds.size()) {
                 return;
             }
             Thread.sleep(500); // polling the database for a condition, not waiting out a time
         }
         throw new IllegalStateException(String.format(Locale.US, "only %d of %d silent sensors %s within %d s", n,
-                silentIds.size(), connectivity, within.toSeconds()));
+                silentIds.size(), state, within.toSeconds()));
     }
 
     /**
@@ -644,11 +645,11 @@ public final class PipelineBenchmark {
         }
     }
 
-    private Silences silences(HeartbeatDatabase hb) throws Exception {
+    private Silences silences() throws Exception {
         Map<String, Integer> lost = new java.util.HashMap<>(), restored = new java.util.HashMap<>();
         java.util.Set<String> silent = new java.util.HashSet<>(silentIds);
         long[] others = {0};
-        hb.forEachConnectivityEvent(e -> {
+        connectivity.forEachConnectivityEvent(e -> {
             if (!silent.contains(e.sensorId())) {
                 others[0]++;
             } else if (HeartbeatDatabase.LOST.equals(e.type()) && e.occurredAt() <= silentReportedAgainAt) {
@@ -667,12 +668,11 @@ public final class PipelineBenchmark {
             problems.add("the silent sensors were not lost during the run");
             return problems;
         }
-        HeartbeatDatabase hb = new HeartbeatDatabase(o.jdbcUrl(), o.dbUser(), o.dbPassword());
         long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-        Silences seen = silences(hb);
+        Silences seen = silences();
         while (Silences.total(seen.restored()) < silentIds.size() && System.nanoTime() < deadline) {
             Thread.sleep(500); // polling the database for a condition, not waiting out a time
-            seen = silences(hb);
+            seen = silences();
         }
         long lostOnce = Silences.exactlyOnce(silentIds, seen.lost());
         long restoredOnce = Silences.exactlyOnce(silentIds, seen.restored());

@@ -72,8 +72,8 @@ final class ServiceProcess implements AutoCloseable {
     /**
      * Moves the running service into a CPU cgroup of its own, limited to {@code cores} (cgroup v1's cpu controller,
      * or v2's {@code cpu.max}; needs root), all its threads at once. It stands in for a machine of that size when the
-     * benchmark shows what a second instance adds. Done once the service is up: started so limited, Spring Boot and
-     * Camel take minutes to start and its startup waits time out. A {@link #restart()} runs unlimited.
+     * benchmark shows what a second instance adds. Done on a running service (the benchmark does it for the timed
+     * run): started so limited, Spring Boot and Camel take minutes to start. A {@link #restart()} runs unlimited.
      */
     void limitCpu(double cores, String name) throws IOException {
         long period = 100_000;
