@@ -8,16 +8,12 @@ import io.lockwatch.notify.TargetGuard;
 import io.lockwatch.registry.Registry;
 import io.lockwatch.infra.amqp.ConfirmedPublisher;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(ApiProperties.class)
 public class ApiConfiguration {
 
     @Bean
@@ -54,17 +50,6 @@ public class ApiConfiguration {
     @Bean
     ApiDocument apiDocument() throws java.io.IOException {
         return ApiDocument.load(ApiDocument.CONTRACT);
-    }
-
-    /** No open API: without a token configured the service refuses to start. */
-    @Bean
-    FilterRegistrationBean<ApiSecurityFilter> apiSecurity(ApiProperties props) {
-        if (props.tokens().isEmpty()) {
-            throw new IllegalStateException("no API token configured: set lockwatch.api.tokens (LOCKWATCH_API_TOKENS)");
-        }
-        FilterRegistrationBean<ApiSecurityFilter> filter = new FilterRegistrationBean<>(new ApiSecurityFilter(props));
-        filter.setOrder(Ordered.HIGHEST_PRECEDENCE);
-        return filter;
     }
 
     /** Found by Camel's REST binding in the registry, before its own. */

@@ -38,7 +38,7 @@ class ExternalFoundationIT extends FoundationContract {
     @Test
     @SuppressWarnings("unchecked")
     void healthIncludesClickHouse() {
-        ResponseEntity<Map> response = http.getForEntity("/actuator/health", Map.class);
+        ResponseEntity<Map> response = http.withBasicAuth("health", "test-read-token").getForEntity("/actuator/health", Map.class);
 
         Map<String, Map<String, Object>> components = (Map<String, Map<String, Object>>) response.getBody().get("components");
         assertThat(components.get("clickHouse")).containsEntry("status", "UP");

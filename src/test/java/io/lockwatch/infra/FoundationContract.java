@@ -59,7 +59,7 @@ public abstract class FoundationContract {
     @Test
     @SuppressWarnings("unchecked")
     void healthIsUpWithDatabaseAndBroker() {
-        ResponseEntity<Map> response = http.getForEntity("/actuator/health", Map.class);
+        ResponseEntity<Map> response = http.withBasicAuth("health", "test-read-token").getForEntity("/actuator/health", Map.class);
 
         assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
         assertThat(response.getBody()).containsEntry("status", "UP");

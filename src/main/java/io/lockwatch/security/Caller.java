@@ -1,0 +1,37 @@
+package io.lockwatch.security;
+
+import java.util.Collection;
+import java.util.List;
+
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.GrantedAuthority;
+import org.springframework.security.core.authority.SimpleGrantedAuthority;
+import org.springframework.security.core.context.SecurityContextHolder;
+
+/** What the token of the request at hand may do: a full token reads and acts, a read token only reads. */
+enum Caller {
+    ANONYMOUS, READ, FULL;
+
+    static final String READ_ROLE = "READ", FULL_ROLE = "FULL";
+
+    List<GrantedAuthority> authorities() {
+        return switch (this) {
+            case FULL -> List.of(new SimpleGrantedAuthority("ROLE_" + READ_ROLE), new SimpleGrantedAuthority("ROLE_" + FULL_ROLE));
+            case READ -> List.of(new SimpleGrantedAuthority("ROLE_" + READ_ROLE));
+            case ANONYMOUS -> List.of();
+        };
+    }
+
+    /** The caller of the request this thread serves, as Spring Security authenticated it. */
+    static Caller current() {
+        Authentication auth = SecurityContextHolder.getContext().getAuthentication();
+        if (auth == null || !auth.isAuthenticated()) {
+            return ANONYMOUS;
+        }
+        Collection<? extends GrantedAuthority> granted = auth.getAuthorities();
+        if (granted.contains(new SimpleGrantedAuthority("ROLE_" + FULL_ROLE))) {
+            return FULL;
+        }
+        return granted.contains(new SimpleGrantedAuthority("ROLE_" + READ_ROLE)) ? READ : ANONYMOUS;
+    }
+}

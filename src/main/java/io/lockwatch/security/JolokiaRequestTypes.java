@@ -1,0 +1,132 @@
+package io.lockwatch.security;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.util.Locale;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * Jolokia serves JMX notification listeners and its own configuration without asking its restrictor, so
+ * {@link JolokiaPolicy} cannot refuse them: a listener registered is kept until it is unregistered, by anyone
+ * who may read. Both are refused here, by GET path or in any request of a POST (bulk requests included).
+ */
+final class JolokiaRequestTypes extends OncePerRequestFilter {
+
+    private static final Set<String> UNSERVED = Set.of("notification", "config");
+    private static final int MAX_BODY = 1024 * 1024;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Override
+    protected boolean shouldNotFilterAsyncDispatch() {
+        return true;
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        if ("GET".equals(request.getMethod())) {
+            String path = request.getPathInfo() == null ? "" : request.getPathInfo();
+            String type = path.replaceFirst("^/+", "").split("/", 2)[0].toLowerCase(Locale.ROOT);
+            if (UNSERVED.contains(type)) {
+                refuse(response, type);
+                return;
+            }
+            chain.doFilter(request, response);
+            return;
+        }
+        if (!"POST".equals(request.getMethod())) {
+            chain.doFilter(request, response);
+            return;
+        }
+        byte[] body = request.getInputStream().readNBytes(MAX_BODY + 1);
+        if (body.length > MAX_BODY) {
+            ProblemResponses.write(response, 413, "Content Too Large", "a Jolokia request may hold at most 1 MB");
+            return;
+        }
+        String unserved = unservedType(body);
+        if (unserved != null) {
+            refuse(response, unserved);
+            return;
+        }
+        chain.doFilter(new Replayed(request, body), response);
+    }
+
+    /** The first request type of the body that is not served, or null; a body that is not JSON is Jolokia's to refuse. */
+    private static String unservedType(byte[] body) {
+        JsonNode requests;
+        try {
+            requests = JSON.readTree(body);
+        } catch (IOException e) {
+            return null;
+        }
+        for (JsonNode r : requests == null ? JSON.createArrayNode() : requests.isArray() ? requests : JSON.createArrayNode().add(requests)) {
+            String type = r.path("type").asText("").toLowerCase(Locale.ROOT);
+            if (UNSERVED.contains(type)) {
+                return type;
+            }
+        }
+        return null;
+    }
+
+    private static void refuse(HttpServletResponse response, String type) throws IOException {
+        ProblemResponses.write(response, 403, "Forbidden", "Jolokia's " + type + " requests are not served here");
+    }
+
+    /** The request with its body read once here and again by Jolokia. */
+    private static final class Replayed extends HttpServletRequestWrapper {
+        private final byte[] body;
+
+        Replayed(HttpServletRequest request, byte[] body) {
+            super(request);
+            this.body = body;
+        }
+
+        @Override
+        public ServletInputStream getInputStream() {
+            ByteArrayInputStream in = new ByteArrayInputStream(body);
+            return new ServletInputStream() {
+                @Override
+                public int read() {
+                    return in.read();
+                }
+
+                @Override
+                public int read(byte[] b, int off, int len) {
+                    return in.read(b, off, len);
+                }
+
+                @Override
+                public boolean isFinished() {
+                    return in.available() == 0;
+                }
+
+                @Override
+                public boolean isReady() {
+                    return true;
+                }
+
+                @Override
+                public void setReadListener(ReadListener listener) {
+                    throw new UnsupportedOperationException("read synchronously");
+                }
+            };
+        }
+
+        @Override
+        public java.io.BufferedReader getReader() {
+            String encoding = getCharacterEncoding() == null ? "UTF-8" : getCharacterEncoding();
+            return new java.io.BufferedReader(new java.io.InputStreamReader(getInputStream(), java.nio.charset.Charset.forName(encoding)));
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.lockwatch.security;
+
+import java.io.IOException;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lockwatch.api.Problems;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.security.access.AccessDeniedException;
+import org.springframework.security.core.AuthenticationException;
+import org.springframework.security.web.AuthenticationEntryPoint;
+import org.springframework.security.web.access.AccessDeniedHandler;
+import org.springframework.security.web.firewall.RequestRejectedException;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
+
+/** Every refusal of the security chain as problem+json, like the API's own answers. */
+final class ProblemResponses implements AuthenticationEntryPoint, AccessDeniedHandler, RequestRejectedHandler {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** 401: no token, or one that is not valid. Browsers opening Hawtio are asked for Basic credentials. */
+    @Override
+    public void commence(HttpServletRequest request, HttpServletResponse response, AuthenticationException e) throws IOException {
+        boolean api = request.getServletPath().startsWith("/api/");
+        response.setHeader("WWW-Authenticate", (api ? "Bearer" : "Basic") + " realm=\"lockwatch\"");
+        write(response, 401, "Unauthorized", "a valid bearer token is required");
+    }
+
+    /** 403: a read token asking to change something. */
+    @Override
+    public void handle(HttpServletRequest request, HttpServletResponse response, AccessDeniedException e) throws IOException {
+        write(response, 403, "Forbidden", "this token may only read");
+    }
+
+    /**
+     * 404: a path that is not in normal form (';' parameters, '//', '/./', '/../', an encoded '/', '.' or '%'). The
+     * container would route it somewhere other than its text says, so it names nothing here.
+     */
+    @Override
+    public void handle(HttpServletRequest request, HttpServletResponse response, RequestRejectedException e) throws IOException {
+        write(response, 404, "Not Found", "no such path: the path must be in normal form, without ';', '//', '/./', "
+                + "'/../' or an encoded '/', '.' or '%'");
+    }
+
+    static void write(HttpServletResponse response, int status, String title, String detail) throws IOException {
+        response.setStatus(status);
+        response.setContentType(Problems.CONTENT_TYPE);
+        response.getOutputStream().write(JSON.writeValueAsBytes(Problems.body(status, title, detail, null)));
+    }
+}

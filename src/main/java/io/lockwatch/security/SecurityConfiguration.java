@@ -1,0 +1,102 @@
+package io.lockwatch.security;
+
+import jakarta.servlet.DispatcherType;
+import org.jolokia.server.core.service.api.Restrictor;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpMethod;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
+import org.springframework.security.web.authentication.AuthenticationEntryPointFailureHandler;
+import org.springframework.security.web.authentication.AuthenticationFilter;
+import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
+
+/**
+ * Who may open which door, decided by Spring Security on the path the container routes on (decoded, with
+ * {@code ;} parameters gone), after its strict firewall has refused every path that is not in normal form.
+ * Deny by default: only health and the Prometheus scrape answer without a token; reading needs a read or a full
+ * token; everything else needs a full token; Jolokia's operations are decided by {@link JolokiaPolicy}. The
+ * README's permissions matrix is this method in a table.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableWebSecurity
+@EnableConfigurationProperties({TokenProperties.class, ManagementProperties.class})
+class SecurityConfiguration {
+
+    private static final String READ = Caller.READ_ROLE, FULL = Caller.FULL_ROLE;
+
+    @Bean
+    SecurityFilterChain doors(HttpSecurity http, TokenAuthentication tokens, ProblemResponses problems) throws Exception {
+        AuthenticationFilter authentication = new AuthenticationFilter(tokens, tokens);
+        authentication.setSuccessHandler((request, response, auth) -> { }); // go on to the door asked for
+        authentication.setFailureHandler(new AuthenticationEntryPointFailureHandler(problems));
+        PathPatternRequestMatcher.Builder path = PathPatternRequestMatcher.withDefaults();
+
+        return http
+                // tokens, not cookies: nothing for a cross-site request to ride on but a browser's Basic
+                // credentials, and JolokiaPolicy refuses those from another origin
+                .csrf(csrf -> csrf.disable())
+                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .requestCache(cache -> cache.disable())
+                .addFilterBefore(authentication, AnonymousAuthenticationFilter.class)
+                .exceptionHandling(e -> e.authenticationEntryPoint(problems).accessDeniedHandler(problems))
+                .authorizeHttpRequests(doors -> doors
+                        // the error page of a request that was let in
+                        .dispatcherTypeMatchers(DispatcherType.ERROR).permitAll()
+                        .requestMatchers(path.matcher(HttpMethod.GET, "/actuator/health"),
+                                path.matcher(HttpMethod.GET, "/actuator/health/liveness"),
+                                path.matcher(HttpMethod.GET, "/actuator/health/readiness"),
+                                path.matcher(HttpMethod.GET, "/actuator/prometheus")).permitAll()
+                        // Hawtio posts its reads too: what each token may do there is JolokiaPolicy's to say
+                        .requestMatchers(path.matcher("/actuator/jolokia/**"), path.matcher("/actuator/hawtio/jolokia/**"))
+                        .hasRole(READ)
+                        .requestMatchers(path.matcher(HttpMethod.GET, "/**"), path.matcher(HttpMethod.HEAD, "/**")).hasRole(READ)
+                        .anyRequest().hasRole(FULL))
+                .build();
+    }
+
+    /** Also the answer to a path the firewall refuses, as the one {@code RequestRejectedHandler} bean. */
+    @Bean
+    ProblemResponses problemResponses() {
+        return new ProblemResponses();
+    }
+
+    /** The one way in; being an {@code AuthenticationManager} bean, it keeps Boot from inventing a user. */
+    @Bean
+    TokenAuthentication tokenAuthentication(TokenProperties props) {
+        if (props.tokens().isEmpty()) {
+            throw new IllegalStateException("no API token configured: set lockwatch.api.tokens (LOCKWATCH_API_TOKENS)");
+        }
+        return new TokenAuthentication(props);
+    }
+
+
+    /** Ahead of every other filter, Spring Security's own included: they parse the path it vouches for. */
+    @Bean
+    FilterRegistrationBean<NormalFormFilter> normalFormFilter(ProblemResponses problems) {
+        FilterRegistrationBean<NormalFormFilter> filter = new FilterRegistrationBean<>(new NormalFormFilter(problems));
+        filter.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        return filter;
+    }
+
+    /** On Jolokia's own path: Hawtio's requests are forwarded there, so forwards pass it too. */
+    @Bean
+    FilterRegistrationBean<JolokiaRequestTypes> jolokiaRequestTypes() {
+        FilterRegistrationBean<JolokiaRequestTypes> filter = new FilterRegistrationBean<>(new JolokiaRequestTypes());
+        filter.addUrlPatterns("/actuator/jolokia/*");
+        filter.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.FORWARD);
+        return filter;
+    }
+
+    /** Found by Jolokia's servlet among the application's beans. */
+    @Bean
+    Restrictor jolokiaPolicy(ManagementProperties props) {
+        return new JolokiaPolicy(props);
+    }
+}

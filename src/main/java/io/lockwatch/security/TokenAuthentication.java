@@ -1,0 +1,84 @@
+package io.lockwatch.security;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Base64;
+import java.util.List;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.security.authentication.AuthenticationManager;
+import org.springframework.security.authentication.BadCredentialsException;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.web.authentication.AuthenticationConverter;
+
+/**
+ * Reads a token from {@code Authorization: Bearer <token>}, or from HTTP Basic with any user name and the token
+ * as password (what a browser opening Hawtio sends), and tells whose it is. Tokens are compared in constant time
+ * against every configured one, and never logged: the principal is named by the token's place in the list.
+ */
+final class TokenAuthentication implements AuthenticationConverter, AuthenticationManager {
+
+    private final List<byte[]> fullTokens;
+    private final List<byte[]> readTokens;
+
+    TokenAuthentication(TokenProperties props) {
+        this.fullTokens = props.tokens().stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toList();
+        this.readTokens = props.readTokens().stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toList();
+    }
+
+    /** Null when the request presents no credentials at all: it is then anonymous, and the rules decide. */
+    @Override
+    public Authentication convert(HttpServletRequest request) {
+        String authorization = request.getHeader("Authorization");
+        if (authorization == null) {
+            return null;
+        }
+        String token = token(authorization);
+        if (token == null) {
+            throw new BadCredentialsException("the Authorization header holds neither a bearer token nor Basic credentials");
+        }
+        return UsernamePasswordAuthenticationToken.unauthenticated(null, token);
+    }
+
+    @Override
+    public Authentication authenticate(Authentication presented) {
+        byte[] token = String.valueOf(presented.getCredentials()).getBytes(StandardCharsets.UTF_8);
+        int full = indexOf(token, fullTokens);
+        if (full >= 0) {
+            return UsernamePasswordAuthenticationToken.authenticated("full-token-" + (full + 1), null, Caller.FULL.authorities());
+        }
+        int read = indexOf(token, readTokens);
+        if (read >= 0) {
+            return UsernamePasswordAuthenticationToken.authenticated("read-token-" + (read + 1), null, Caller.READ.authorities());
+        }
+        throw new BadCredentialsException("a valid bearer token is required");
+    }
+
+    private static String token(String authorization) {
+        if (authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return authorization.substring(7).trim();
+        }
+        if (authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
+            try {
+                String decoded = new String(Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
+                int colon = decoded.indexOf(':');
+                return colon < 0 ? null : decoded.substring(colon + 1);
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** Looks at every token whatever matches, so the time taken does not tell which one (or how much of it) did. */
+    private static int indexOf(byte[] token, List<byte[]> tokens) {
+        int found = -1;
+        for (int i = 0; i < tokens.size(); i++) {
+            if (MessageDigest.isEqual(token, tokens.get(i)) && found < 0) {
+                found = i;
+            }
+        }
+        return found;
+    }
+}

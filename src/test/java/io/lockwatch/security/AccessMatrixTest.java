@@ -1,0 +1,383 @@
+package io.lockwatch.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.camel.CamelContext;
+import org.apache.camel.ServiceStatus;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.apache.camel.test.spring.junit5.DisableJmx;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/**
+ * The README's permissions matrix, cell by cell, against the running application over real HTTP: every door
+ * (the API, the actuator, Hawtio, Jolokia) for no token, a read token and a full token; the path variants that
+ * once slipped past the token check; Jolokia's policy on operations, writes, origins and its proxy. After every
+ * refused attempt the route under test must still be running.
+ */
+@CamelSpringBootTest
+@AutoConfigureObservability(tracing = false) // the Prometheus scrape is a door too
+@DisableJmx(false) // Camel's MBeans are what Jolokia's operations act on
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "spring.jmx.enabled=true")
+class AccessMatrixTest {
+
+    static final String FULL_TOKEN = "test-admin-token", READ_TOKEN = "test-read-token";
+    static final String ROUTE = "due-notifications-are-claimed-on-a-timer";
+    static final String ROUTE_MBEAN = "org.apache.camel:context=lockwatch,type=routes,name=\"" + ROUTE + "\"";
+    static final String CONTEXT_MBEAN = "org.apache.camel:context=lockwatch,type=context,name=\"lockwatch\"";
+    static final Path HEAP_DUMP = Path.of("target/access-matrix-heap.hprof").toAbsolutePath();
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    enum Who { ANONYMOUS, READ, FULL }
+
+    /** What must come of a knock: data, a refusal by the door (401, 403, 404), or one by Jolokia's policy. */
+    enum Outcome { DATA, STATUS_ONLY, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, JOLOKIA_REFUSES, JOLOKIA_FAILS }
+
+    record Cell(String door, Who who, String method, String path, String body, Outcome outcome) {
+        @Override
+        public String toString() {
+            return door + " / " + who + " -> " + outcome;
+        }
+    }
+
+    @LocalServerPort int port;
+    @Autowired CamelContext camel;
+    RawHttp http;
+
+    @BeforeEach
+    void connect() {
+        http = new RawHttp(port);
+    }
+
+    static Stream<Cell> matrix() {
+        List<Cell> cells = new ArrayList<>();
+        // door, method, path, body, then what no token, a read token and a full token get
+        row(cells, "API read", "GET", "/api/v1/sensors", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "API write", "POST", "/api/v1/sensors", "{\"id\":\"%s\",\"address\":\"x\"}",
+                Outcome.UNAUTHORIZED, Outcome.FORBIDDEN, Outcome.DATA);
+        row(cells, "API contract", "GET", "/api/v1/openapi.json", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "health", "GET", "/actuator/health", null, Outcome.STATUS_ONLY, Outcome.DATA, Outcome.DATA);
+        row(cells, "liveness probe", "GET", "/actuator/health/liveness", null, Outcome.STATUS_ONLY, Outcome.STATUS_ONLY,
+                Outcome.STATUS_ONLY);
+        row(cells, "a health component", "GET", "/actuator/health/db", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "Prometheus scrape", "GET", "/actuator/prometheus", null, Outcome.DATA, Outcome.DATA, Outcome.DATA);
+        row(cells, "metrics", "GET", "/actuator/metrics", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "actuator index", "GET", "/actuator", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "Hawtio", "GET", "/actuator/hawtio/", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "Hawtio's proxy", "GET", "/actuator/hawtio/proxy/http/127.0.0.1/%PORT%/actuator/metrics", null,
+                Outcome.UNAUTHORIZED, Outcome.NOT_FOUND, Outcome.NOT_FOUND);
+        row(cells, "Jolokia version", "GET", "/actuator/jolokia/version", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "Jolokia read", "GET", "/actuator/jolokia/read/" + ROUTE_MBEAN + "/State", null,
+                Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "Jolokia read by POST", "POST", "/actuator/jolokia",
+                "{\"type\":\"read\",\"mbean\":" + quoted(ROUTE_MBEAN) + ",\"attribute\":\"State\"}",
+                Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "Jolokia read through Hawtio", "POST", "/actuator/hawtio/jolokia",
+                "{\"type\":\"read\",\"mbean\":" + quoted(ROUTE_MBEAN) + ",\"attribute\":\"State\"}",
+                Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "Jolokia list", "POST", "/actuator/jolokia", "{\"type\":\"list\",\"path\":\"org.apache.camel\"}",
+                Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "Jolokia search", "GET", "/actuator/jolokia/search/org.apache.camel:type=routes,*", null,
+                Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "Jolokia read of the JVM's system properties", "GET",
+                "/actuator/jolokia/read/java.lang:type=Runtime/SystemProperties", null,
+                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.JOLOKIA_REFUSES);
+        row(cells, "Jolokia route stop by GET", "GET", "/actuator/jolokia/exec/" + ROUTE_MBEAN + "/stop()", null,
+                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.JOLOKIA_REFUSES);
+        row(cells, "Jolokia route stop by POST", "POST", "/actuator/jolokia",
+                "{\"type\":\"exec\",\"mbean\":" + quoted(ROUTE_MBEAN) + ",\"operation\":\"stop()\"}",
+                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, null); // a full token's stop: its own test below
+        row(cells, "Jolokia write by POST", "POST", "/actuator/jolokia",
+                "{\"type\":\"write\",\"mbean\":\"java.lang:type=Memory\",\"attribute\":\"Verbose\",\"value\":true}",
+                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.JOLOKIA_REFUSES);
+        row(cells, "Jolokia write by GET", "GET", "/actuator/jolokia/write/java.lang:type=Memory/Verbose/true", null,
+                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.JOLOKIA_REFUSES);
+        row(cells, "Jolokia heap dump by GET", "GET", "/actuator/jolokia/exec/com.sun.management:type=HotSpotDiagnostic"
+                + "/dumpHeap/" + HEAP_DUMP.toString().replace("/", "!/") + "/true", null, Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.JOLOKIA_REFUSES);
+        row(cells, "Jolokia heap dump by POST", "POST", "/actuator/jolokia",
+                "{\"type\":\"exec\",\"mbean\":\"com.sun.management:type=HotSpotDiagnostic\",\"operation\":\"dumpHeap\","
+                        + "\"arguments\":[" + quoted(HEAP_DUMP.toString()) + ",true]}",
+                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.JOLOKIA_REFUSES);
+        row(cells, "Jolokia Camel requestStringBody", "POST", "/actuator/jolokia",
+                "{\"type\":\"exec\",\"mbean\":" + quoted(CONTEXT_MBEAN) + ",\"operation\":\"requestStringBody\","
+                        + "\"arguments\":[\"sql:select 1\",\"\"]}",
+                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.JOLOKIA_REFUSES);
+        row(cells, "Jolokia Camel sendBody", "POST", "/actuator/jolokia",
+                "{\"type\":\"exec\",\"mbean\":" + quoted(CONTEXT_MBEAN) + ",\"operation\":\"sendBody\","
+                        + "\"arguments\":[\"log:x\",\"\"]}",
+                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.JOLOKIA_REFUSES);
+        row(cells, "Jolokia route update", "POST", "/actuator/jolokia",
+                "{\"type\":\"exec\",\"mbean\":" + quoted(ROUTE_MBEAN) + ",\"operation\":\"updateRouteFromXml\","
+                        + "\"arguments\":[\"<route/>\"]}",
+                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.JOLOKIA_REFUSES);
+        row(cells, "Jolokia stop of the whole Camel context", "POST", "/actuator/jolokia",
+                "{\"type\":\"exec\",\"mbean\":" + quoted(CONTEXT_MBEAN) + ",\"operation\":\"stop()\"}",
+                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.JOLOKIA_REFUSES);
+        row(cells, "Jolokia route statistics", "POST", "/actuator/jolokia",
+                "{\"type\":\"exec\",\"mbean\":" + quoted(ROUTE_MBEAN) + ",\"operation\":\"dumpRouteStatsAsXml\","
+                        + "\"arguments\":[false,false]}",
+                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.DATA);
+        row(cells, "Jolokia notification listener", "POST", "/actuator/jolokia", "{\"type\":\"notification\","
+                + "\"command\":\"register\"}", Outcome.UNAUTHORIZED, Outcome.JOLOKIA_FAILS, Outcome.JOLOKIA_FAILS);
+        row(cells, "Jolokia notification listener through Hawtio", "POST", "/actuator/hawtio/jolokia", "[{\"type\":\"version\"},"
+                + "{\"type\":\"notification\",\"command\":\"register\"}]", Outcome.UNAUTHORIZED, Outcome.JOLOKIA_FAILS,
+                Outcome.JOLOKIA_FAILS);
+        row(cells, "anything else", "GET", "/nothing-here", null, Outcome.UNAUTHORIZED, Outcome.NOT_FOUND, Outcome.NOT_FOUND);
+        return cells.stream();
+    }
+
+    private static void row(List<Cell> cells, String door, String method, String path, String body,
+                            Outcome anonymous, Outcome read, Outcome full) {
+        Outcome[] outcomes = {anonymous, read, full};
+        for (Who who : Who.values()) {
+            if (outcomes[who.ordinal()] != null) {
+                cells.add(new Cell(door, who, method, path, body, outcomes[who.ordinal()]));
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("matrix")
+    void eachCellOfTheMatrix(Cell cell) throws Exception {
+        String body = cell.body() == null ? null : cell.body().formatted("Acc" + UUID.randomUUID().toString().substring(0, 8));
+        String path = cell.path().replace("%PORT%", String.valueOf(port)).replace("\"", "%22");
+        RawHttp.Response r = http.send(cell.method(), path, auth(cell.who(), body), body);
+        switch (cell.outcome()) {
+            case DATA -> {
+                assertThat(r.status()).as(r.body()).isBetween(200, 299);
+                if (isJolokia(cell.path())) {
+                    assertThat(JSON.readTree(r.body()).path("status").asInt()).as(r.body()).isEqualTo(200);
+                }
+                if (cell.path().equals("/actuator/health")) {
+                    assertThat(JSON.readTree(r.body()).has("components")).as("health details for a token").isTrue();
+                }
+            }
+            case STATUS_ONLY -> {
+                assertThat(r.status()).isEqualTo(200);
+                JsonNode health = JSON.readTree(r.body());
+                assertThat(health.path("status").asText()).isEqualTo("UP");
+                assertThat(health.has("components")).as("no details without a token: " + r.body()).isFalse();
+                assertThat(health.has("details")).isFalse();
+            }
+            case UNAUTHORIZED -> {
+                assertProblem(r, 401);
+                assertThat(r.header("WWW-Authenticate")).as("a challenge").isNotNull();
+            }
+            case FORBIDDEN -> assertProblem(r, 403);
+            case NOT_FOUND -> assertThat(r.status()).as(r.body()).isEqualTo(404);
+            case JOLOKIA_REFUSES -> assertJolokiaRefuses(r);
+            case JOLOKIA_FAILS -> {
+                JsonNode answer = JSON.readTree(r.body());
+                assertThat(answer.path("status").asInt()).as(r.body()).isGreaterThanOrEqualTo(400);
+                assertThat(answer.has("value")).as(r.body()).isFalse();
+            }
+        }
+        if (cell.outcome() != Outcome.DATA && cell.outcome() != Outcome.STATUS_ONLY) {
+            assertRouteStarted();
+            assertThat(HEAP_DUMP).doesNotExist();
+            assertThat(ManagementFactory.getMemoryMXBean().isVerbose()).as("the write did not happen").isFalse();
+        }
+    }
+
+    @Test
+    void aFullTokenStopsAndStartsARouteThroughJolokia() throws Exception {
+        assertJolokiaOk(exec(FULL_TOKEN, "stop()"));
+        assertThat(camel.getRouteController().getRouteStatus(ROUTE)).isEqualTo(ServiceStatus.Stopped);
+        assertThat(read(FULL_TOKEN, "State")).isEqualTo("Stopped");
+        assertJolokiaOk(exec(FULL_TOKEN, "start()"));
+        assertRouteStarted();
+        assertThat(read(READ_TOKEN, "State")).isEqualTo("Started");
+        assertJolokiaOk(exec(FULL_TOKEN, "suspend()"));
+        assertThat(camel.getRouteController().getRouteStatus(ROUTE)).isEqualTo(ServiceStatus.Suspended);
+        assertJolokiaOk(exec(FULL_TOKEN, "resume()"));
+        assertRouteStarted();
+    }
+
+    /** The variants of a path that the container routes like the plain one: without a token, never data. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {
+            "/actuator;x=1/jolokia/version", "/actuator/%6aolokia/version", "//actuator/jolokia/version",
+            "/actuator/./jolokia/version", "/actuator/jolokia/../jolokia/version", "/actuator/%2e/jolokia/version",
+            "/actuator%2Fjolokia/version", "/actuator/jolokia;x=1/version", "/actuator/jolokia//version",
+            "//actuator/jolokia/exec/" + ROUTE_MBEAN + "/stop()", "/actuator;x=1/jolokia/exec/" + ROUTE_MBEAN + "/stop()",
+            "/actuator/hawtio;x=1/jolokia/version", "/actuator/%68awtio/", "//actuator/hawtio/",
+            "/api;x=1/v1/sensors", "/api/v1/%73ensors", "//api/v1/sensors", "/api/./v1/sensors", "/api%2Fv1/sensors",
+            "/api/v1;x=1/sensors", "/api/v1/x/../sensors", "/%61pi/v1/sensors", "/actuator/health/../metrics",
+            "/actuator/prometheus/../jolokia/version", "/actuator/health;x=1/../jolokia/version"})
+    void pathVariantsWithoutATokenGetNoData(String path) throws Exception {
+        RawHttp.Response r = http.send("GET", path.replace("\"", "%22"), Map.of(), null);
+        assertNoData(path, r);
+        assertRouteStarted();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/actuator;x=1/jolokia", "//actuator/jolokia", "/actuator/%6aolokia", "/actuator/./jolokia"})
+    void postsToPathVariantsWithoutATokenRunNothing(String path) throws Exception {
+        RawHttp.Response r = http.send("POST", path, Map.of("Content-Type", "application/json"),
+                "{\"type\":\"exec\",\"mbean\":" + quoted(ROUTE_MBEAN) + ",\"operation\":\"stop()\"}");
+        assertNoData(path, r);
+        assertRouteStarted();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/actuator;x=1/jolokia", "//actuator/jolokia", "/actuator/%6aolokia", "/actuator/./jolokia"})
+    void aReadTokenRunsNothingThroughPathVariants(String path) throws Exception {
+        RawHttp.Response r = http.send("POST", path, auth(Who.READ, "{}"),
+                "{\"type\":\"exec\",\"mbean\":" + quoted(ROUTE_MBEAN) + ",\"operation\":\"stop()\"}");
+        if (r.status() == 200) {
+            assertJolokiaRefuses(r);
+        } else {
+            assertThat(r.status()).as(path + " " + r.body()).isIn(400, 403, 404);
+        }
+        assertRouteStarted();
+    }
+
+    @Test
+    void jolokiaAnswersItsOwnOriginAndRefusesAnyOther() throws Exception {
+        Map<String, String> same = new LinkedHashMap<>(auth(Who.READ, null));
+        same.put("Origin", "http://127.0.0.1:" + port);
+        RawHttp.Response own = http.send("GET", "/actuator/jolokia/version", same, null);
+        assertJolokiaOk(own);
+        assertThat(own.header("Access-Control-Allow-Origin")).as("no CORS header is needed, none is sent").isNull();
+
+        Map<String, String> other = new LinkedHashMap<>(auth(Who.READ, null));
+        other.put("Origin", "http://evil.example");
+        RawHttp.Response foreign = http.send("GET", "/actuator/jolokia/version", other, null);
+        assertJolokiaRefuses(foreign);
+        assertThat(foreign.header("Access-Control-Allow-Origin")).isNull();
+        assertThat(foreign.header("Access-Control-Allow-Credentials")).isNull();
+
+        RawHttp.Response preflight = http.send("OPTIONS", "/actuator/jolokia", Map.of("Origin", "http://evil.example",
+                "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "authorization"), null);
+        assertThat(preflight.header("Access-Control-Allow-Origin")).isNull();
+        assertThat(preflight.header("Access-Control-Allow-Credentials")).isNull();
+    }
+
+    /** A browser holding a full token's Basic credentials, posting a form another site made. */
+    @Test
+    void aFullTokenFromAnotherOriginRunsNothing() throws Exception {
+        Map<String, String> headers = new LinkedHashMap<>(auth(Who.FULL, "{}"));
+        headers.put("Origin", "http://evil.example");
+        headers.put("Content-Type", "text/plain");
+        RawHttp.Response r = http.send("POST", "/actuator/jolokia", headers,
+                "{\"type\":\"exec\",\"mbean\":" + quoted(ROUTE_MBEAN) + ",\"operation\":\"stop()\"}");
+        assertJolokiaRefuses(r);
+        assertRouteStarted();
+    }
+
+    /** Jolokia's JSR-160 proxy would make this JVM connect wherever a request says: it must not even try. */
+    @Test
+    void jolokiaDoesNotProxyToAnotherJmxAgent() throws Exception {
+        try (ServerSocketChannel target = ServerSocketChannel.open()) {
+            target.bind(new InetSocketAddress("127.0.0.1", 0));
+            target.configureBlocking(false);
+            int targetPort = ((InetSocketAddress) target.getLocalAddress()).getPort();
+            String request = "{\"type\":\"read\",\"mbean\":\"java.lang:type=Memory\",\"attribute\":\"Verbose\","
+                    + "\"target\":{\"url\":\"service:jmx:rmi:///jndi/rmi://127.0.0.1:" + targetPort + "/jmxrmi\"}}";
+            RawHttp.Response r = http.send("POST", "/actuator/jolokia", auth(Who.FULL, request), request);
+            assertThat(r.status()).isEqualTo(200);
+            // the request was answered; a proxy would have connected while it ran, and the kernel queued that
+            assertThat(target.accept()).as("a connection to the proxy target").isNull();
+        }
+    }
+
+    // --- helpers
+
+    private Map<String, String> auth(Who who, String body) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        switch (who) {
+            case READ -> headers.put("Authorization", "Bearer " + READ_TOKEN);
+            // as a browser opening Hawtio sends it: any user, the token as password
+            case FULL -> headers.put("Authorization", "Basic "
+                    + Base64.getEncoder().encodeToString(("admin:" + FULL_TOKEN).getBytes()));
+            case ANONYMOUS -> { }
+        }
+        if (body != null) {
+            headers.put("Content-Type", "application/json");
+        }
+        return headers;
+    }
+
+    private RawHttp.Response exec(String token, String operation) throws IOException {
+        String body = "{\"type\":\"exec\",\"mbean\":" + quoted(ROUTE_MBEAN) + ",\"operation\":\"" + operation + "\"}";
+        return http.send("POST", "/actuator/jolokia", Map.of("Authorization", "Bearer " + token,
+                "Content-Type", "application/json"), body);
+    }
+
+    private String read(String token, String attribute) throws IOException {
+        RawHttp.Response r = http.send("GET", "/actuator/jolokia/read/" + ROUTE_MBEAN.replace("\"", "%22") + "/" + attribute,
+                Map.of("Authorization", "Bearer " + token), null);
+        assertJolokiaOk(r);
+        return JSON.readTree(r.body()).path("value").asText();
+    }
+
+    private void assertRouteStarted() {
+        assertThat(camel.getRouteController().getRouteStatus(ROUTE)).as("the route under test").isEqualTo(ServiceStatus.Started);
+    }
+
+    private static void assertNoData(String path, RawHttp.Response r) {
+        assertThat(r.status()).as(path + " answered " + r.body()).isIn(400, 401, 404);
+        assertThat(r.body()).as(path).doesNotContain("\"agent\"", "\"value\"", "\"items\"", "\"request\"");
+    }
+
+    private static void assertProblem(RawHttp.Response r, int status) throws IOException {
+        assertThat(r.status()).as(r.body()).isEqualTo(status);
+        assertThat(r.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(JSON.readTree(r.body()).path("status").asInt()).isEqualTo(status);
+    }
+
+    private static void assertJolokiaOk(RawHttp.Response r) throws IOException {
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        assertThat(JSON.readTree(r.body()).path("status").asInt()).as(r.body()).isEqualTo(200);
+    }
+
+    private static void assertJolokiaRefuses(RawHttp.Response r) throws IOException {
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        JsonNode answer = JSON.readTree(r.body());
+        assertThat(answer.path("status").asInt()).as(r.body()).isEqualTo(403);
+        assertThat(answer.has("value")).as(r.body()).isFalse();
+    }
+
+    private static boolean isJolokia(String path) {
+        return path.startsWith("/actuator/jolokia") || path.startsWith("/actuator/hawtio/jolokia");
+    }
+
+    private static String quoted(String s) {
+        try {
+            return JSON.writeValueAsString(s);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static {
+        try {
+            Files.deleteIfExists(HEAP_DUMP);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
