@@ -216,6 +216,21 @@ class AccessMatrixTest {
         assertRouteStarted();
     }
 
+    /**
+     * Hawtio lists MBeans through an operation of its RBAC registry when it finds one: a read token, which may run
+     * no operation, must not find it, so that its Hawtio falls back on a plain list and shows the routes.
+     */
+    @Test
+    void hawtiosRegistryIsHiddenFromAReadTokenAndListedForAFullOne() throws Exception {
+        String list = "{\"type\":\"list\",\"path\":\"hawtio/type=security,name=RBACRegistry\"}";
+        RawHttp.Response read = http.send("POST", "/actuator/hawtio/jolokia", auth(Who.READ, list), list);
+        assertJolokiaOk(read);
+        assertThat(JSON.readTree(read.body()).path("value").isEmpty()).as(read.body()).isTrue();
+        RawHttp.Response full = http.send("POST", "/actuator/hawtio/jolokia", auth(Who.FULL, list), list);
+        assertJolokiaOk(full);
+        assertThat(JSON.readTree(full.body()).path("value").path("op").has("list")).as(full.body()).isTrue();
+    }
+
     /** The variants of a path that the container routes like the plain one: without a token, never data. */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {
