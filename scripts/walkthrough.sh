@@ -37,7 +37,6 @@ curl -sf -X PUT "$BASE/clients/$CLIENT_ID/sensors/$SENSOR" -H "$AUTH" >/dev/null
 echo "3. post readings: closed, closed again (a repeat), open"
 curl -sf -X POST "$BASE/readings" -H "$AUTH" -H "$JSON" \
   -d "[{\"sensor_id\": \"$SENSOR\", \"data\": 1}]" >/dev/null || fail "POST /readings"
-sleep 1
 curl -sf -X POST "$BASE/readings" -H "$AUTH" -H "$JSON" \
   -d "[{\"sensor_id\": \"$SENSOR\", \"data\": 1}, {\"sensor_id\": \"$SENSOR\", \"data\": 0}]" >/dev/null || fail "POST /readings"
 
@@ -47,6 +46,9 @@ for _ in $(seq 1 50); do
   sleep 0.2
 done
 grep -q "\"sequence\":2" "$LOG" || fail "no notification of the second change arrived"
+# both changes, each once, in order: a healthy endpoint hears every event
+SEQUENCES=$(grep "\"sensor_id\":\"$SENSOR\"" "$LOG" | grep -o '"sequence":[0-9]*' | tr '\n' ' ')
+[ "$SEQUENCES" = '"sequence":1 "sequence":2 ' ] || fail "the receiver got sequences $SEQUENCES, not 1 then 2"
 grep "\"sensor_id\":\"$SENSOR\"" "$LOG" | sed 's/^/   /'
 
 echo "5. state and history answer"

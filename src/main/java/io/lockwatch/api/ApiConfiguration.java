@@ -28,8 +28,8 @@ public class ApiConfiguration {
     }
 
     @Bean
-    ClientsApi clientsApi(Registry registry, TargetGuard guard) {
-        return new ClientsApi(registry, guard);
+    ClientsApi clientsApi(Registry registry, TargetGuard guard, io.lockwatch.notify.NotificationStore notifications) {
+        return new ClientsApi(registry, guard, notifications);
     }
 
     @Bean

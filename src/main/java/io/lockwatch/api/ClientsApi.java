@@ -1,9 +1,12 @@
 package io.lockwatch.api;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lockwatch.notify.NotificationStore;
 import io.lockwatch.notify.TargetGuard;
 import io.lockwatch.registry.Registry;
 import org.apache.camel.Exchange;
@@ -11,19 +14,35 @@ import org.apache.camel.Exchange;
 /** Clients and their links to sensors. A client's secret is in the answer of create and rotate only. */
 public class ClientsApi {
 
+    static final List<String> EVENT_TYPES = List.of("sensor.state_changed", "sensor.connection_lost",
+            "sensor.connection_restored");
+    private static final List<String> DELIVERY_MODES = List.of("every_event", "latest_state");
+    private static final String[] FIELDS = {"name", "url", "delivery_mode", "event_types", "enabled"};
+
     private final Registry registry;
     private final TargetGuard guard;
+    private final NotificationStore notifications;
 
-    public ClientsApi(Registry registry, TargetGuard guard) {
+    public ClientsApi(Registry registry, TargetGuard guard, NotificationStore notifications) {
         this.registry = registry;
         this.guard = guard;
+        this.notifications = notifications;
     }
 
     public void create(Exchange exchange) {
-        JsonNode body = Validation.object(Json.body(exchange), "name", "url");
+        JsonNode body = Validation.object(Json.body(exchange), FIELDS);
         String name = Validation.text(body.get("name"), "name", 200, true);
         String url = url(body.get("url"), true);
-        Json.respond(exchange, 201, registry.createClient(name, url));
+        Boolean enabled = enabled(body.get("enabled"));
+        Map<String, Object> client = registry.createClient(name, url, delivery(body));
+        if (Boolean.FALSE.equals(enabled)) {
+            UUID id = UUID.fromString((String) client.get("id"));
+            notifications.pause(id, "paused by an operator");
+            String secret = (String) client.get("webhook_secret");
+            client = registry.client(id);
+            client.put("webhook_secret", secret);
+        }
+        Json.respond(exchange, 201, client);
     }
 
     public void get(Exchange exchange) {
@@ -44,15 +63,19 @@ public class ClientsApi {
 
     public void update(Exchange exchange) {
         UUID id = clientId(exchange);
-        JsonNode body = Validation.object(Json.body(exchange), "name", "url");
+        JsonNode body = Validation.object(Json.body(exchange), FIELDS);
         if (body.isEmpty()) {
-            throw ApiProblem.badRequest(null, "nothing to change: give name and/or url");
+            throw ApiProblem.badRequest(null, "nothing to change: give name, url, delivery_mode, event_types or enabled");
         }
         String name = Validation.text(body.get("name"), "name", 200, false);
         String url = url(body.get("url"), false);
-        Map<String, Object> client = registry.updateClient(id, name, url);
+        Boolean enabled = enabled(body.get("enabled"));
+        Map<String, Object> client = registry.updateClient(id, name, url, delivery(body));
         if (client == null) {
             throw ApiProblem.notFound("client " + id);
+        }
+        if (enabled != null && (enabled ? notifications.resume(id) : notifications.pause(id, "paused by an operator"))) {
+            client = registry.client(id);
         }
         Json.respond(exchange, 200, client);
     }
@@ -108,6 +131,47 @@ public class ClientsApi {
 
     static UUID clientId(Exchange exchange) {
         return Json.uuid(exchange, "clientId", "client");
+    }
+
+    private static Registry.DeliverySettings delivery(JsonNode body) {
+        String mode = null;
+        JsonNode m = body.get("delivery_mode");
+        if (m != null && !m.isNull()) {
+            if (!m.isTextual() || !DELIVERY_MODES.contains(m.textValue())) {
+                throw ApiProblem.badRequest("delivery_mode", "delivery_mode must be one of " + String.join(", ", DELIVERY_MODES));
+            }
+            mode = m.textValue();
+        }
+        JsonNode t = body.get("event_types");
+        if (t == null) {
+            return new Registry.DeliverySettings(mode, false, null);
+        }
+        if (t.isNull()) {
+            return new Registry.DeliverySettings(mode, true, null);
+        }
+        if (!t.isArray() || t.isEmpty()) {
+            throw ApiProblem.badRequest("event_types", "event_types must be null (every type) or a non-empty array");
+        }
+        List<String> types = new ArrayList<>();
+        for (JsonNode type : t) {
+            if (!type.isTextual() || !EVENT_TYPES.contains(type.textValue())) {
+                throw ApiProblem.badRequest("event_types", "event_types may hold " + String.join(", ", EVENT_TYPES));
+            }
+            if (!types.contains(type.textValue())) {
+                types.add(type.textValue());
+            }
+        }
+        return new Registry.DeliverySettings(mode, true, types);
+    }
+
+    private static Boolean enabled(JsonNode node) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isBoolean()) {
+            throw ApiProblem.badRequest("enabled", "enabled must be true or false");
+        }
+        return node.booleanValue();
     }
 
     private String url(JsonNode node, boolean required) {

@@ -21,7 +21,7 @@ public class NotificationsApi {
     private static final List<String> STATUSES = List.of("pending", "delivering", "delivered", "dead", "superseded", "cancelled");
     private static final String VIEW = """
             SELECT id, client_id, sensor_id, type, sequence, status, attempts, next_attempt_at, last_status, last_error,
-                   created_at, finished_at
+                   superseded_by, created_at, finished_at
               FROM notifications
             """;
 
@@ -156,6 +156,8 @@ public class NotificationsApi {
         int code = rs.getInt("last_status");
         n.put("last_status", rs.wasNull() ? null : code);
         n.put("last_error", rs.getString("last_error"));
+        UUID supersededBy = rs.getObject("superseded_by", UUID.class);
+        n.put("superseded_by", supersededBy == null ? null : supersededBy.toString());
         n.put("created_at", time(rs, "created_at"));
         n.put("finished_at", time(rs, "finished_at"));
         return n;

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
 
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -17,12 +18,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public class NotificationStore {
 
-    /** Whether notification {@code n} has a newer one for the same client and sensor. */
-    private static final String NEWER_EXISTS = """
-            EXISTS (SELECT 1 FROM notifications newer
-                     WHERE newer.client_id = n.client_id AND newer.sensor_id = n.sensor_id
-                       AND newer.sequence > n.sequence)""";
-
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
 
@@ -32,16 +27,16 @@ public class NotificationStore {
     }
 
     /**
-     * Claims up to {@code limit} due notifications, oldest due first, leaving out the given clients and any
-     * notification whose client is still being sent an older event of the same sensor.
+     * Claims up to {@code limit} due notifications, oldest due first, leaving out the given clients, paused
+     * clients, and every notification that is not the head of its queue (an older one of the same client and
+     * sensor is pending or being sent): so each queue is posted one at a time, in order.
      * <p>
      * Its cost must not grow with the square of the backlog. It first makes the notifications whose lease ran out
      * pending again (their attempt counted), so that what is due is one ordered range of the {@code notifications_due}
-     * index. The live leases (at most the request slots of all instances) are read once into a small set that each
-     * candidate is checked against. Checked against the table instead, as before, the planner probed the leased index
-     * (which keeps the dead entry of every attempt until vacuum) once per due notification: one claim in a benchmark
-     * took 129 s, and the instance's delivery waited for it. A lease counts from the claim itself, not from the start
-     * of its transaction.
+     * index. Whether a candidate heads its queue is one probe of {@code notifications_by_client_sensor}, narrowed to
+     * its own client and sensor. (A probe of the leased index, not narrowed so, once made one claim of a benchmark
+     * take 129 s.) A queue behind a blocked head is collapsed (Outbox), so a candidate that is not a head is rare. A
+     * lease counts from the claim itself, not from the start of its transaction.
      */
     public List<Delivery> claim(int limit, Collection<UUID> skipClients, Duration lease) {
         if (limit <= 0) {
@@ -57,11 +52,6 @@ public class NotificationStore {
                      WHERE n.id = expired.id""");
             List<UUID> claimed = jdbc.query(con -> {
                 var ps = con.prepareStatement("""
-                        WITH leased AS MATERIALIZED (
-                            SELECT l.client_id, l.sensor_id, min(l.sequence) AS sequence
-                              FROM notifications l
-                             WHERE l.status = 'delivering' AND l.lease_until >= now()
-                             GROUP BY l.client_id, l.sensor_id)
                         UPDATE notifications n
                            SET status = 'delivering', attempts = n.attempts + 1,
                                lease_until = clock_timestamp() + make_interval(secs => ?)
@@ -69,9 +59,11 @@ public class NotificationStore {
                                   FROM notifications d
                                  WHERE d.status = 'pending' AND d.next_attempt_at <= now()
                                    AND NOT (d.client_id = ANY (?))
-                                   AND NOT EXISTS (SELECT 1 FROM leased o
+                                   AND NOT EXISTS (SELECT 1 FROM notifications o
                                                     WHERE o.client_id = d.client_id AND o.sensor_id = d.sensor_id
+                                                      AND o.status IN ('pending', 'delivering')
                                                       AND o.sequence < d.sequence)
+                                   AND NOT EXISTS (SELECT 1 FROM clients c WHERE c.id = d.client_id AND NOT c.enabled)
                                  ORDER BY d.next_attempt_at
                                  LIMIT ?
                                    FOR UPDATE SKIP LOCKED) due
@@ -153,18 +145,94 @@ public class NotificationStore {
                     UPDATE notifications SET status = 'delivered', finished_at = now(), lease_until = NULL,
                            last_status = ?, last_error = NULL
                      WHERE id = ? AND status = 'delivering' AND attempts = ?""", delivered);
-            // a newer event recorded meanwhile supersedes this one, so no old state follows the newer
             batch("""
                     UPDATE notifications n
-                       SET status = CASE WHEN %1$s THEN 'superseded' ELSE 'pending' END,
-                           finished_at = CASE WHEN %1$s THEN now() END,
-                           next_attempt_at = ?, lease_until = NULL, last_status = ?, last_error = ?
-                     WHERE n.id = ? AND n.status = 'delivering' AND n.attempts = ?""".formatted(NEWER_EXISTS), retried);
+                       SET status = 'pending', next_attempt_at = ?, lease_until = NULL, last_status = ?, last_error = ?
+                     WHERE n.id = ? AND n.status = 'delivering' AND n.attempts = ?""", retried);
             batch("""
                     UPDATE notifications SET status = 'dead', finished_at = now(), lease_until = NULL,
                            last_status = ?, last_error = ?
                      WHERE id = ? AND status = 'delivering' AND attempts = ?""", dead);
+            List<UUID> succeeded = attempts.stream().filter(a -> a.outcome() == Outcome.DELIVERED)
+                    .map(a -> a.delivery().clientId()).distinct().toList();
+            List<FinishedAttempt> failed = attempts.stream().filter(a -> a.outcome() != Outcome.DELIVERED).toList();
+            // an endpoint is failing from its first failure after a success; written only when that changes
+            if (!succeeded.isEmpty()) {
+                jdbc.update(con -> {
+                    var ps = con.prepareStatement(
+                            "UPDATE clients SET failing_since = NULL WHERE id = ANY (?) AND failing_since IS NOT NULL");
+                    ps.setArray(1, con.createArrayOf("uuid", succeeded.toArray()));
+                    return ps;
+                });
+            }
+            if (!failed.isEmpty()) {
+                List<UUID> clients = failed.stream().map(a -> a.delivery().clientId()).toList();
+                jdbc.update(con -> {
+                    var ps = con.prepareStatement(
+                            "UPDATE clients SET failing_since = now() WHERE id = ANY (?) AND failing_since IS NULL");
+                    ps.setArray(1, con.createArrayOf("uuid", clients.stream().distinct().toArray()));
+                    return ps;
+                });
+                // their heads failed: what queued behind them collapses (Outbox)
+                collapse(clients, failed.stream().map(a -> a.delivery().sensorId()).toList());
+            }
         });
+    }
+
+    private void collapse(List<UUID> clients, List<String> sensors) {
+        jdbc.execute((ConnectionCallback<Void>) c -> {
+            Outbox.collapse(c, clients, sensors);
+            return null;
+        });
+    }
+
+    /**
+     * Pauses a client: nothing is posted to it until it is resumed, and its queues collapse meanwhile.
+     *
+     * @return whether it was running until now
+     */
+    public boolean pause(UUID client, String reason) {
+        Boolean paused = tx.execute(status -> {
+            int n = jdbc.update("""
+                    UPDATE clients SET enabled = false, paused_reason = ?, paused_at = now(), updated_at = now()
+                     WHERE id = ? AND enabled""", reason, client);
+            if (n > 0) {
+                jdbc.execute((ConnectionCallback<Void>) c -> {
+                    Outbox.collapseAll(c, client);
+                    return null;
+                });
+            }
+            return n > 0;
+        });
+        return Boolean.TRUE.equals(paused);
+    }
+
+    /**
+     * Resumes a paused client: what waits for it is due at once, and its endpoint starts afresh (not failing).
+     *
+     * @return whether it was paused until now
+     */
+    public boolean resume(UUID client) {
+        Boolean resumed = tx.execute(status -> {
+            int n = jdbc.update("""
+                    UPDATE clients SET enabled = true, paused_reason = NULL, paused_at = NULL, failing_since = NULL,
+                           updated_at = now()
+                     WHERE id = ? AND NOT enabled""", client);
+            if (n > 0) {
+                jdbc.update("UPDATE notifications SET next_attempt_at = now() WHERE client_id = ? AND status = 'pending'",
+                        client);
+            }
+            return n > 0;
+        });
+        return Boolean.TRUE.equals(resumed);
+    }
+
+    /** The client's endpoint has failed without a success for longer than {@code limit}: paused, then. */
+    public boolean pauseIfFailingLongerThan(UUID client, Duration limit) {
+        Boolean failing = jdbc.queryForObject("""
+                SELECT coalesce(failing_since < now() - make_interval(secs => ?), false) FROM clients WHERE id = ?""",
+                Boolean.class, (double) limit.toSeconds(), client);
+        return Boolean.TRUE.equals(failing) && pause(client, "the endpoint failed without a success for longer than " + limit);
     }
 
     private void batch(String sql, List<Object[]> args) {
@@ -181,7 +249,10 @@ public class NotificationStore {
                  WHERE id = ? AND status = 'delivering' AND attempts = ?""", d.id(), d.attempt());
     }
 
-    /** Puts a claimed notification back untried (its client's gate was closed): the claim does not count. */
+    /**
+     * Puts claimed notifications back untried (their client's gate was closed): the claim does not count. Only a
+     * queue that is to collapse anyway (Outbox) collapses: a healthy client that is merely busy loses nothing.
+     */
     public void release(Collection<Delivery> deliveries, Duration after) {
         if (deliveries.isEmpty()) {
             return;
@@ -190,13 +261,15 @@ public class NotificationStore {
         for (Delivery d : deliveries) {
             args.add(new Object[] {after.toMillis() / 1000.0, d.id(), d.attempt()});
         }
-        jdbc.batchUpdate("""
-                UPDATE notifications n
-                   SET status = CASE WHEN %1$s THEN 'superseded' ELSE 'pending' END,
-                       finished_at = CASE WHEN %1$s THEN now() END,
-                       attempts = n.attempts - 1, lease_until = NULL,
-                       next_attempt_at = greatest(n.next_attempt_at, now() + make_interval(secs => ?))
-                 WHERE n.id = ? AND n.status = 'delivering' AND n.attempts = ?""".formatted(NEWER_EXISTS), args);
+        tx.executeWithoutResult(status -> {
+            jdbc.batchUpdate("""
+                    UPDATE notifications n
+                       SET status = 'pending', attempts = n.attempts - 1, lease_until = NULL,
+                           next_attempt_at = greatest(n.next_attempt_at, now() + make_interval(secs => ?))
+                     WHERE n.id = ? AND n.status = 'delivering' AND n.attempts = ?""", args);
+            collapse(deliveries.stream().map(Delivery::clientId).toList(),
+                    deliveries.stream().map(Delivery::sensorId).toList());
+        });
     }
 
     public enum Outcome { DELIVERED, RETRY, DEAD }

@@ -55,6 +55,8 @@ public class Notifications {
     private final Map<String, Counter> outcomes = new LinkedHashMap<>();
     private final Timer latency;
     private final HttpClient alertClient;
+    private final RetryPolicy retries;
+    private final Counter pausedClients;
 
     public Notifications(NotificationStore store, AttemptRecorder recorder, ClientGates gates, TargetGuard guard,
                          NotifyProperties props, MeterRegistry meters) {
@@ -74,6 +76,9 @@ public class Notifications {
         meters.gauge("lockwatch.notifications.retrying", store, s -> s.count("status = 'pending' AND attempts > 0"));
         meters.gauge("lockwatch.notifications.dead", store, s -> s.count("status = 'dead'"));
         this.alertClient = HttpClient.newBuilder().connectTimeout(props.connectTimeout()).build();
+        this.retries = new RetryPolicy(props.retrySchedule(), props.maxRetryAfter(),
+                () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+        this.pausedClients = meters.counter("lockwatch.clients.paused");
     }
 
     /**
@@ -167,7 +172,11 @@ public class Notifications {
         }
     }
 
-    /** Records the attempt: delivered on 2xx; else the next attempt by the schedule, or dead after the last. */
+    /**
+     * Records the attempt: delivered on 2xx; else the next attempt by the retry policy, or dead after the last. An
+     * endpoint that answers 410 Gone, or has failed without a success for {@code pause-after-failing}, pauses its
+     * client.
+     */
     public void record(Exchange exchange) {
         Delivery d = exchange.getProperty(DELIVERY, Delivery.class);
         long started = exchange.getProperty(STARTED, Long.class);
@@ -180,22 +189,11 @@ public class Notifications {
                 : status == null ? "no answer" : status >= 200 && status < 300 ? null : "HTTP " + status;
         boolean success = error == null;
 
-        Outcome outcome;
-        Instant next = null;
-        if (success) {
-            outcome = Outcome.DELIVERED;
-        } else if (d.attempt() >= props.maxAttempts()) {
-            outcome = Outcome.DEAD;
-        } else {
-            outcome = Outcome.RETRY;
-            Duration delay = props.retrySchedule().get(d.attempt() - 1);
-            Duration retryAfter = (status != null && (status == 429 || status == 503))
-                    ? retryAfter(exchange.getMessage().getHeader("Retry-After", String.class)) : null;
-            if (retryAfter != null && retryAfter.compareTo(delay) > 0) {
-                delay = retryAfter.compareTo(props.maxRetryAfter()) > 0 ? props.maxRetryAfter() : retryAfter;
-            }
-            next = Instant.now().plus(delay);
-        }
+        RetryPolicy.Decision decision = retries.after(d.attempt(), !success, status,
+                exchange.getMessage().getHeader("Retry-After", String.class), Instant.now());
+        Outcome outcome = decision instanceof RetryPolicy.Delivered ? Outcome.DELIVERED
+                : decision instanceof RetryPolicy.Retry ? Outcome.RETRY : Outcome.DEAD;
+        Instant next = decision instanceof RetryPolicy.Retry retry ? retry.at() : null;
         recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next));
         gates.leave(d.clientId(), success || refused != null);
         free(exchange.getProperty(SLOT, AtomicBoolean.class));
@@ -209,15 +207,32 @@ public class Notifications {
                 outcomes.get("dead").increment();
                 log.warn("Notification {} of sensor {} to client {} is dead after {} attempts: {}",
                         d.id(), d.sensorId(), d.clientId(), d.attempt(), error);
-                alert(d, error);
+                alert(deadAlert(d, error));
+            }
+        }
+        if (!success) {
+            if (status != null && status == 410) {
+                paused(d.clientId(), "the endpoint answered 410 Gone", store.pause(d.clientId(), "the endpoint answered 410 Gone"));
+            } else if (store.pauseIfFailingLongerThan(d.clientId(), props.pauseAfterFailing())) {
+                paused(d.clientId(), "failing without a success for longer than " + props.pauseAfterFailing(), true);
             }
         }
     }
 
-    private void alert(Delivery d, String error) {
-        if (props.alertUrl() == null || props.alertUrl().isBlank()) {
+    private void paused(java.util.UUID client, String reason, boolean now) {
+        if (!now) {
             return;
         }
+        pausedClients.increment();
+        log.warn("Client {} is paused: {}. Its notifications wait, collapsed, until it is resumed.", client, reason);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", "lockwatch.client_paused");
+        body.put("client_id", client.toString());
+        body.put("reason", reason);
+        alert(body);
+    }
+
+    private Map<String, Object> deadAlert(Delivery d, String error) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("type", "lockwatch.notification_dead");
         body.put("notification_id", d.id().toString());
@@ -226,18 +241,26 @@ public class Notifications {
         body.put("event_type", d.type());
         body.put("attempts", d.attempt());
         body.put("last_error", error);
+        return body;
+    }
+
+    /** An operator alert, POSTed to {@code alert-url} if one is set; never holds up delivery. */
+    private void alert(Map<String, Object> body) {
+        if (props.alertUrl() == null || props.alertUrl().isBlank()) {
+            return;
+        }
         try {
             HttpRequest request = HttpRequest.newBuilder(URI.create(props.alertUrl())).timeout(props.timeout())
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
             alertClient.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((r, e) -> {
                 if (e != null || r.statusCode() >= 300) {
-                    log.warn("Operator alert for notification {} not accepted: {}", d.id(),
+                    log.warn("Operator alert {} not accepted: {}", body.get("type"),
                             e != null ? e.toString() : "HTTP " + r.statusCode());
                 }
             });
         } catch (Exception e) {
-            log.warn("Operator alert for notification {} not sent: {}", d.id(), e.toString());
+            log.warn("Operator alert {} not sent: {}", body.get("type"), e.toString());
         }
     }
 
@@ -254,22 +277,6 @@ public class Notifications {
         p.put("occurred_at", RFC3339_MILLIS.format(Instant.ofEpochMilli(d.occurredAt())));
         p.put("client_id", d.clientId().toString());
         return p;
-    }
-
-    static Duration retryAfter(String header) {
-        if (header == null || header.isBlank()) {
-            return null;
-        }
-        try {
-            return Duration.ofSeconds(Math.max(0, Long.parseLong(header.trim())));
-        } catch (NumberFormatException e) {
-            try {
-                Instant at = java.time.ZonedDateTime.parse(header.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-                return Duration.between(Instant.now(), at).isNegative() ? Duration.ZERO : Duration.between(Instant.now(), at);
-            } catch (RuntimeException ignored) {
-                return null;
-            }
-        }
     }
 
     private static String oneLine(Throwable t) {

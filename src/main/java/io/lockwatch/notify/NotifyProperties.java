@@ -19,17 +19,15 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param circuitFailures         consecutive failures of a client that open its circuit
  * @param circuitOpenFor          how long an open circuit stops attempts to that client before one is let through
  * @param allowPrivateTargets     allow client URLs on loopback, link-local and private addresses (SSRF guard off)
- * @param alertUrl                optional operator URL that is POSTed each notification that goes dead
+ * @param alertUrl                optional operator URL that is POSTed each notification that goes dead and each
+ *                                client that is paused
+ * @param pauseAfterFailing       a client whose endpoint has failed without a single success for this long is paused
  */
 @ConfigurationProperties("lockwatch.notify")
 public record NotifyProperties(Duration timeout, Duration connectTimeout, List<Duration> retrySchedule,
                                Duration maxRetryAfter, Duration pollInterval, int maxConcurrent,
                                int perClientConcurrency, int circuitFailures, Duration circuitOpenFor,
-                               boolean allowPrivateTargets, String alertUrl) {
-
-    public int maxAttempts() {
-        return retrySchedule.size() + 1;
-    }
+                               boolean allowPrivateTargets, String alertUrl, Duration pauseAfterFailing) {
 
     /** The lease of a claimed notification: long enough for one attempt, short enough to recover a crash. */
     public Duration lease() {

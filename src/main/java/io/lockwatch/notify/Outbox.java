@@ -3,14 +3,61 @@ package io.lockwatch.notify;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.Collection;
 import java.util.List;
+import java.util.UUID;
 
 /**
- * Writes the notifications of new events, in the transaction that records the events: one per event and
- * client linked to its sensor at that moment. Within the batch and against what is already pending, the newest
- * event of a sensor supersedes the older undelivered notifications to the same client.
+ * The outbox of webhook deliveries, written in the transaction that records the events: one notification per
+ * event and linked client that asked for its type. The notifications of one sensor to one client form a queue,
+ * posted head first, in {@code sequence} order.
+ * <p>
+ * A queue collapses (its older pending notifications are superseded by the newest of the same kind, which
+ * stays) only where an endpoint cannot take every event: its client is paused or failing, or the queue's head
+ * has failed and waits for a retry. A {@code latest_state} client's queues always collapse, whatever the kind.
+ * So a healthy endpoint hears every event, and one that comes back hears the current state and connectivity
+ * rather than hours of stale flapping.
  */
 public final class Outbox {
+
+    /**
+     * Collapses the queues of the given (client, sensor) pairs that are to collapse. {@code %s} is the query of
+     * the pairs to look at; each kept head inherits the latest retry time of those it replaced, so that new
+     * events do not hit a failing endpoint faster than its retry schedule.
+     */
+    private static final String COLLAPSE = """
+            WITH touched AS (%s),
+            pairs AS (
+                SELECT t.client_id, t.sensor_id, cl.delivery_mode = 'latest_state' AS latest
+                  FROM touched t JOIN clients cl ON cl.id = t.client_id
+                 WHERE cl.delivery_mode = 'latest_state' OR NOT cl.enabled OR cl.failing_since IS NOT NULL
+                    OR EXISTS (SELECT 1 FROM notifications h
+                                WHERE h.client_id = t.client_id AND h.sensor_id = t.sensor_id
+                                  AND h.status IN ('pending', 'delivering') AND h.last_error IS NOT NULL)),
+            queued AS (
+                SELECT n.id, n.client_id, n.sensor_id, n.sequence, n.status, n.next_attempt_at,
+                       CASE WHEN p.latest THEN 'any'
+                            WHEN n.type LIKE 'sensor.connection%%' THEN 'connectivity'
+                            ELSE n.type END AS kind
+                  FROM notifications n JOIN pairs p ON p.client_id = n.client_id AND p.sensor_id = n.sensor_id
+                 WHERE n.status IN ('pending', 'delivering')),
+            newest AS (
+                SELECT DISTINCT ON (client_id, sensor_id, kind) client_id, sensor_id, kind, id, sequence
+                  FROM queued
+                 ORDER BY client_id, sensor_id, kind, sequence DESC),
+            superseded AS (
+                UPDATE notifications o
+                   SET status = 'superseded', finished_at = now(), superseded_by = newest.id
+                  FROM queued q JOIN newest ON newest.client_id = q.client_id AND newest.sensor_id = q.sensor_id
+                                           AND newest.kind = q.kind
+                 WHERE o.id = q.id AND q.status = 'pending' AND q.sequence < newest.sequence
+                RETURNING o.id, o.client_id, o.sensor_id, q.next_attempt_at)
+            UPDATE notifications h
+               SET next_attempt_at = s.next_attempt_at
+              FROM (SELECT client_id, sensor_id, max(next_attempt_at) AS next_attempt_at
+                      FROM superseded GROUP BY client_id, sensor_id) s
+             WHERE h.client_id = s.client_id AND h.sensor_id = s.sensor_id AND h.status = 'pending'
+               AND h.next_attempt_at < s.next_attempt_at AND h.id NOT IN (SELECT id FROM superseded)""";
 
     private Outbox() {
     }
@@ -21,15 +68,26 @@ public final class Outbox {
             return 0;
         }
         int pending;
+        // a latest_state client is not even given the older events of a sensor in the same batch
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH created AS (
-                INSERT INTO notifications (event_id, client_id, sensor_id, type, sequence, status, finished_at)
-                SELECT e.id, cs.client_id, e.sensor_id, e.type, e.sequence,
-                       CASE WHEN e.sequence < max(e.sequence) OVER (PARTITION BY e.sensor_id) THEN 'superseded' ELSE 'pending' END,
-                       CASE WHEN e.sequence < max(e.sequence) OVER (PARTITION BY e.sensor_id) THEN now() END
-                  FROM sensor_events e
-                  JOIN client_sensors cs ON cs.sensor_id = e.sensor_id
-                 WHERE e.id = ANY (?)
+                INSERT INTO notifications (id, event_id, client_id, sensor_id, type, sequence, status, finished_at,
+                                           superseded_by)
+                SELECT x.id, x.event_id, x.client_id, x.sensor_id, x.type, x.sequence,
+                       CASE WHEN x.latest AND x.sequence < x.newest THEN 'superseded' ELSE 'pending' END,
+                       CASE WHEN x.latest AND x.sequence < x.newest THEN now() END,
+                       CASE WHEN x.latest AND x.sequence < x.newest THEN x.newest_id END
+                  FROM (SELECT y.*,
+                               max(y.sequence) OVER w AS newest,
+                               first_value(y.id) OVER (w ORDER BY y.sequence DESC) AS newest_id
+                          FROM (SELECT gen_random_uuid() AS id, e.id AS event_id, cs.client_id, e.sensor_id, e.type,
+                                       e.sequence, cl.delivery_mode = 'latest_state' AS latest
+                                  FROM sensor_events e
+                                  JOIN client_sensors cs ON cs.sensor_id = e.sensor_id
+                                  JOIN clients cl ON cl.id = cs.client_id
+                                 WHERE e.id = ANY (?)
+                                   AND (cl.event_types IS NULL OR e.type = ANY (cl.event_types))) y
+                        WINDOW w AS (PARTITION BY y.client_id, y.sensor_id)) x
                 RETURNING status)
                 SELECT count(*) FILTER (WHERE status = 'pending') FROM created""")) {
             ps.setArray(1, c.createArrayOf("int8", eventIds.toArray()));
@@ -38,20 +96,34 @@ public final class Outbox {
                 pending = rs.getInt(1);
             }
         }
-        try (PreparedStatement ps = c.prepareStatement("""
-                WITH newest AS (
-                    SELECT n.client_id, n.sensor_id, max(n.sequence) AS sequence
-                      FROM notifications n
-                     WHERE n.event_id = ANY (?)
-                     GROUP BY n.client_id, n.sensor_id)
-                UPDATE notifications o
-                   SET status = 'superseded', finished_at = now()
-                  FROM newest
-                 WHERE o.client_id = newest.client_id AND o.sensor_id = newest.sensor_id
-                   AND o.status = 'pending' AND o.sequence < newest.sequence""")) {
+        try (PreparedStatement ps = c.prepareStatement(COLLAPSE.formatted(
+                "SELECT DISTINCT client_id, sensor_id FROM notifications WHERE event_id = ANY (?)"))) {
             ps.setArray(1, c.createArrayOf("int8", eventIds.toArray()));
             ps.executeUpdate();
         }
         return pending;
+    }
+
+    /** Collapses the queues of these (client, sensor) pairs, where they are to collapse (see the class). */
+    static void collapse(Connection c, Collection<UUID> clients, Collection<String> sensors) throws SQLException {
+        if (clients.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(COLLAPSE.formatted(
+                "SELECT DISTINCT client_id, sensor_id FROM unnest(?::uuid[], ?::text[]) AS t (client_id, sensor_id)"))) {
+            ps.setArray(1, c.createArrayOf("uuid", clients.toArray()));
+            ps.setArray(2, c.createArrayOf("text", sensors.toArray()));
+            ps.executeUpdate();
+        }
+    }
+
+    /** Collapses every queue of a client, where it is to collapse: after it was paused, for example. */
+    static void collapseAll(Connection c, UUID client) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(COLLAPSE.formatted("""
+                SELECT DISTINCT client_id, sensor_id FROM notifications
+                 WHERE client_id = ? AND status IN ('pending', 'delivering')"""))) {
+            ps.setObject(1, client);
+            ps.executeUpdate();
+        }
     }
 }

@@ -34,7 +34,19 @@ public class Registry {
               FROM sensors s LEFT JOIN sensor_state st ON st.sensor_id = s.id
             """;
 
-    private static final String CLIENT_VIEW = "SELECT id, name, url, created_at, updated_at FROM clients\n";
+    private static final String CLIENT_VIEW = """
+            SELECT id, name, url, delivery_mode, event_types, enabled, paused_reason, paused_at, failing_since,
+                   created_at, updated_at
+              FROM clients
+            """;
+
+    /**
+     * How a client is to be sent its events; a null field is left as it is (a new client: the default), and
+     * {@code eventTypes} is only applied with {@code eventTypesGiven} (null then means every type).
+     */
+    public record DeliverySettings(String mode, boolean eventTypesGiven, List<String> eventTypes) {
+        public static final DeliverySettings UNCHANGED = new DeliverySettings(null, false, null);
+    }
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
@@ -108,10 +120,19 @@ public class Registry {
 
     // --- clients
 
-    public Map<String, Object> createClient(String name, String url) {
+    public Map<String, Object> createClient(String name, String url, DeliverySettings delivery) {
         String secret = WebhookSigner.newSecret();
-        UUID id = jdbc.queryForObject("INSERT INTO clients (name, url, webhook_secret) VALUES (?, ?, ?) RETURNING id",
-                UUID.class, name, url, secret);
+        UUID id = jdbc.query(con -> {
+            var ps = con.prepareStatement("""
+                    INSERT INTO clients (name, url, webhook_secret, delivery_mode, event_types)
+                    VALUES (?, ?, ?, coalesce(?, 'every_event'), ?) RETURNING id""");
+            ps.setString(1, name);
+            ps.setString(2, url);
+            ps.setString(3, secret);
+            ps.setString(4, delivery.mode());
+            ps.setArray(5, delivery.eventTypes() == null ? null : con.createArrayOf("text", delivery.eventTypes().toArray()));
+            return ps;
+        }, (rs, i) -> rs.getObject(1, UUID.class)).get(0);
         Map<String, Object> client = client(id);
         client.put("webhook_secret", secret);
         return client;
@@ -126,9 +147,21 @@ public class Registry {
         return jdbc.query(CLIENT_VIEW + " WHERE (?::uuid IS NULL OR id > ?) ORDER BY id LIMIT ?", CLIENT, after, after, limit);
     }
 
-    public Map<String, Object> updateClient(UUID id, String name, String url) {
-        int n = jdbc.update("UPDATE clients SET name = coalesce(?, name), url = coalesce(?, url), updated_at = now() WHERE id = ?",
-                name, url, id);
+    public Map<String, Object> updateClient(UUID id, String name, String url, DeliverySettings delivery) {
+        int n = jdbc.update(con -> {
+            var ps = con.prepareStatement("""
+                    UPDATE clients SET name = coalesce(?, name), url = coalesce(?, url),
+                           delivery_mode = coalesce(?, delivery_mode),
+                           event_types = CASE WHEN ? THEN ? ELSE event_types END, updated_at = now()
+                     WHERE id = ?""");
+            ps.setString(1, name);
+            ps.setString(2, url);
+            ps.setString(3, delivery.mode());
+            ps.setBoolean(4, delivery.eventTypesGiven());
+            ps.setArray(5, delivery.eventTypes() == null ? null : con.createArrayOf("text", delivery.eventTypes().toArray()));
+            ps.setObject(6, id);
+            return ps;
+        });
         return n == 0 ? null : client(id);
     }
 
@@ -205,6 +238,13 @@ public class Registry {
         c.put("id", rs.getObject("id", UUID.class).toString());
         c.put("name", rs.getString("name"));
         c.put("url", rs.getString("url"));
+        c.put("delivery_mode", rs.getString("delivery_mode"));
+        java.sql.Array types = rs.getArray("event_types");
+        c.put("event_types", types == null ? null : List.of((String[]) types.getArray()));
+        c.put("enabled", rs.getBoolean("enabled"));
+        c.put("paused_reason", rs.getString("paused_reason"));
+        c.put("paused_at", time(rs, "paused_at"));
+        c.put("failing_since", time(rs, "failing_since"));
         c.put("created_at", time(rs, "created_at"));
         c.put("updated_at", time(rs, "updated_at"));
         return c;

@@ -135,10 +135,51 @@ class ApiTest {
     }
 
     @Test
+    void aClientsDeliveryModeAndEventTypesAreSetAndItIsPausedAndResumed() throws Exception {
+        Answer created = call("POST", "/clients", ADMIN, Map.of("name", "Modes", "url", "http://127.0.0.1:9/m",
+                "delivery_mode", "latest_state", "event_types", List.of("sensor.connection_lost")));
+        assertThat(created.status()).as("%s", created.body()).isEqualTo(201);
+        assertThat(created.body().get("delivery_mode").asText()).isEqualTo("latest_state");
+        assertThat(created.body().get("event_types").toString()).isEqualTo("[\"sensor.connection_lost\"]");
+        assertThat(created.body().get("enabled").asBoolean()).isTrue();
+        String id = created.body().get("id").asText();
+
+        Map<String, Object> allTypes = new java.util.HashMap<>();
+        allTypes.put("event_types", null);
+        allTypes.put("delivery_mode", "every_event");
+        Answer changed = call("PUT", "/clients/" + id, ADMIN, allTypes);
+        assertThat(changed.status()).as("%s", changed.body()).isEqualTo(200);
+        assertThat(changed.body().get("event_types").isNull()).isTrue();
+        assertThat(changed.body().get("delivery_mode").asText()).isEqualTo("every_event");
+
+        Answer paused = call("PUT", "/clients/" + id, ADMIN, Map.of("enabled", false));
+        assertThat(paused.body().get("enabled").asBoolean()).isFalse();
+        assertThat(paused.body().get("paused_reason").asText()).isEqualTo("paused by an operator");
+        assertThat(paused.body().get("paused_at").isNull()).isFalse();
+        Answer resumed = call("PUT", "/clients/" + id, ADMIN, Map.of("enabled", true));
+        assertThat(resumed.body().get("enabled").asBoolean()).isTrue();
+        assertThat(resumed.body().get("paused_reason").isNull()).isTrue();
+        assertThat(call("GET", "/clients/" + id, READER, null).body().get("enabled").asBoolean()).isTrue();
+
+        Answer pausedFromTheStart = call("POST", "/clients", ADMIN, Map.of("name", "P", "url", "http://127.0.0.1:9/p",
+                "enabled", false));
+        assertThat(pausedFromTheStart.body().get("enabled").asBoolean()).isFalse();
+        assertThat(pausedFromTheStart.body().get("webhook_secret").asText()).startsWith("whsec_");
+    }
+
+    @Test
     void badClientsAreRefusedNamingTheField() throws Exception {
         assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "ftp://example.org/")), 400, "url");
         assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "", "url", "http://127.0.0.1/")), 400, "name");
         assertProblem(call("POST", "/clients", ADMIN, Map.of("url", "http://127.0.0.1/")), 400, null);
+        assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/", "delivery_mode", "some")),
+                400, "delivery_mode");
+        assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/",
+                "event_types", List.of("sensor.exploded"))), 400, "event_types.0");
+        assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/",
+                "event_types", List.of())), 400, "event_types");
+        assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/", "enabled", "no")),
+                400, "enabled");
     }
 
     @Test
@@ -196,7 +237,8 @@ class ApiTest {
         // port 9 refuses: the notification is pending with a failed attempt, then can be seen with it
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 call("GET", "/notifications?client_id=" + client, READER, null).body().get("items").size() >= 1);
-        JsonNode n = null; // the newest change's: the older one, recorded in the same batch, is superseded
+        // the newest change's: posted after the older one, which is superseded once its first attempt failed
+        JsonNode n = null;
         for (JsonNode item : call("GET", "/notifications?client_id=" + client + "&sensor_id=" + sensor, READER, null).body().get("items")) {
             if (item.get("sequence").asInt() == 2) {
                 n = item;

@@ -72,13 +72,27 @@ class NotificationClaimTest {
     }
 
     @Test
-    void anOlderOneWhoseLeaseRanOutHoldsNothingBackAndGoesFirst() {
+    void anOlderOneWhoseLeaseRanOutIsSentAgainFirstAndTheNewerOneWaitsForIt() {
         UUID client = newClient();
         String sensor = rows.sensor(client);
         UUID crashed = notification(client, sensor, 1, "delivering", 1, "now() - interval '1 second'");
         UUID newer = notification(client, sensor, 2, "pending", 0, null);
 
-        assertThat(store.claim(10, Set.of(), LEASE)).extracting(Delivery::id).containsExactly(crashed, newer);
+        assertThat(store.claim(10, Set.of(), LEASE)).extracting(Delivery::id).containsExactly(crashed);
+        jdbc.update("UPDATE notifications SET status = 'delivered', lease_until = NULL WHERE id = ?", crashed);
+        assertThat(store.claim(10, Set.of(), LEASE)).extracting(Delivery::id).containsExactly(newer);
+    }
+
+    @Test
+    void aPausedClientIsClaimedNothing() {
+        UUID client = newClient();
+        String sensor = rows.sensor(client);
+        UUID waiting = notification(client, sensor, 1, "pending", 0, null);
+        jdbc.update("UPDATE clients SET enabled = false WHERE id = ?", client);
+
+        assertThat(store.claim(10, Set.of(), LEASE)).isEmpty();
+        jdbc.update("UPDATE clients SET enabled = true WHERE id = ?", client);
+        assertThat(store.claim(10, Set.of(), LEASE)).extracting(Delivery::id).containsExactly(waiting);
     }
 
     @Test
