@@ -28,8 +28,9 @@ public class ApiConfiguration {
     }
 
     @Bean
-    ClientsApi clientsApi(Registry registry, TargetGuard guard, io.lockwatch.notify.NotificationStore notifications) {
-        return new ClientsApi(registry, guard, notifications);
+    ClientsApi clientsApi(Registry registry, TargetGuard guard, io.lockwatch.notify.NotificationStore notifications,
+                          io.lockwatch.notify.NotifyProperties notify) {
+        return new ClientsApi(registry, guard, notifications, notify.secretGrace());
     }
 
     @Bean

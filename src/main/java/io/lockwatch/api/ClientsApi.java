@@ -22,11 +22,13 @@ public class ClientsApi {
     private final Registry registry;
     private final TargetGuard guard;
     private final NotificationStore notifications;
+    private final java.time.Duration secretGrace;
 
-    public ClientsApi(Registry registry, TargetGuard guard, NotificationStore notifications) {
+    public ClientsApi(Registry registry, TargetGuard guard, NotificationStore notifications, java.time.Duration secretGrace) {
         this.registry = registry;
         this.guard = guard;
         this.notifications = notifications;
+        this.secretGrace = secretGrace;
     }
 
     public void create(Exchange exchange) {
@@ -90,7 +92,7 @@ public class ClientsApi {
 
     public void rotateSecret(Exchange exchange) {
         UUID id = clientId(exchange);
-        Map<String, Object> client = registry.rotateSecret(id);
+        Map<String, Object> client = registry.rotateSecret(id, secretGrace);
         if (client == null) {
             throw ApiProblem.notFound("client " + id);
         }

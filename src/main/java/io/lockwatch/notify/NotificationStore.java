@@ -79,7 +79,9 @@ public class NotificationStore {
             }
             return jdbc.query(con -> {
                 var ps = con.prepareStatement("""
-                        SELECT n.id, n.client_id, c.url, c.webhook_secret, cs.client_id IS NOT NULL,
+                        SELECT n.id, n.client_id, c.url, c.webhook_secret,
+                               CASE WHEN c.previous_secret_until > now() THEN c.previous_secret END,
+                               cs.client_id IS NOT NULL,
                                n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
                                e.occurred_at, n.attempts
                           FROM notifications n
@@ -92,9 +94,9 @@ public class NotificationStore {
                 ps.setArray(1, con.createArrayOf("uuid", claimed.toArray()));
                 return ps;
             }, (rs, i) -> new Delivery(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
-                    rs.getString(4), rs.getBoolean(5), rs.getString(6), rs.getString(7), rs.getString(8),
-                    (Integer) rs.getObject(9, Integer.class), (Integer) rs.getObject(10, Integer.class), rs.getLong(11),
-                    rs.getTimestamp(12).getTime(), rs.getInt(13)));
+                    rs.getString(4), rs.getString(5), rs.getBoolean(6), rs.getString(7), rs.getString(8), rs.getString(9),
+                    (Integer) rs.getObject(10, Integer.class), (Integer) rs.getObject(11, Integer.class), rs.getLong(12),
+                    rs.getTimestamp(13).getTime(), rs.getInt(14)));
         });
     }
 

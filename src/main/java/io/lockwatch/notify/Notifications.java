@@ -143,7 +143,12 @@ public class Notifications {
         m.removeHeaders("*");
         m.setHeader("webhook-id", d.id().toString());
         m.setHeader("webhook-timestamp", String.valueOf(timestamp));
-        m.setHeader("webhook-signature", WebhookSigner.sign(d.secret(), d.id().toString(), timestamp, body));
+        // during a rotation's grace period both secrets sign, space-separated, the new one first
+        String signature = WebhookSigner.sign(d.secret(), d.id().toString(), timestamp, body);
+        if (d.previousSecret() != null) {
+            signature += " " + WebhookSigner.sign(d.previousSecret(), d.id().toString(), timestamp, body);
+        }
+        m.setHeader("webhook-signature", signature);
         m.setHeader(Exchange.CONTENT_TYPE, "application/json");
         m.setHeader(Exchange.HTTP_URI, d.url());
         m.setBody(body);

@@ -22,12 +22,14 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param alertUrl                optional operator URL that is POSTed each notification that goes dead and each
  *                                client that is paused
  * @param pauseAfterFailing       a client whose endpoint has failed without a single success for this long is paused
+ * @param secretGrace             after a rotation, the old secret signs too for this long
  */
 @ConfigurationProperties("lockwatch.notify")
 public record NotifyProperties(Duration timeout, Duration connectTimeout, List<Duration> retrySchedule,
                                Duration maxRetryAfter, Duration pollInterval, int maxConcurrent,
                                int perClientConcurrency, int circuitFailures, Duration circuitOpenFor,
-                               boolean allowPrivateTargets, String alertUrl, Duration pauseAfterFailing) {
+                               boolean allowPrivateTargets, String alertUrl, Duration pauseAfterFailing,
+                               Duration secretGrace) {
 
     /** The lease of a claimed notification: long enough for one attempt, short enough to recover a crash. */
     public Duration lease() {

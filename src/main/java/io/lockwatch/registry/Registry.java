@@ -36,6 +36,7 @@ public class Registry {
 
     private static final String CLIENT_VIEW = """
             SELECT id, name, url, delivery_mode, event_types, enabled, paused_reason, paused_at, failing_since,
+                   CASE WHEN previous_secret_until > now() THEN previous_secret_until END AS previous_secret_until,
                    created_at, updated_at
               FROM clients
             """;
@@ -165,9 +166,13 @@ public class Registry {
         return n == 0 ? null : client(id);
     }
 
-    public Map<String, Object> rotateSecret(UUID id) {
+    /** A new secret; the one it replaces signs too for {@code grace}, so the client can switch over meanwhile. */
+    public Map<String, Object> rotateSecret(UUID id, java.time.Duration grace) {
         String secret = WebhookSigner.newSecret();
-        int n = jdbc.update("UPDATE clients SET webhook_secret = ?, updated_at = now() WHERE id = ?", secret, id);
+        int n = jdbc.update("""
+                UPDATE clients SET previous_secret = webhook_secret,
+                       previous_secret_until = now() + make_interval(secs => ?), webhook_secret = ?, updated_at = now()
+                 WHERE id = ?""", (double) grace.toSeconds(), secret, id);
         if (n == 0) {
             return null;
         }
@@ -245,6 +250,7 @@ public class Registry {
         c.put("paused_reason", rs.getString("paused_reason"));
         c.put("paused_at", time(rs, "paused_at"));
         c.put("failing_since", time(rs, "failing_since"));
+        c.put("previous_secret_signs_until", time(rs, "previous_secret_until"));
         c.put("created_at", time(rs, "created_at"));
         c.put("updated_at", time(rs, "updated_at"));
         return c;

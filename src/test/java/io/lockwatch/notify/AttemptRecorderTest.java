@@ -116,7 +116,7 @@ class AttemptRecorderTest {
     }
 
     private static FinishedAttempt attempt() {
-        Delivery d = new Delivery(UUID.randomUUID(), UUID.randomUUID(), "http://127.0.0.1:9/hook", "secret", true,
+        Delivery d = new Delivery(UUID.randomUUID(), UUID.randomUUID(), "http://127.0.0.1:9/hook", "secret", null, true,
                 "TestSensor", "Room", "sensor.state_changed", 1, 0, 2, System.currentTimeMillis(), 1);
         return new FinishedAttempt(d, 204, null, System.currentTimeMillis(), 3, Outcome.DELIVERED, null);
     }

@@ -48,6 +48,7 @@ class NotifyRouteTest {
     @Autowired org.apache.camel.CamelContext camel;
     @Autowired io.micrometer.core.instrument.MeterRegistry meters;
     @Autowired NotificationStore store;
+    @Autowired io.lockwatch.registry.Registry registry;
 
     record Client(UUID id, String secret, String path) {
     }
@@ -337,6 +338,30 @@ class NotifyRouteTest {
 
         awaitOrExplain(a, () -> receiver.at(a.path()).size() == 1);
         assertThat(receiver.at(a.path())).extracting(r -> field(r, "sequence") + ":" + field(r, "state")).containsExactly("4:1");
+    }
+
+    @Test
+    void aRotatedSecretSignsBesideTheNewOneForItsGracePeriodThenNoMore() throws Exception {
+        String sensor = sensor();
+        Client a = client();
+        link(a, sensor);
+        String rotated = (String) registry.rotateSecret(a.id(), Duration.ofHours(1)).get("webhook_secret");
+        long ts = System.currentTimeMillis() - 10_000;
+
+        publish(sensor, 1, ts);
+        awaitOrExplain(a, () -> receiver.at(a.path()).size() == 1);
+        Received during = receiver.at(a.path()).get(0);
+        assertThat(during.header("webhook-signature").split(" ")).hasSize(2).allMatch(sig -> sig.startsWith("v1,"));
+        assertThat(WebhookReceiver.signatureValid(during, rotated)).as("the new secret's").isTrue();
+        assertThat(WebhookReceiver.signatureValid(during, a.secret())).as("the old secret's, for the grace period").isTrue();
+
+        jdbc.update("UPDATE clients SET previous_secret_until = now() - interval '1 second' WHERE id = ?", a.id());
+        publish(sensor, 0, ts + 1000);
+        awaitOrExplain(a, () -> receiver.at(a.path()).size() == 2);
+        Received after = receiver.at(a.path()).get(1);
+        assertThat(after.header("webhook-signature").split(" ")).hasSize(1);
+        assertThat(WebhookReceiver.signatureValid(after, rotated)).isTrue();
+        assertThat(WebhookReceiver.signatureValid(after, a.secret())).isFalse();
     }
 
     @Test
