@@ -29,8 +29,9 @@ public class ApiConfiguration {
 
     @Bean
     ClientsApi clientsApi(Registry registry, TargetGuard guard, io.lockwatch.notify.NotificationStore notifications,
-                          io.lockwatch.notify.NotifyProperties notify) {
-        return new ClientsApi(registry, guard, notifications, notify.secretGrace());
+                          io.lockwatch.notify.NotifyProperties notify, io.lockwatch.notify.TestPing ping,
+                          io.lockwatch.notify.ClientGates gates, ClaimWakeUp claims) {
+        return new ClientsApi(registry, guard, notifications, notify.secretGrace(), ping, gates, claims);
     }
 
     @Bean

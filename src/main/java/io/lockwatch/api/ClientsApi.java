@@ -6,7 +6,10 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lockwatch.notify.ClaimWakeUp;
+import io.lockwatch.notify.ClientGates;
 import io.lockwatch.notify.NotificationStore;
+import io.lockwatch.notify.TestPing;
 import io.lockwatch.notify.TargetGuard;
 import io.lockwatch.registry.Registry;
 import org.apache.camel.Exchange;
@@ -23,12 +26,19 @@ public class ClientsApi {
     private final TargetGuard guard;
     private final NotificationStore notifications;
     private final java.time.Duration secretGrace;
+    private final TestPing ping;
+    private final ClientGates gates;
+    private final ClaimWakeUp claims;
 
-    public ClientsApi(Registry registry, TargetGuard guard, NotificationStore notifications, java.time.Duration secretGrace) {
+    public ClientsApi(Registry registry, TargetGuard guard, NotificationStore notifications, java.time.Duration secretGrace,
+                      TestPing ping, ClientGates gates, ClaimWakeUp claims) {
         this.registry = registry;
         this.guard = guard;
         this.notifications = notifications;
         this.secretGrace = secretGrace;
+        this.ping = ping;
+        this.gates = gates;
+        this.claims = claims;
     }
 
     public void create(Exchange exchange) {
@@ -97,6 +107,59 @@ public class ClientsApi {
             throw ApiProblem.notFound("client " + id);
         }
         Json.respond(exchange, 200, client);
+    }
+
+    /** A signed webhook.test event, sent at once; the answer says how the endpoint took it. */
+    public void ping(Exchange exchange) {
+        UUID id = clientId(exchange);
+        TestPing.Result result = ping.send(id);
+        if (result == null) {
+            throw ApiProblem.notFound("client " + id);
+        }
+        Map<String, Object> answer = new java.util.LinkedHashMap<>();
+        answer.put("delivered", result.error() == null);
+        answer.put("status_code", result.statusCode());
+        answer.put("duration_ms", result.durationMs());
+        answer.put("error", result.error());
+        Json.respond(exchange, 200, answer);
+    }
+
+    /** Every notification since a time that the client was not sent (dead or superseded) is due again, in order. */
+    public void replay(Exchange exchange) {
+        UUID id = clientId(exchange);
+        JsonNode body = Validation.object(Json.body(exchange), "since");
+        JsonNode since = body.get("since");
+        if (since == null || !since.isTextual()) {
+            throw ApiProblem.badRequest("since", "since is required: an RFC 3339 time");
+        }
+        java.time.Instant from;
+        try {
+            from = java.time.OffsetDateTime.parse(since.textValue()).toInstant();
+        } catch (java.time.format.DateTimeParseException e) {
+            throw ApiProblem.badRequest("since", "since must be an RFC 3339 time with an offset");
+        }
+        Integer replayed = notifications.replay(id, from);
+        if (replayed == null) {
+            throw ApiProblem.notFound("client " + id);
+        }
+        if (replayed > 0) {
+            claims.wakeUp();
+        }
+        Json.respond(exchange, 200, Map.of("replayed", replayed));
+    }
+
+    /** The last hour's and day's deliveries, the last error, the circuit in this instance, and whether it is paused. */
+    public void deliveryStats(Exchange exchange) {
+        Map<String, Object> client = existing(exchange);
+        UUID id = UUID.fromString((String) client.get("id"));
+        Map<String, Object> stats = new java.util.LinkedHashMap<>();
+        stats.put("client_id", id.toString());
+        stats.put("enabled", client.get("enabled"));
+        stats.put("paused_reason", client.get("paused_reason"));
+        stats.put("failing_since", client.get("failing_since"));
+        stats.put("circuit", gates.circuit(id));
+        stats.putAll(notifications.deliveryStats(id));
+        Json.respond(exchange, 200, stats);
     }
 
     public void sensors(Exchange exchange) {

@@ -40,6 +40,12 @@ public class ClientGates {
         return gates.computeIfAbsent(client, c -> new Gate()).tryEnter(clock.getAsLong());
     }
 
+    /** The client's circuit in this instance: closed, open (its notifications wait) or half_open (one probe). */
+    public String circuit(UUID client) {
+        Gate gate = gates.get(client);
+        return gate == null ? "closed" : gate.circuit(clock.getAsLong());
+    }
+
     public void leave(UUID client, boolean success) {
         Gate gate = gates.get(client);
         if (gate != null) {
@@ -57,6 +63,13 @@ public class ClientGates {
                 return now >= openUntil && inFlight == 0; // half open: one probe at a time
             }
             return inFlight < perClientConcurrency;
+        }
+
+        synchronized String circuit(long now) {
+            if (consecutiveFailures < failures) {
+                return "closed";
+            }
+            return now >= openUntil ? "half_open" : "open";
         }
 
         synchronized boolean tryEnter(long now) {

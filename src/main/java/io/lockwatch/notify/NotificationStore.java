@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import org.springframework.jdbc.core.ConnectionCallback;
@@ -207,6 +208,88 @@ public class NotificationStore {
             return n > 0;
         });
         return Boolean.TRUE.equals(paused);
+    }
+
+    /** Where and how a client is posted to: its URL and the secrets that sign for it now. */
+    public record Target(String url, String secret, String previousSecret) {
+    }
+
+    /** @return null if there is no such client */
+    public Target target(UUID client) {
+        List<Target> found = jdbc.query("""
+                SELECT url, webhook_secret, CASE WHEN previous_secret_until > now() THEN previous_secret END
+                  FROM clients WHERE id = ?""", (rs, i) -> new Target(rs.getString(1), rs.getString(2), rs.getString(3)),
+                client);
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    /**
+     * Every notification of the client created since {@code since} that it was not sent (dead or superseded) is
+     * due again, as new attempts, with its own webhook-id: its queue posts them in sequence order.
+     *
+     * @return how many; null if there is no such client
+     */
+    public Integer replay(UUID client, java.time.Instant since) {
+        return tx.execute(status -> {
+            Integer exists = jdbc.queryForObject("SELECT count(*) FROM clients WHERE id = ?", Integer.class, client);
+            if (exists == null || exists == 0) {
+                return null;
+            }
+            return jdbc.update("""
+                    UPDATE notifications
+                       SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
+                           lease_until = NULL, last_error = NULL, superseded_by = NULL
+                     WHERE client_id = ? AND created_at >= ? AND status IN ('dead', 'superseded')""",
+                    client, Timestamp.from(since));
+        });
+    }
+
+    /**
+     * How the client's deliveries went over the last hour and the last day: attempts delivered and failed,
+     * notifications that went dead, and the latency from the event to the 2xx.
+     */
+    public Map<String, Object> deliveryStats(UUID client) {
+        Map<String, Object> stats = new java.util.LinkedHashMap<>();
+        for (var window : List.of(Map.entry("last_hour", 3600), Map.entry("last_day", 86_400))) {
+            stats.put(window.getKey(), jdbc.queryForObject("""
+                    SELECT count(*) FILTER (WHERE a.error IS NULL) AS delivered,
+                           count(*) FILTER (WHERE a.error IS NOT NULL) AS failed,
+                           (SELECT count(*) FROM notifications d
+                             WHERE d.client_id = ? AND d.status = 'dead'
+                               AND d.finished_at >= now() - make_interval(secs => ?)) AS dead,
+                           percentile_cont(0.5) WITHIN GROUP (ORDER BY a.latency_ms) AS p50,
+                           percentile_cont(0.99) WITHIN GROUP (ORDER BY a.latency_ms) AS p99
+                      FROM (SELECT x.error,
+                                   CASE WHEN x.error IS NULL THEN extract(epoch FROM x.attempted_at - e.occurred_at) * 1000
+                                        + x.duration_ms END AS latency_ms
+                              FROM delivery_attempts x
+                              JOIN notifications n ON n.id = x.notification_id
+                              JOIN sensor_events e ON e.id = n.event_id
+                             WHERE x.client_id = ? AND x.attempted_at >= now() - make_interval(secs => ?)) a""",
+                    (rs, i) -> {
+                        Map<String, Object> w = new java.util.LinkedHashMap<>();
+                        w.put("delivered", rs.getLong("delivered"));
+                        w.put("failed", rs.getLong("failed"));
+                        w.put("dead", rs.getLong("dead"));
+                        double p50 = rs.getDouble("p50");
+                        w.put("latency_p50_ms", rs.wasNull() ? null : Math.round(p50));
+                        double p99 = rs.getDouble("p99");
+                        w.put("latency_p99_ms", rs.wasNull() ? null : Math.round(p99));
+                        return w;
+                    }, client, (double) window.getValue(), client, (double) window.getValue()));
+        }
+        List<Map<String, Object>> last = jdbc.query("""
+                SELECT error, status_code, attempted_at FROM delivery_attempts
+                 WHERE client_id = ? AND error IS NOT NULL ORDER BY attempted_at DESC LIMIT 1""", (rs, i) -> {
+            Map<String, Object> e = new java.util.LinkedHashMap<>();
+            e.put("error", rs.getString("error"));
+            int code = rs.getInt("status_code");
+            e.put("status_code", rs.wasNull() ? null : code);
+            e.put("at", rs.getTimestamp("attempted_at").toInstant().toString());
+            return e;
+        }, client);
+        stats.put("last_error", last.isEmpty() ? null : last.get(0));
+        return stats;
     }
 
     /**

@@ -30,6 +30,11 @@ public class NotifyConfiguration {
     }
 
     @Bean
+    TestPing testPing(NotificationStore store, TargetGuard guard, NotifyProperties props) {
+        return new TestPing(store, guard, props);
+    }
+
+    @Bean
     ClaimWakeUp claimWakeUp(org.apache.camel.ProducerTemplate producer) {
         return new ClaimWakeUp(producer);
     }

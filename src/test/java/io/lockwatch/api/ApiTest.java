@@ -168,6 +168,32 @@ class ApiTest {
     }
 
     @Test
+    void aClientIsPingedItsDeliveryStatsReadAndItsNotificationsReplayed() throws Exception {
+        String id = call("POST", "/clients", ADMIN, Map.of("name", "Ping", "url", "http://127.0.0.1:9/ping")).body().get("id").asText();
+        Answer ping = call("POST", "/clients/" + id + "/test", ADMIN, null);
+        assertThat(ping.status()).as("%s", ping.body()).isEqualTo(200);
+        assertThat(ping.body().get("delivered").asBoolean()).isFalse();
+        assertThat(ping.body().get("status_code").isNull()).as("port 9 refuses: no answer").isTrue();
+        assertThat(ping.body().get("error").asText()).isNotBlank();
+        assertProblem(call("POST", "/clients/" + id + "/test", READER, null), 403, null);
+        assertProblem(call("POST", "/clients/" + UUID.randomUUID() + "/test", ADMIN, null), 404, null);
+
+        Answer stats = call("GET", "/clients/" + id + "/delivery-stats", READER, null);
+        assertThat(stats.status()).as("%s", stats.body()).isEqualTo(200);
+        assertThat(stats.body().get("circuit").asText()).isEqualTo("closed");
+        assertThat(stats.body().get("last_day").get("delivered").asLong()).isZero();
+        assertThat(stats.body().get("enabled").asBoolean()).isTrue();
+        assertProblem(call("GET", "/clients/" + UUID.randomUUID() + "/delivery-stats", READER, null), 404, null);
+
+        Answer replayed = call("POST", "/clients/" + id + "/notifications/replay", ADMIN, Map.of("since", "2026-01-01T00:00:00Z"));
+        assertThat(replayed.status()).as("%s", replayed.body()).isEqualTo(200);
+        assertThat(replayed.body().get("replayed").asInt()).isZero();
+        assertProblem(call("POST", "/clients/" + id + "/notifications/replay", ADMIN, Map.of("since", "yesterday")), 400, "since");
+        assertProblem(call("POST", "/clients/" + UUID.randomUUID() + "/notifications/replay", ADMIN,
+                Map.of("since", "2026-01-01T00:00:00Z")), 404, null);
+    }
+
+    @Test
     void badClientsAreRefusedNamingTheField() throws Exception {
         assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "ftp://example.org/")), 400, "url");
         assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "", "url", "http://127.0.0.1/")), 400, "name");

@@ -49,6 +49,7 @@ class NotifyRouteTest {
     @Autowired io.micrometer.core.instrument.MeterRegistry meters;
     @Autowired NotificationStore store;
     @Autowired io.lockwatch.registry.Registry registry;
+    @Autowired TestPing ping;
 
     record Client(UUID id, String secret, String path) {
     }
@@ -183,6 +184,11 @@ class NotifyRouteTest {
         if (arrived.size() < 6) {
             assertThat(statuses(a.id())).contains("superseded");
         }
+        assertThat(jdbc.queryForObject("""
+                SELECT count(*) FROM notifications s
+                 WHERE s.client_id = ? AND s.status = 'superseded'
+                   AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = s.superseded_by AND n.sequence > s.sequence)""",
+                Integer.class, a.id())).as("each superseded one names a newer notification").isZero();
     }
 
     @Test
@@ -362,6 +368,69 @@ class NotifyRouteTest {
         assertThat(after.header("webhook-signature").split(" ")).hasSize(1);
         assertThat(WebhookReceiver.signatureValid(after, rotated)).isTrue();
         assertThat(WebhookReceiver.signatureValid(after, a.secret())).isFalse();
+    }
+
+    @Test
+    void aTestPingIsSignedSentAtOnceAndTellsHowTheEndpointAnswered() throws Exception {
+        Client a = client();
+        TestPing.Result ok = ping.send(a.id());
+        assertThat(ok.statusCode()).isEqualTo(200);
+        assertThat(ok.error()).isNull();
+        Received test = receiver.at(a.path()).get(0);
+        assertThat(field(test, "type")).isEqualTo("webhook.test");
+        assertThat(WebhookReceiver.signatureValid(test, a.secret())).isTrue();
+
+        receiver.answer(a.path(), 500);
+        TestPing.Result failed = ping.send(a.id());
+        assertThat(failed.statusCode()).isEqualTo(500);
+        assertThat(failed.error()).isEqualTo("HTTP 500");
+        assertThat(ping.send(UUID.randomUUID())).isNull();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM notifications WHERE client_id = ?", Integer.class, a.id()))
+                .as("a test event is no notification").isZero();
+    }
+
+    @Test
+    void replayingSinceATimeSendsWhatWasNotDeliveredAgainInOrderWithItsWebhookId() {
+        String sensor = sensor();
+        Client a = client();
+        receiver.answer(a.path(), 500);
+        link(a, sensor);
+        java.time.Instant before = java.time.Instant.now().minusSeconds(1);
+        long ts = System.currentTimeMillis() - 10_000;
+        publish(sensor, 1, ts);
+        await().atMost(Duration.ofSeconds(15)).until(() -> statuses(a.id()).equals(List.of("dead")));
+        String deadId = receiver.at(a.path()).get(0).header("webhook-id");
+        receiver.answer(a.path(), 200);
+        publish(sensor, 0, ts + 1000);
+        awaitOrExplain(a, () -> receiver.at(a.path()).stream().anyMatch(r -> field(r, "sequence").equals("2")));
+        int before2 = receiver.at(a.path()).size();
+
+        assertThat(store.replay(a.id(), before)).isEqualTo(1);
+
+        awaitOrExplain(a, () -> receiver.at(a.path()).size() == before2 + 1);
+        Received again = receiver.at(a.path()).get(before2);
+        assertThat(again.header("webhook-id")).isEqualTo(deadId);
+        assertThat(field(again, "sequence")).isEqualTo("1");
+        await().atMost(Duration.ofSeconds(5)).until(() -> statuses(a.id()).equals(List.of("delivered", "delivered")));
+        assertThat(store.replay(UUID.randomUUID(), before)).isNull();
+    }
+
+    @Test
+    void aClientsDeliveryStatsCountItsAttemptsAndTheirLatency() {
+        String sensor = sensor();
+        Client a = client();
+        link(a, sensor);
+        publish(sensor, 1, System.currentTimeMillis());
+        awaitOrExplain(a, () -> receiver.at(a.path()).size() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> statuses(a.id()).equals(List.of("delivered")));
+
+        Map<String, Object> stats = store.deliveryStats(a.id());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> hour = (Map<String, Object>) stats.get("last_hour");
+        assertThat(hour.get("delivered")).isEqualTo(1L);
+        assertThat(hour.get("failed")).isEqualTo(0L);
+        assertThat((Long) hour.get("latency_p99_ms")).isNotNull().isGreaterThanOrEqualTo(0L);
+        assertThat(stats.get("last_error")).isNull();
     }
 
     @Test
