@@ -248,7 +248,7 @@ class NotifyRouteTest {
                 "SELECT count(*) FROM notifications WHERE client_id = ?", Integer.class, a.id()) == 3);
         jdbc.update("UPDATE sensor_state SET connectivity = 'lost' WHERE sensor_id = ?", sensor);
         publish(sensor, 0, ts + 3000);
-        await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+        awaitOrExplain(a, () -> jdbc.queryForObject(
                 "SELECT count(*) FROM notifications WHERE client_id = ?", Integer.class, a.id()) == 5);
         receiver.answer(a.path(), 200);
 
@@ -311,7 +311,7 @@ class NotifyRouteTest {
         for (int i = 1; i <= 4; i++) {
             publish(sensor, i % 2 == 0 ? 1 : 0, ts + 1000L * i);
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+        awaitOrExplain(a, () -> jdbc.queryForObject(
                 "SELECT count(*) FROM notifications WHERE client_id = ?", Integer.class, a.id()) == 5);
         assertThat(receiver.at(a.path())).as("a paused client is posted nothing").hasSize(1);
 
@@ -335,7 +335,7 @@ class NotifyRouteTest {
         for (int i = 0; i < 4; i++) {
             publish(sensor, i % 2, ts + 1000L * i);
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+        awaitOrExplain(a, () -> jdbc.queryForObject(
                 "SELECT count(*) FROM notifications WHERE client_id = ?", Integer.class, a.id()) == 4);
         assertThat(statuses(a.id())).containsExactly("superseded", "superseded", "superseded", "pending");
         assertThat(receiver.at(a.path())).isEmpty();
@@ -528,9 +528,14 @@ class NotifyRouteTest {
     /** Waits; if in vain, says where the client's notifications stand. */
     private void awaitOrExplain(Client c, java.util.concurrent.Callable<Boolean> condition) {
         try {
-            await().atMost(Duration.ofSeconds(10)).until(condition);
+            await().atMost(Duration.ofSeconds(30)).until(condition);
         } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError("notifications of the client: " + jdbc.queryForList(
+            throw new AssertionError("events: " + jdbc.queryForList("""
+                    SELECT e.sensor_id, e.sequence, e.type FROM sensor_events e
+                      JOIN client_sensors cs ON cs.sensor_id = e.sensor_id WHERE cs.client_id = ? ORDER BY e.sequence""",
+                    c.id()) + "; client: " + jdbc.queryForList(
+                    "SELECT enabled, failing_since, delivery_mode FROM clients WHERE id = ?", c.id())
+                    + "; notifications of the client: " + jdbc.queryForList(
                     "SELECT sequence, status, attempts, next_attempt_at, lease_until, last_error FROM notifications WHERE client_id = ? ORDER BY sequence",
                     c.id()) + "; received: " + receiver.at(c.path()).size() + "; in flight: "
                     + jdbc.queryForObject("SELECT count(*) FROM notifications WHERE status = 'delivering'", Integer.class), e);
