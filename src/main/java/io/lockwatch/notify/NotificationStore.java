@@ -210,6 +210,14 @@ public class NotificationStore {
         return Boolean.TRUE.equals(paused);
     }
 
+    /** Whether a newer notification of the same client and sensor waits behind this one (one index probe). */
+    public boolean hasSuccessor(Delivery d) {
+        return Boolean.TRUE.equals(jdbc.queryForObject("""
+                SELECT EXISTS (SELECT 1 FROM notifications
+                                WHERE client_id = ? AND sensor_id = ? AND status IN ('pending', 'delivering')
+                                  AND sequence > ?)""", Boolean.class, d.clientId(), d.sensorId(), d.sequence()));
+    }
+
     /** Where and how a client is posted to: its URL and the secrets that sign for it now. */
     public record Target(String url, String secret, String previousSecret) {
     }

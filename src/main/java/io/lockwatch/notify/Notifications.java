@@ -42,6 +42,8 @@ public class Notifications {
     static final String REFUSED = "lockwatch.refused";
     /** The POST's own failure, if it failed without an answer (timeout, refused connection). */
     static final String POST_FAILED = "lockwatch.postFailed";
+    /** Set when the attempt just recorded finished its queue's head and the next one of the queue waits. */
+    static final String SUCCESSOR_DUE = "lockwatch.successorDue";
     /** The request slot an attempt holds until it is recorded. */
     static final String SLOT = "lockwatch.requestSlot";
 
@@ -115,7 +117,10 @@ public class Notifications {
      * each attempt finishes (routes/notify.camel.yaml), so a backlog drains at the clients' pace instead of one claim
      * per poll interval, in claims of several notifications rather than one claim per finished attempt.
      */
-    public boolean moreDue() {
+    public boolean moreDue(Exchange exchange) {
+        if (Boolean.TRUE.equals(exchange.getProperty(SUCCESSOR_DUE, Boolean.class))) {
+            return true;
+        }
         return moreDue && props.maxConcurrent() - inFlight.get() >= Math.max(1, props.maxConcurrent() / 8);
     }
 
@@ -124,6 +129,7 @@ public class Notifications {
         Delivery d = exchange.getMessage().getBody(Delivery.class);
         // an attempt's outcome is read from these: none may come from the exchange the claim was split from
         exchange.removeProperty(POST_FAILED);
+        exchange.removeProperty(SUCCESSOR_DUE);
         exchange.removeProperty(REFUSED);
         exchange.setProperty(DELIVERY, d);
         exchange.setProperty(STARTED, System.currentTimeMillis());
@@ -200,6 +206,9 @@ public class Notifications {
                 : decision instanceof RetryPolicy.Retry ? Outcome.RETRY : Outcome.DEAD;
         Instant next = decision instanceof RetryPolicy.Retry retry ? retry.at() : null;
         recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next));
+        // the next of the queue is due now: claimed at once, not at the next poll (a burst of one sensor's changes
+        // would otherwise drain at one per poll interval)
+        exchange.setProperty(SUCCESSOR_DUE, outcome != Outcome.RETRY && store.hasSuccessor(d));
         gates.leave(d.clientId(), success || refused != null);
         free(exchange.getProperty(SLOT, AtomicBoolean.class));
         switch (outcome) {
