@@ -149,12 +149,8 @@ public class Notifications {
         m.removeHeaders("*");
         m.setHeader("webhook-id", d.id().toString());
         m.setHeader("webhook-timestamp", String.valueOf(timestamp));
-        // during a rotation's grace period both secrets sign, space-separated, the new one first
-        String signature = WebhookSigner.sign(d.secret(), d.id().toString(), timestamp, body);
-        if (d.previousSecret() != null) {
-            signature += " " + WebhookSigner.sign(d.previousSecret(), d.id().toString(), timestamp, body);
-        }
-        m.setHeader("webhook-signature", signature);
+        m.setHeader("webhook-signature",
+                WebhookSigner.header(d.secret(), d.previousSecret(), d.id().toString(), timestamp, body));
         m.setHeader(Exchange.CONTENT_TYPE, "application/json");
         m.setHeader(Exchange.HTTP_URI, d.url());
         m.setBody(body);
@@ -225,18 +221,19 @@ public class Notifications {
             }
         }
         if (!success) {
+            String gone = "the endpoint answered 410 Gone";
             if (status != null && status == 410) {
-                paused(d.clientId(), "the endpoint answered 410 Gone", store.pause(d.clientId(), "the endpoint answered 410 Gone"));
+                if (store.pause(d.clientId(), gone)) {
+                    paused(d.clientId(), gone);
+                }
             } else if (store.pauseIfFailingLongerThan(d.clientId(), props.pauseAfterFailing())) {
-                paused(d.clientId(), "failing without a success for longer than " + props.pauseAfterFailing(), true);
+                paused(d.clientId(), "failing without a success for longer than " + props.pauseAfterFailing());
             }
         }
     }
 
-    private void paused(java.util.UUID client, String reason, boolean now) {
-        if (!now) {
-            return;
-        }
+    /** Just paused by itself: logged, counted and alerted, once. */
+    private void paused(java.util.UUID client, String reason) {
         pausedClients.increment();
         log.warn("Client {} is paused: {}. Its notifications wait, collapsed, until it is resumed.", client, reason);
         Map<String, Object> body = new LinkedHashMap<>();

@@ -62,10 +62,7 @@ public class TestPing {
             throw new IllegalStateException(e);
         }
         long timestamp = Instant.now().getEpochSecond();
-        String signature = WebhookSigner.sign(target.secret(), id, timestamp, body);
-        if (target.previousSecret() != null) {
-            signature += " " + WebhookSigner.sign(target.previousSecret(), id, timestamp, body);
-        }
+        String signature = WebhookSigner.header(target.secret(), target.previousSecret(), id, timestamp, body);
         HttpRequest request = HttpRequest.newBuilder(URI.create(target.url())).timeout(props.timeout())
                 .header("Content-Type", "application/json").header("User-Agent", "lockwatch-webhooks/1")
                 .header("webhook-id", id).header("webhook-timestamp", String.valueOf(timestamp))

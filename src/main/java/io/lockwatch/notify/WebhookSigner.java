@@ -27,6 +27,15 @@ public final class WebhookSigner {
         return SECRET_PREFIX + Base64.getEncoder().encodeToString(key);
     }
 
+    /**
+     * The {@code webhook-signature} header: the secret's signature, and during a rotation's grace period the
+     * previous secret's too, space-separated, the new one first.
+     */
+    public static String header(String secret, String previousSecret, String id, long timestampSeconds, String body) {
+        String signature = sign(secret, id, timestampSeconds, body);
+        return previousSecret == null ? signature : signature + " " + sign(previousSecret, id, timestampSeconds, body);
+    }
+
     public static String sign(String secret, String id, long timestampSeconds, String body) {
         if (!secret.startsWith(SECRET_PREFIX)) {
             throw new IllegalArgumentException("not a webhook secret");

@@ -46,7 +46,6 @@ public class Registry {
      * {@code eventTypes} is only applied with {@code eventTypesGiven} (null then means every type).
      */
     public record DeliverySettings(String mode, boolean eventTypesGiven, List<String> eventTypes) {
-        public static final DeliverySettings UNCHANGED = new DeliverySettings(null, false, null);
     }
 
     private final JdbcTemplate jdbc;
