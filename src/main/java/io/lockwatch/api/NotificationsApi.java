@@ -21,7 +21,7 @@ public class NotificationsApi {
     private static final List<String> STATUSES = List.of("pending", "delivering", "delivered", "dead", "superseded", "cancelled");
     private static final String VIEW = """
             SELECT id, client_id, sensor_id, type, sequence, status, attempts, next_attempt_at, last_status, last_error,
-                   superseded_by, created_at, finished_at
+                   superseded_by, superseded_reason, created_at, finished_at
               FROM notifications
             """;
 
@@ -158,6 +158,7 @@ public class NotificationsApi {
         n.put("last_error", rs.getString("last_error"));
         UUID supersededBy = rs.getObject("superseded_by", UUID.class);
         n.put("superseded_by", supersededBy == null ? null : supersededBy.toString());
+        n.put("superseded_reason", rs.getString("superseded_reason"));
         n.put("created_at", time(rs, "created_at"));
         n.put("finished_at", time(rs, "finished_at"));
         return n;

@@ -246,7 +246,8 @@ public class NotificationStore {
             return jdbc.update("""
                     UPDATE notifications
                        SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
-                           lease_until = NULL, last_error = NULL, superseded_by = NULL
+                           lease_until = NULL, last_error = NULL, superseded_by = NULL,
+                           superseded_reason = NULL
                      WHERE client_id = ? AND created_at >= ? AND status IN ('dead', 'superseded')""",
                     client, Timestamp.from(since));
         });

@@ -28,14 +28,18 @@ public final class Outbox {
     private static final String COLLAPSE = """
             WITH touched AS (%s),
             pairs AS (
-                SELECT t.client_id, t.sensor_id, cl.delivery_mode = 'latest_state' AS latest
+                SELECT t.client_id, t.sensor_id, cl.delivery_mode = 'latest_state' AS latest,
+                       CASE WHEN cl.delivery_mode = 'latest_state' THEN 'latest_state'
+                            WHEN NOT cl.enabled THEN 'paused'
+                            WHEN cl.failing_since IS NOT NULL THEN 'failing'
+                            ELSE 'retrying' END AS reason
                   FROM touched t JOIN clients cl ON cl.id = t.client_id
                  WHERE cl.delivery_mode = 'latest_state' OR NOT cl.enabled OR cl.failing_since IS NOT NULL
                     OR EXISTS (SELECT 1 FROM notifications h
                                 WHERE h.client_id = t.client_id AND h.sensor_id = t.sensor_id
                                   AND h.status IN ('pending', 'delivering') AND h.last_error IS NOT NULL)),
             queued AS (
-                SELECT n.id, n.client_id, n.sensor_id, n.sequence, n.status, n.next_attempt_at,
+                SELECT n.id, n.client_id, n.sensor_id, n.sequence, n.status, n.next_attempt_at, p.reason,
                        CASE WHEN p.latest THEN 'any'
                             WHEN n.type LIKE 'sensor.connection%%' THEN 'connectivity'
                             ELSE n.type END AS kind
@@ -47,7 +51,8 @@ public final class Outbox {
                  ORDER BY client_id, sensor_id, kind, sequence DESC),
             superseded AS (
                 UPDATE notifications o
-                   SET status = 'superseded', finished_at = now(), superseded_by = newest.id
+                   SET status = 'superseded', finished_at = now(), superseded_by = newest.id,
+                       superseded_reason = q.reason
                   FROM queued q JOIN newest ON newest.client_id = q.client_id AND newest.sensor_id = q.sensor_id
                                            AND newest.kind = q.kind
                  WHERE o.id = q.id AND q.status = 'pending' AND q.sequence < newest.sequence
@@ -72,11 +77,12 @@ public final class Outbox {
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH created AS (
                 INSERT INTO notifications (id, event_id, client_id, sensor_id, type, sequence, status, finished_at,
-                                           superseded_by)
+                                           superseded_by, superseded_reason)
                 SELECT x.id, x.event_id, x.client_id, x.sensor_id, x.type, x.sequence,
                        CASE WHEN x.latest AND x.sequence < x.newest THEN 'superseded' ELSE 'pending' END,
                        CASE WHEN x.latest AND x.sequence < x.newest THEN now() END,
-                       CASE WHEN x.latest AND x.sequence < x.newest THEN x.newest_id END
+                       CASE WHEN x.latest AND x.sequence < x.newest THEN x.newest_id END,
+                       CASE WHEN x.latest AND x.sequence < x.newest THEN 'latest_state' END
                   FROM (SELECT y.*,
                                max(y.sequence) OVER w AS newest,
                                first_value(y.id) OVER (w ORDER BY y.sequence DESC) AS newest_id

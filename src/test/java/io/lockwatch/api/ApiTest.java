@@ -272,6 +272,13 @@ class ApiTest {
         }
         assertThat(n).isNotNull();
         JsonNode newest = n;
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            JsonNode older = call("GET", "/notifications?client_id=" + client + "&sensor_id=" + sensor + "&status=superseded",
+                    READER, null).body().get("items").get(0);
+            assertThat(older.get("sequence").asInt()).isEqualTo(1);
+            assertThat(older.get("superseded_by").asText()).isEqualTo(newest.get("id").asText());
+            assertThat(older.get("superseded_reason").asText()).isEqualTo("failing");
+        });
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 call("GET", "/notifications/" + newest.get("id").asText(), READER, null).body().get("attempts_made").size() >= 1);
         assertProblem(call("POST", "/notifications/" + n.get("id").asText() + "/redeliver", ADMIN, null), 409, null);

@@ -189,6 +189,7 @@ class NotifyRouteTest {
                  WHERE s.client_id = ? AND s.status = 'superseded'
                    AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = s.superseded_by AND n.sequence > s.sequence)""",
                 Integer.class, a.id())).as("each superseded one names a newer notification").isZero();
+        assertThat(supersededReasons(a.id())).allMatch("latest_state"::equals);
     }
 
     @Test
@@ -258,6 +259,7 @@ class NotifyRouteTest {
         assertThat(receiver.at(a.path())).extracting(r -> field(r, "sequence") + ":" + field(r, "type"))
                 .containsExactly("1:sensor.state_changed", "4:sensor.connection_restored", "5:sensor.state_changed");
         assertThat(statuses(a.id())).containsExactly("superseded", "superseded", "superseded", "delivered", "delivered");
+        assertThat(supersededReasons(a.id())).as("the endpoint failed without a success since").containsOnly("failing");
         String newestState = jdbc.queryForObject("SELECT id::text FROM notifications WHERE client_id = ? AND sequence = 5",
                 String.class, a.id());
         // each superseded one names what replaced it then; the chain ends at the newest state
@@ -319,6 +321,7 @@ class NotifyRouteTest {
         assertThat(receiver.at(a.path())).extracting(r -> field(r, "sequence")).containsExactly("1", "5");
         await().atMost(Duration.ofSeconds(5)).until(() -> statuses(a.id()).equals(
                 List.of("superseded", "superseded", "superseded", "superseded", "delivered")));
+        assertThat(supersededReasons(a.id())).containsOnly("paused");
     }
 
     @Test
@@ -333,6 +336,7 @@ class NotifyRouteTest {
         awaitOrExplain(a, () -> jdbc.queryForObject(
                 "SELECT count(*) FROM notifications WHERE client_id = ?", Integer.class, a.id()) == 4);
         assertThat(statuses(a.id())).containsExactly("superseded", "superseded", "superseded", "pending");
+        assertThat(supersededReasons(a.id())).containsExactly("paused", "paused", "paused");
         assertThat(receiver.at(a.path())).isEmpty();
 
         assertThat(store.resume(a.id())).isTrue();
@@ -585,6 +589,11 @@ class NotifyRouteTest {
 
     private List<String> statuses(UUID client) {
         return jdbc.queryForList("SELECT status FROM notifications WHERE client_id = ? ORDER BY sequence", String.class, client);
+    }
+
+    private List<String> supersededReasons(UUID client) {
+        return jdbc.queryForList("SELECT superseded_reason FROM notifications WHERE client_id = ? AND status = 'superseded' ORDER BY sequence",
+                String.class, client);
     }
 
     private String status(UUID notification) {
