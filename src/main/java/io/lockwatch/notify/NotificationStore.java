@@ -132,6 +132,22 @@ public class NotificationStore {
                 ps.setInt(8, (int) a.durationMs());
                 ps.setTimestamp(9, new Timestamp(a.startedAt()));
             });
+            // an endpoint is failing from its first failure after a success (a failure in the same group wins);
+            // written only where that changes, in one statement, and before the notification rows: pausing and
+            // resuming take a client's row first too
+            Map<UUID, Boolean> ok = new java.util.TreeMap<>();
+            attempts.forEach(a -> ok.merge(a.delivery().clientId(), a.outcome() == Outcome.DELIVERED, Boolean::logicalAnd));
+            jdbc.update(con -> {
+                var ps = con.prepareStatement("""
+                        UPDATE clients c SET failing_since = CASE WHEN u.ok THEN NULL ELSE now() END
+                          FROM unnest(?::uuid[], ?::boolean[]) AS u (id, ok)
+                         WHERE c.id = u.id AND u.ok = (c.failing_since IS NOT NULL)""");
+                ps.setArray(1, con.createArrayOf("uuid", ok.keySet().toArray()));
+                ps.setArray(2, con.createArrayOf("boolean", ok.values().toArray()));
+                return ps;
+            });
+            List<FinishedAttempt> failed = attempts.stream().filter(a -> a.outcome() != Outcome.DELIVERED).toList();
+            List<UUID> failedClients = failed.stream().map(a -> a.delivery().clientId()).toList();
             List<Object[]> delivered = new ArrayList<>();
             List<Object[]> retried = new ArrayList<>();
             List<Object[]> dead = new ArrayList<>();
@@ -156,28 +172,9 @@ public class NotificationStore {
                     UPDATE notifications SET status = 'dead', finished_at = now(), lease_until = NULL,
                            last_status = ?, last_error = ?
                      WHERE id = ? AND status = 'delivering' AND attempts = ?""", dead);
-            List<UUID> succeeded = attempts.stream().filter(a -> a.outcome() == Outcome.DELIVERED)
-                    .map(a -> a.delivery().clientId()).distinct().toList();
-            List<FinishedAttempt> failed = attempts.stream().filter(a -> a.outcome() != Outcome.DELIVERED).toList();
-            // an endpoint is failing from its first failure after a success; written only when that changes
-            if (!succeeded.isEmpty()) {
-                jdbc.update(con -> {
-                    var ps = con.prepareStatement(
-                            "UPDATE clients SET failing_since = NULL WHERE id = ANY (?) AND failing_since IS NOT NULL");
-                    ps.setArray(1, con.createArrayOf("uuid", succeeded.toArray()));
-                    return ps;
-                });
-            }
             if (!failed.isEmpty()) {
-                List<UUID> clients = failed.stream().map(a -> a.delivery().clientId()).toList();
-                jdbc.update(con -> {
-                    var ps = con.prepareStatement(
-                            "UPDATE clients SET failing_since = now() WHERE id = ANY (?) AND failing_since IS NULL");
-                    ps.setArray(1, con.createArrayOf("uuid", clients.stream().distinct().toArray()));
-                    return ps;
-                });
                 // their heads failed: what queued behind them collapses (Outbox)
-                collapse(clients, failed.stream().map(a -> a.delivery().sensorId()).toList());
+                collapse(failedClients, failed.stream().map(a -> a.delivery().sensorId()).toList());
             }
         });
     }
