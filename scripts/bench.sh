@@ -8,6 +8,7 @@
 #   scripts/bench.sh [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01] [--duration 60] [--rate 0]
 #                           [--warmup 10] [--service-warmup 60] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
 #                           [--instances 1] [--partitions N] [--service-arg --name=value ...] [--service-cpus C]
+#                           [--drain N]
 #
 #   --sensors N      sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
 #   --clients C      clients registered, each with its own webhook endpoint (http://127.0.0.1:<port>/c/<index>)
@@ -43,6 +44,12 @@
 #                    own, to show what a second instance adds when the service is what limits the rate (0 = no
 #                    limit). The seed and the warm-up run unlimited: they are not measured, and limited they took
 #                    minutes (pre-seed 107-192 s at 0.15 cores instead of 15 s)
+#   --drain N        catch-up instead of the live run: after the pre-seed and the clients, the service is stopped
+#                    (SIGTERM), N readings are queued, and the service is started cold to drain them; measured in the
+#                    same run, a plain consumer drains a backlog of N on a temporary queue (the drain ceiling). Prints
+#                    "= X of drain ceiling", the cold start (healthy, first reading applied, the first minute's rate),
+#                    CPU µs per reading by process, heap, and the same correctness checks; figures to
+#                    target/bench/drain-<timestamp>.json
 #   --isolated       use a RabbitMQ virtual host 'lockwatch-bench' and PostgreSQL and ClickHouse databases
 #                    'lockwatch_bench' of the benchmark's own (created here if missing, which needs root) instead
 #                    of the dev ones, so that neither the dev data nor integration tests running meanwhile are
@@ -79,8 +86,11 @@
 #      - waits until history has caught up (the service's written counter) and no notification is pending;
 #      - checks sensor_state and the count of sensor_events against the readings it published, and the
 #        notifications: every change of the timed run received exactly once per linked client after
-#        de-duplication by webhook-id, with a valid signature and the right state, none for a repeat (a change
-#        superseded by a newer one before delivery is accounted for by the database's 'superseded' count);
+#        de-duplication by webhook-id, with a valid signature and the right state, none for a repeat, in sequence
+#        order per client and sensor and ending with the sensor's newest change; superseded notifications are
+#        allowed only for a client whose endpoint misbehaved (the client drills' client 0; then accounted for by
+#        the database's 'superseded' count) and printed by reason; a webhook-id twice only where a drill kills
+#        the service or restarts PostgreSQL;
 #      - prints a summary (medians of per-second rates after the warm-up; notification latency = arrival at the
 #        receiver minus the event's occurred_at, i.e. the reading's measured time, set when it was published)
 #        and writes the same figures to target/bench/pipeline-<timestamp>.json and a plot (readings/s and

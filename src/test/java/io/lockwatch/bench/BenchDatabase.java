@@ -126,6 +126,33 @@ final class BenchDatabase {
         return out;
     }
 
+    /** Superseded notifications by reason ({@code unknown} for none recorded). */
+    Map<String, Long> supersededByReason() throws SQLException {
+        Map<String, Long> out = new TreeMap<>();
+        try (Connection c = connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("""
+                     SELECT coalesce(superseded_reason, 'unknown'), count(*) FROM notifications
+                      WHERE status = 'superseded' GROUP BY 1""")) {
+            while (rs.next()) {
+                out.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return out;
+    }
+
+    /** Superseded notifications by client id. */
+    Map<String, Long> supersededByClient() throws SQLException {
+        Map<String, Long> out = new TreeMap<>();
+        try (Connection c = connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("""
+                     SELECT client_id::text, count(*) FROM notifications WHERE status = 'superseded' GROUP BY 1""")) {
+            while (rs.next()) {
+                out.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return out;
+    }
+
     void forEachState(StateRow row) throws SQLException {
         try (Connection c = connect()) {
             c.setAutoCommit(false);

@@ -29,11 +29,15 @@ import java.util.concurrent.ThreadLocalRandom;
  *                    compare settings without changing code
  * @param serviceCpus CPU each service instance may use, in cores (a cgroup of its own), standing in for a machine
  *                    of that size; 0 = no limit
+ * @param drain       readings of a backlog to drain (0 = none): instead of the live run, this many are queued while
+ *                    the service is stopped, then the service is started and drains them; the drain ceiling is a
+ *                    plain consumer draining a backlog of the same size
  */
 record BenchOptions(int sensors, double changes, int duration, double rate, int warmup, int serviceWarmup, long seed,
                     int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
-                    int clients, int links, Drill drill, int partitions, int instances, double serviceCpus) {
+                    int clients, int links, Drill drill, int partitions, int instances, double serviceCpus,
+                    long drain) {
 
     static final String QUEUE = "lockwatch.readings";
 
@@ -73,7 +77,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--duration 60] [--rate 0] [--warmup 10] [--service-warmup 60] [--drill NAME]
                                    [--instances 1] [--partitions 1, 4 with several instances]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
-                                   [--service-arg --name=value ...] [--service-cpus 0]
+                                   [--service-arg --name=value ...] [--service-cpus 0] [--drain N]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
                                    [--out target/bench] [--amqp amqp://guest:guest@127.0.0.1:5672]
                                    [--jdbc jdbc:postgresql://127.0.0.1:5432/lockwatch] [--db-user lockwatch]
@@ -87,6 +91,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         int partitions = 0;
         int instances = 0;
         double serviceCpus = 0;
+        long drain = 0;
         double changes = 0.01;
         int duration = 60;
         double rate = 0;
@@ -133,6 +138,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                 case "--confirm-window" -> confirmWindow = Integer.parseInt(v);
                 case "--service-arg" -> serviceArgs.add(v);
                 case "--service-cpus" -> serviceCpus = Double.parseDouble(v);
+                case "--drain" -> drain = Long.parseLong(v);
                 case "--jar" -> jar = Path.of(v);
                 case "--out" -> out = Path.of(v);
                 case "--amqp" -> amqp = v;
@@ -172,6 +178,9 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (instances < 1 || instances > 2 || partitions < 1) {
             throw new IllegalArgumentException("--instances must be 1 or 2, --partitions 1 or more");
         }
+        if (drain < 0 || (drain > 0 && (drill != Drill.NONE || instances > 1))) {
+            throw new IllegalArgumentException("--drain must be 0 or more, and runs one instance without a drill");
+        }
         if (serviceCpus < 0) {
             throw new IllegalArgumentException("--service-cpus must be 0 (no limit) or more");
         }
@@ -183,6 +192,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         }
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password, clients, links, drill,
-                partitions, instances, serviceCpus);
+                partitions, instances, serviceCpus, drain);
     }
 }

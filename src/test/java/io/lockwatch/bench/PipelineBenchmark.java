@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -288,7 +289,15 @@ public final class PipelineBenchmark {
         Duration duration = Duration.ofSeconds(o.duration());
 
         RawCeiling.Result ceiling;
-        if (o.drill() == Drill.NONE) {
+        RawDrain.Result drainCeiling = null;
+        if (o.drain() > 0) {
+            log("drain ceiling: %,d messages queued to a temporary queue, then drained by a plain consumer", o.drain());
+            ReadingSource ceilingSource = new ReadingSource(new Reference(o.sensors()), o.changes(), ~o.seed());
+            drainCeiling = new RawDrain(amqp, broker, cpu).run(ceilingSource, o.drain(), o.confirmWindow());
+            log("drain ceiling: %s msg/s (%,d drained in %.1f s; queued in %.1f s)", fmt(drainCeiling.perSecond()),
+                    drainCeiling.messages(), drainCeiling.drainSeconds(), drainCeiling.fillSeconds());
+            ceiling = new RawCeiling.Result(Double.NaN, Double.NaN, 0, 0, Map.of(), List.of(), 0);
+        } else if (o.drill() == Drill.NONE) {
             log("raw ceiling: publishing to a temporary queue for %d s", o.duration());
             ReadingSource ceilingSource = new ReadingSource(new Reference(o.sensors()), o.changes(), ~o.seed());
             ceiling = new RawCeiling(amqp, broker, cpu).run(ceilingSource, duration, o.warmup(), o.confirmWindow());
@@ -317,7 +326,7 @@ public final class PipelineBenchmark {
             }
             db.registerClientsAndLinks(links.ids(), urls, links.secrets(), o.links(), o.sensors());
             changesAfterSeed = reference.totalChanges();
-            if (o.drill() == Drill.NONE && o.serviceWarmup() > 0) {
+            if (o.drill() == Drill.NONE && o.serviceWarmup() > 0 && o.drain() == 0) {
                 warmUp(publisher, source, prometheus, service, db, webhooks);
             }
             if (o.drill() == Drill.MALFORMED) {
@@ -331,7 +340,9 @@ public final class PipelineBenchmark {
             if (second != null) {
                 limitCpu(second, 2);
             }
-            run = timedRun(publisher, source, prometheus, broker, cpu, service, db, webhooks, amqp);
+            run = o.drain() > 0
+                    ? drainRun(publisher, source, prometheus, broker, cpu, service, db, webhooks)
+                    : timedRun(publisher, source, prometheus, broker, cpu, service, db, webhooks, amqp);
             // every state change in PostgreSQL, every reading and event in ClickHouse (after a drill: by the
             // databases, as a restart resets the service's counters)
             drillProblems.addAll(awaitSettled(db, reference, seedStartMillis, service));
@@ -341,8 +352,12 @@ public final class PipelineBenchmark {
             log("waiting for the notifications to be delivered");
             Map<String, Long> statuses = awaitNotifications(db, webhooks, service);
             checkedChanges = reference.totalChanges() - changesAfterSeed;
+            boolean clientDrill = o.drill() == Drill.HANGING_CLIENT || o.drill() == Drill.FAILING_CLIENT;
+            // a kill or a database restart may fall between a POST and its record: sent again, by design
+            boolean atLeastOnce = o.drill() == Drill.KILL || o.drill() == Drill.POSTGRES;
             notified = NotificationCheck.check(reference, links, webhooks.arrivals(), webhooks.redeliveries(),
-                    webhooks.malformed(), statuses);
+                    webhooks.malformed(), statuses, db.supersededByReason(), db.supersededByClient(),
+                    clientDrill ? Set.of(0) : Set.of(), atLeastOnce);
             run = run.withNotifications(webhooks.arrivals(), webhooks.requests());
         }
 
@@ -363,7 +378,11 @@ public final class PipelineBenchmark {
         counters.put("invalid", (long) end.sum(PrometheusScraper.INVALID));
 
         List<String> historyProblems = checkHistory(reference);
-        report(ceiling, run, seedSeconds, verdict, notified, counters, cpu.topOthers(5));
+        if (o.drain() > 0) {
+            reportDrain(drainCeiling, run, seedSeconds, verdict, notified, counters);
+        } else {
+            report(ceiling, run, seedSeconds, verdict, notified, counters, cpu.topOthers(5));
+        }
         historyProblems.forEach(p -> System.out.println("  history problem: " + p));
         boolean ok = verdict.ok() && notified.ok() && historyProblems.isEmpty();
         if (o.drill() != Drill.NONE) {
@@ -388,10 +407,10 @@ public final class PipelineBenchmark {
             }
             ok &= drillProblems.isEmpty();
             drillProblems.forEach(p -> System.out.println("  drill problem: " + p));
-            System.out.printf(Locale.US, "%nDRILL %s: %s (state: %,d changes, %s; notifications: %,d expected, %,d delivered once, %,d superseded, %,d re-deliveries of a webhook-id; history: %s; %s)%n",
+            System.out.printf(Locale.US, "%nDRILL %s: %s (state: %,d changes, %s; notifications: %,d expected, %,d delivered once, %,d superseded %s, %,d re-deliveries of a webhook-id; history: %s; %s)%n",
                     o.drill().id, ok ? "PASS" : "FAIL", reference.totalChanges(), verdict.ok() ? "equal to the reference" : verdict.mismatches() + " mismatches",
-                    notified.expected(), notified.delivered(), notified.superseded(), notified.redeliveries(),
-                    historyProblems.isEmpty() ? "complete" : String.join("; ", historyProblems), drillNotes);
+                    notified.expected(), notified.delivered(), notified.superseded(), notified.supersededByReason(),
+                    notified.redeliveries(), historyProblems.isEmpty() ? "complete" : String.join("; ", historyProblems), drillNotes);
         }
         return ok ? 0 : 1;
     }
@@ -521,6 +540,159 @@ public final class PipelineBenchmark {
                 publisher.published() - publishedBefore, (long) (applied - appliedBefore), publishEnd, drainEnd,
                 backlog, lag, Stats.meanCpu(samples, from, publishEnd), Stats.maxHeap(samples),
                 reference.totalChanges() - changesBefore, samples, sampler.startMillis(), historyEnd, List.of(), 0);
+    }
+
+    /**
+     * What a cold start makes of a backlog: seconds from the start of the process to healthy and to its first
+     * reading applied; readings per second over the drain (first applied to last) and over its first minute;
+     * seconds from the start until every notification was delivered.
+     */
+    private record Drain(double healthySeconds, double firstAppliedSeconds, double drainSeconds, double perSecond,
+                         double firstMinutePerSecond, double notifiedSeconds) {
+    }
+
+    private Drain drain;
+
+    /**
+     * --drain: the service is stopped (SIGTERM), the backlog is queued, then the service is started cold and drains
+     * it. The sampler's second 0 is the start of the process.
+     */
+    private ServiceRun drainRun(Publisher publisher, ReadingSource source, PrometheusScraper prometheus, Broker broker,
+                                CpuSampler cpu, ServiceProcess service, BenchDatabase db, Webhooks webhooks)
+            throws Exception {
+        Reference reference = source.reference();
+        long changesBefore = reference.totalChanges();
+        log("drain: stopping the service (SIGTERM), then queueing %,d readings", o.drain());
+        service.close();
+        long t0 = System.nanoTime();
+        long publishedBefore = publisher.published();
+        for (long i = 0; i < o.drain(); i++) {
+            publisher.publish(source.next());
+        }
+        publisher.awaitConfirms();
+        log("drain: %,d readings queued in %.1f s, %,d ready in the queue; starting the service", o.drain(),
+                (System.nanoTime() - t0) / 1e9, readingsDepth(broker));
+        // while the service starts, its metrics do not answer: those seconds have no sample
+        Sampler sampler = new Sampler(() -> {
+            PrometheusScraper.Metrics m = prometheus.scrape();
+            return new Sampler.Observation((long) m.sum(PrometheusScraper.RECEIVED),
+                    m.sum(PrometheusScraper.JVM_MEMORY_USED, "area", "heap"),
+                    (long) m.sum(PrometheusScraper.HISTORY_WRITTEN));
+        }, publisher::published, () -> readingsDepth(broker), cpu);
+        double healthy, drained, historyEnd, notifiedEnd;
+        double applied;
+        sampler.start();
+        try {
+            service.restart();
+            service.awaitHealthy(Duration.ofMinutes(3));
+            healthy = sampler.elapsedSeconds();
+            log("drain: the service is healthy %.1f s after its start", healthy);
+            applied = awaitApplied(prometheus, o.drain(), service);
+            drained = sampler.elapsedSeconds();
+            awaitCounter(prometheus, PrometheusScraper.HISTORY_WRITTEN, applied, service);
+            historyEnd = sampler.elapsedSeconds();
+            awaitNotifications(db, webhooks, service);
+            notifiedEnd = sampler.elapsedSeconds();
+        } finally {
+            sampler.close();
+        }
+        List<Sampler.Sample> samples = sampler.samples();
+        // the first reading applied: between the last sample without one and the first with
+        double first = healthy;
+        for (int i = 0; i < samples.size(); i++) {
+            if (samples.get(i).consumed() > 0) {
+                first = i == 0 ? samples.get(i).at() : (samples.get(i - 1).at() + samples.get(i).at()) / 2;
+                break;
+            }
+        }
+        double seconds = drained - first;
+        double firstMinute = Double.NaN;
+        for (Sampler.Sample x : samples) {
+            if (x.at() <= first + 60) {
+                firstMinute = x.consumed() / (x.at() - first);
+            }
+        }
+        drain = new Drain(healthy, first, seconds, applied / seconds, firstMinute, notifiedEnd);
+        log("drain: %,d applied in %.1f s from the first: %s readings/s; notifications all delivered %.1f s after the start",
+                (long) applied, seconds, fmt(applied / seconds), notifiedEnd);
+        return new ServiceRun(applied / seconds, Double.NaN, publisher.published() - publishedBefore, (long) applied,
+                first, drained, 0, 0, Stats.meanCpu(samples, first, drained), Stats.maxHeap(samples),
+                reference.totalChanges() - changesBefore, samples, sampler.startMillis(), historyEnd, List.of(), 0);
+    }
+
+    /** The drain's report: its ratio to the drain ceiling, the cold start, CPU per reading by process. */
+    private void reportDrain(RawDrain.Result ceiling, ServiceRun run, double seedSeconds, Reference.Verdict verdict,
+                             NotificationCheck.Verdict notified, Map<String, Long> counters) throws IOException {
+        double ratio = drain.perSecond() / ceiling.perSecond();
+        String correctness = verdict.ok() && notified.ok()
+                ? String.format(Locale.US, "OK (state changes %,d, notifications %,d)", run.changes(), notified.delivered())
+                : String.format(Locale.US, "FAILED (%,d state mismatches, %,d notification problems)",
+                        verdict.mismatches(), notified.problems());
+        Map<String, Double> serviceUs = perReading(run.meanCpu(), drain.drainSeconds(), run.applied());
+        Map<String, Double> rawUs = perReading(ceiling.meanCpu(), ceiling.drainSeconds(), ceiling.messages());
+        List<String> lines = new ArrayList<>();
+        lines.add(String.format(Locale.US, "drain ceiling (RabbitMQ alone: a plain consumer, prefetch %d, multiple-ack every %d, on a backlog of %,d): %s msg/s",
+                RawCeiling.PREFETCH, RawCeiling.ACK_EVERY, ceiling.messages(), fmt(ceiling.perSecond())));
+        lines.add(String.format(Locale.US, "lockwatch draining a backlog of %,d readings (%,d sensors, %.1f%% changes, %,d clients): %s readings/s  = %.2f of drain ceiling",
+                run.applied(), o.sensors(), o.changes() * 100, o.clients(), fmt(drain.perSecond()), ratio));
+        lines.add(String.format(Locale.US, "cold start: healthy %.1f s after the process started, first reading applied at %.1f s; first minute of the drain %s readings/s; drained in %.1f s; every notification delivered %.1f s after the start",
+                drain.healthySeconds(), drain.firstAppliedSeconds(), fmt(drain.firstMinutePerSecond()),
+                drain.drainSeconds(), drain.notifiedSeconds()));
+        lines.add(String.format(Locale.US, "CPU µs per reading while draining: lockwatch %s; raw drain %s", usLine(serviceUs), usLine(rawUs)));
+        lines.add(String.format(Locale.US, "service heap max %.0f MB; correctness: %s", run.maxHeapBytes() / 1048576, correctness));
+        verdict.firstMismatches().forEach(m -> lines.add("  mismatch: " + m));
+        notified.firstProblems().forEach(m -> lines.add("  notification problem: " + m));
+        lines.add(String.format(Locale.US, "  notifications: %,d changes x linked clients = %,d expected, %,d received once each with a valid signature, in order, %,d superseded %s; %,d re-deliveries of a webhook-id; database %s",
+                checkedChanges, notified.expected(), notified.delivered(), notified.superseded(),
+                notified.supersededByReason(), notified.redeliveries(), notified.statuses()));
+        lines.add(String.format(Locale.US, "  state changes: %,d in the drain + %,d seeded = %,d expected, %,d in sensor_events; service counters %s; pre-seed %.1f s",
+                run.changes(), o.sensors(), verdict.expectedEvents(), verdict.eventsInDatabase(), counters, seedSeconds));
+        lines.add("  revision: " + REVISION + (o.serviceArgs().isEmpty() ? "" : "; service arguments: " + String.join(" ", o.serviceArgs())));
+        Path json = o.outDir().resolve("drain-" + stamp + ".json");
+        lines.add("  figures: " + json + "; service log: " + o.outDir().resolve("service.log"));
+        System.out.println();
+        lines.forEach(System.out::println);
+
+        Map<String, Object> figures = new LinkedHashMap<>();
+        figures.put("timestamp", stamp);
+        figures.put("revision", REVISION);
+        figures.put("options", Map.of("sensors", o.sensors(), "changes", o.changes(), "backlog", o.drain(),
+                "clients", o.clients(), "links_per_client", o.links(), "seed", o.seed()));
+        figures.put("drain_ceiling", Map.of("per_s", ceiling.perSecond(), "drain_s", ceiling.drainSeconds(),
+                "fill_s", ceiling.fillSeconds(), "cpu_us_per_message", rawUs, "samples", samples(ceiling.samples())));
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("per_s", drain.perSecond());
+        d.put("ratio_to_drain_ceiling", ratio);
+        d.put("healthy_s", drain.healthySeconds());
+        d.put("first_applied_s", drain.firstAppliedSeconds());
+        d.put("first_minute_per_s", drain.firstMinutePerSecond());
+        d.put("drain_s", drain.drainSeconds());
+        d.put("notified_s", drain.notifiedSeconds());
+        d.put("cpu_us_per_reading", serviceUs);
+        d.put("heap_max_mb", run.maxHeapBytes() / 1048576);
+        d.put("counters", counters);
+        d.put("samples", samples(run.samples()));
+        figures.put("drain", d);
+        figures.put("correctness", Map.of("ok", verdict.ok(), "mismatches", verdict.mismatches()));
+        figures.put("notifications", notificationFigures(notified, new long[0], run));
+        Files.writeString(json, Json.write(figures));
+    }
+
+    /** Mean cores over a span, as CPU microseconds per item handled in it. */
+    private static Map<String, Double> perReading(Map<String, Double> meanCores, double seconds, long items) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        meanCores.forEach((group, cores) -> out.put(group, cores * seconds / items * 1e6));
+        return out;
+    }
+
+    private static String usLine(Map<String, Double> us) {
+        StringBuilder sb = new StringBuilder();
+        us.forEach((group, v) -> {
+            if (!group.equals(CpuSampler.MACHINE) && v >= 0.5) {
+                sb.append(sb.length() == 0 ? "" : ", ").append(group).append(' ').append(String.format(Locale.US, "%.0f", v));
+            }
+        });
+        return sb.toString();
     }
 
     /** The drill's disruption, on its own thread while the readings are published. */
@@ -924,10 +1096,10 @@ public final class PipelineBenchmark {
         verdict.firstMismatches().forEach(m -> lines.add("  mismatch: " + m));
         notified.firstProblems().forEach(m -> lines.add("  notification problem: " + m));
         lines.add("");
-        lines.add(String.format(Locale.US, "  notifications: %,d clients, %,d links; %,d changes (warm-up and run) x linked clients = %,d expected, %,d received once each with a valid signature, %,d superseded by a newer change; %,d requests, %,d re-deliveries of a webhook-id; all, warm-up too: p50 %s ms, p99 %s ms, max %s ms; database %s",
+        lines.add(String.format(Locale.US, "  notifications: %,d clients, %,d links; %,d changes (warm-up and run) x linked clients = %,d expected, %,d received once each with a valid signature, in order, %,d superseded by a newer change %s; %,d requests, %,d re-deliveries of a webhook-id; all, warm-up too: p50 %s ms, p99 %s ms, max %s ms; database %s",
                 o.clients(), (long) o.clients() * o.links(), checkedChanges,
                 notified.expected(), notified.delivered(),
-                notified.superseded(), run.webhookRequests(), notified.redeliveries(),
+                notified.superseded(), notified.supersededByReason(), run.webhookRequests(), notified.redeliveries(),
                 ms(NotificationCheck.quantile(notified.latenciesMs(), 0.5)), ms(NotificationCheck.quantile(notified.latenciesMs(), 0.99)),
                 ms(NotificationCheck.quantile(notified.latenciesMs(), 1)), notified.statuses()));
         lines.add(String.format(Locale.US, "  published %,d readings in %.1f s, median %s/s (ceiling run: %s/s); %,d ready in the queue and %,d not yet applied when publishing stopped",
@@ -1050,6 +1222,7 @@ public final class PipelineBenchmark {
         m.put("expected", n.expected());
         m.put("delivered_once", n.delivered());
         m.put("superseded", n.superseded());
+        m.put("superseded_by_reason", n.supersededByReason());
         m.put("requests", run.webhookRequests());
         m.put("redeliveries", n.redeliveries());
         m.put("problems", n.problems());

@@ -32,9 +32,9 @@ import com.sun.net.httpserver.HttpServer;
  */
 final class Webhooks implements AutoCloseable {
 
-    /** The first arrival of one notification. */
+    /** The first arrival of one notification; {@code order}: its place among all the requests received. */
     record Arrival(String webhookId, int client, String clientId, String sensorId, String type, long sequence,
-                   Integer state, long occurredAtMs, long arrivedAtMs, boolean signatureValid) {
+                   Integer state, long occurredAtMs, long arrivedAtMs, boolean signatureValid, long order) {
 
         long latencyMs() {
             return arrivedAtMs - occurredAtMs;
@@ -92,7 +92,7 @@ final class Webhooks implements AutoCloseable {
 
     private void handle(HttpExchange http) throws IOException {
         long arrived = System.currentTimeMillis();
-        requests.incrementAndGet();
+        long order = requests.incrementAndGet();
         try (http; InputStream in = http.getRequestBody()) {
             byte[] body = in.readAllBytes();
             if (http.getRequestURI().getPath().equals("/c/" + misbehaving) && arrived < misbehavingUntil) {
@@ -109,12 +109,12 @@ final class Webhooks implements AutoCloseable {
             }
             record(http.getRequestURI(), http.getRequestHeaders().getFirst("webhook-id"),
                     http.getRequestHeaders().getFirst("webhook-timestamp"),
-                    http.getRequestHeaders().getFirst("webhook-signature"), body, arrived);
+                    http.getRequestHeaders().getFirst("webhook-signature"), body, arrived, order);
             http.sendResponseHeaders(204, -1);
         }
     }
 
-    private void record(URI uri, String id, String timestamp, String signature, byte[] body, long arrived) {
+    private void record(URI uri, String id, String timestamp, String signature, byte[] body, long arrived, long order) {
         int client;
         try {
             client = Integer.parseInt(uri.getPath().substring("/c/".length()));
@@ -132,7 +132,7 @@ final class Webhooks implements AutoCloseable {
             Arrival a = new Arrival(id, client, f.get("client_id"), f.get("sensor_id"), f.get("type"),
                     Long.parseLong(f.get("sequence")), f.get("state") == null ? null : Integer.valueOf(f.get("state")),
                     java.time.Instant.parse(f.get("occurred_at")).toEpochMilli(), arrived,
-                    verifies(keys[client], id, timestamp, json, signature));
+                    verifies(keys[client], id, timestamp, json, signature), order);
             if (arrivals.putIfAbsent(id, a) != null) {
                 redeliveries.incrementAndGet();
             }
