@@ -606,9 +606,10 @@ public final class PipelineBenchmark {
             }
         }
         double seconds = drained - first;
+        // over the drain's first minute, or the whole drain if it was shorter
         double firstMinute = Double.NaN;
         for (Sampler.Sample x : samples) {
-            if (x.at() <= first + 60) {
+            if (x.at() > first && x.at() <= Math.min(first + 60, drained)) {
                 firstMinute = x.consumed() / (x.at() - first);
             }
         }
