@@ -2,6 +2,7 @@ package io.lockwatch.ingest;
 
 import java.io.IOException;
 import java.time.Instant;
+import java.time.DateTimeException;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.Date;
@@ -55,6 +56,16 @@ public class ReadingParser {
      * @return a {@link Reading} or a {@link Rejection}
      */
     public Object parse(byte[] body, String amqpMessageId, Date amqpTimestamp, Supplier<Map<String, Object>> context) {
+        try {
+            return parseChecked(body, amqpMessageId, amqpTimestamp, context);
+        } catch (RuntimeException e) {
+            // a case the checks above missed: the message is still parked with a reason, never lost or retried
+            return reject(Reason.PROCESSING_FAILED, "could not be read: " + firstLine(e.toString()), body, context);
+        }
+    }
+
+    private Object parseChecked(byte[] body, String amqpMessageId, Date amqpTimestamp,
+                                Supplier<Map<String, Object>> context) {
         long now = clock.getAsLong();
         if (body == null || body.length == 0) {
             return reject(Reason.MALFORMED_JSON, "empty body", body, context);
@@ -143,12 +154,20 @@ public class ReadingParser {
             return millis;
         }
         if (ts.isTextual()) {
+            Instant at;
             try {
-                return OffsetDateTime.parse(ts.textValue()).toInstant().toEpochMilli();
+                at = OffsetDateTime.parse(ts.textValue()).toInstant();
             } catch (DateTimeParseException e) {
                 return "ts must be RFC 3339 with an offset (2026-11-21T12:00:00.123Z) or epoch milliseconds, got "
                         + shown(ts);
+            } catch (DateTimeException e) {
+                return "ts " + shown(ts) + " is out of range";
             }
+            // compared as instants: a year such as +999999999 has no epoch milliseconds
+            if (at.isBefore(Instant.ofEpochMilli(EPOCH_MILLIS_PLAUSIBLE)) || at.isAfter(Instant.ofEpochMilli(EPOCH_MILLIS_MAX))) {
+                return "ts " + shown(ts) + " is out of range (1973 to 2100)";
+            }
+            return at.toEpochMilli();
         }
         return "ts must be an RFC 3339 string or epoch milliseconds, got " + shown(ts);
     }

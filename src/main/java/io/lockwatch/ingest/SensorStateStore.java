@@ -26,9 +26,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code UPDATE ... FROM unnest(...)} and every state change with one {@code INSERT ... SELECT FROM unnest(...)};
  * the notifications of those changes are written in the same transaction ({@link Outbox}).
  *
- * <p>Readings of one sensor are taken in delivery order. A reading changes a sensor only if it is newer (by
+ * <p>Readings of one sensor are taken in delivery order. A reading changes a sensor only if it is not older (by
  * measured time) than the newest one applied, and its message id was not among the last ones applied; so a
- * late or repeated delivery never overwrites newer state and never produces a second change.
+ * late or repeated delivery never overwrites newer state, and one with an id never produces a second change.
+ * Readings measured at the same moment are taken in arrival order.
  *
  * <p>The sensors are read without a lock, and each is written back only if its row is still the version that was
  * read (its {@code xmin}). Locking every row first ({@code FOR UPDATE}) cost PostgreSQL as much again as the
@@ -120,11 +121,9 @@ public class SensorStateStore {
         if (r.messageId() != null && row.seen(idHash)) {
             return Verdict.DUPLICATE;
         }
-        if (row.lastReadingAt != null && (r.measuredAt() < row.lastReadingAt
-                || (r.measuredAt() == row.lastReadingAt && r.messageId() == null
-                    && r.timeSource() != Reading.TimeSource.RECEIPT))) {
-            // older than what is applied; or measured at the same moment and without an id to tell it from
-            // a redelivery (readings timed at receipt are not: a redelivery is received anew, later)
+        if (row.lastReadingAt != null && r.measuredAt() < row.lastReadingAt) {
+            // older than what is applied. Measured at the same moment (the AMQP timestamp has whole seconds): taken
+            // in arrival order, as two changes in one second are real; a redelivery is told apart by a message id
             return Verdict.STALE;
         }
         row.dirty = true;

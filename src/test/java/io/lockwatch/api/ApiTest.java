@@ -301,6 +301,10 @@ class ApiTest {
         assertProblem(call("POST", "/readings", ADMIN, List.of(Map.of("sensor_id", "Ok", "data", 1), Map.of("sensor_id", "a-b", "data", 1))),
                 400, "[1].sensor_id");
         assertProblem(call("POST", "/readings", ADMIN, List.of()), 400, null);
+        // a time no epoch milliseconds hold: a 400 naming it, not a 500
+        assertProblem(call("POST", "/readings", ADMIN, Map.of("sensor_id", "Ok", "data", 1, "ts", "+999999999-12-31T23:59:59Z")), 400, "ts");
+        assertProblem(call("POST", "/readings", ADMIN, Map.of("sensor_id", "Ok", "data", 1,
+                "ts", java.time.Instant.now().plusSeconds(295).toString())), 400, "ts");
         assertProblem(call("GET", "/sensors/Ok/readings?from=yesterday", READER, null), 400, "from");
         assertProblem(call("GET", "/sensors/Ok/readings?cursor=%21%21", READER, null), 400, "cursor");
         assertProblem(call("GET", "/notifications?status=lost", READER, null), 400, "status");

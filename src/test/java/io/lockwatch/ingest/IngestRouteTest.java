@@ -142,11 +142,44 @@ class IngestRouteTest {
         String s = register();
         int before = acknowledged.get();
 
-        publish(reading(s, 1, T0 + 5000), reading(s, 0, T0 + 1000), reading(s, 0, T0 + 5000));
+        publish(reading(s, 1, T0 + 5000), reading(s, 0, T0 + 1000), reading(s, 0, T0 + 4999));
 
         awaitAcknowledged(before + 3);
         assertThat(events(s)).containsExactly("1:null->1");
         assertThat(state(s)).containsEntry("state", 1).containsEntry("seen", T0 + 5000);
+    }
+
+    @Test
+    void readingsMeasuredAtTheSameMomentAreTakenInArrivalOrder() {
+        String s = register();
+        String amqp = register();
+        int before = acknowledged.get();
+        long second = (T0 / 1000 + 7) * 1000;
+
+        // two changes in one second: the AMQP timestamp property has whole seconds, so both carry the same time
+        publish(reading(s, 1, T0 + 7000), reading(s, 0, T0 + 7000),
+                amqpTimed(amqp, 1, second), amqpTimed(amqp, 0, second));
+
+        awaitAcknowledged(before + 4);
+        assertThat(events(s)).containsExactly("1:null->1", "2:1->0");
+        assertThat(state(s)).containsEntry("state", 0);
+        assertThat(events(amqp)).containsExactly("1:null->1", "2:1->0");
+        assertThat(state(amqp)).containsEntry("state", 0);
+    }
+
+    @Test
+    void readingsWithAndWithoutTheirOwnTimeInterleave() {
+        String s = register();
+        int before = acknowledged.get();
+        long now = System.currentTimeMillis();
+
+        // a reading measured a moment ago, then one timed at receipt, then one measured since
+        publish(reading(s, 1, now - 2000), json(s, "{\"sensor_id\":\"" + s + "\",\"data\":0}", null));
+        awaitAcknowledged(before + 2);
+        publish(reading(s, 1, System.currentTimeMillis()));
+        awaitAcknowledged(before + 3);
+
+        assertThat(events(s)).containsExactly("1:null->1", "2:1->0", "3:0->1");
     }
 
     @Test
@@ -254,6 +287,71 @@ class IngestRouteTest {
     }
 
     @Test
+    void aReadOnlyDatabaseIsWaitedOutLikeOneThatIsAwayAndNothingIsParked() throws Exception {
+        String s = register();
+        int before = acknowledged.get();
+        long rolledBack = rollbacks();
+        double parkedBefore = parked();
+        readOnly(true); // what a failover to a standby looks like to the service
+        try {
+            publish(reading(s, 1, T0 + 1000));
+
+            // tried, failed, and tried again (PostgreSQL counts the failed transactions): waited out, not parked
+            await().atMost(Duration.ofSeconds(20)).until(() -> rollbacks() >= rolledBack + 3);
+            assertThat(parked()).isEqualTo(parkedBefore);
+            assertThat(acknowledged.get()).isEqualTo(before);
+        } finally {
+            readOnly(false);
+        }
+
+        awaitAcknowledged(before + 1);
+        assertThat(events(s)).containsExactly("1:null->1");
+        assertThat(parked()).isEqualTo(parkedBefore);
+    }
+
+    private long rollbacks() {
+        return jdbc.queryForObject("SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()", Long.class);
+    }
+
+    /** Messages parked, every reason together. */
+    private double parked() {
+        return meters.find("lockwatch.readings.invalid").counters().stream()
+                .mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
+    }
+
+    private void readOnly(boolean on) {
+        jdbc.execute((java.sql.Connection c) -> {
+            try (java.sql.Statement st = c.createStatement()) {
+                // this pooled connection must not keep a setting of its own: the service borrows it next
+                st.execute("SET default_transaction_read_only = off");
+                st.execute(on ? "ALTER SYSTEM SET default_transaction_read_only = on" : "ALTER SYSTEM RESET default_transaction_read_only");
+                st.execute("SELECT pg_reload_conf()");
+                st.execute("RESET default_transaction_read_only");
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void aMessageLargerThanTheBrokerTakesIsRefusedAtPublishAndGoodReadingsFlowOn() {
+        String s = register();
+        int before = acknowledged.get();
+        byte[] huge = new byte[io.lockwatch.infra.embedded.EmbeddedAmqpBroker.MAX_MESSAGE_BYTES + 1];
+        java.util.Arrays.fill(huge, (byte) 'x');
+
+        // never read into the service: the publisher learns it at once, from the broker
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> rabbit.invoke(ops -> {
+            ops.send(props.exchange(), s, new Message(huge, new MessageProperties()));
+            ops.waitForConfirmsOrDie(10_000);
+            return null;
+        })).hasMessageContaining(String.valueOf(io.lockwatch.infra.embedded.EmbeddedAmqpBroker.MAX_MESSAGE_BYTES));
+
+        publish(reading(s, 1, T0 + 1000));
+        awaitAcknowledged(before + 1);
+        assertThat(events(s)).containsExactly("1:null->1");
+    }
+
+    @Test
     void readingsOfUnregisteredSensorsAreCountedAndCreateNoState() {
         String unknown = "U" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         double unknownBefore = counter("lockwatch.readings.unknown.sensor");
@@ -327,6 +425,13 @@ class IngestRouteTest {
 
     private static Message reading(String sensor, int data, long ts) {
         return json(sensor, "{\"sensor_id\":\"" + sensor + "\",\"data\":" + data + ",\"ts\":" + ts + "}", null);
+    }
+
+    /** Without a ts in the body: measured at the AMQP timestamp property. */
+    private static Message amqpTimed(String sensor, int data, long millis) {
+        Message m = json(sensor, "{\"sensor_id\":\"" + sensor + "\",\"data\":" + data + "}", null);
+        m.getMessageProperties().setTimestamp(new java.util.Date(millis));
+        return m;
     }
 
     private static Message withId(String sensor, int data, String messageId) {

@@ -103,6 +103,11 @@ class ReadingParserTest {
             "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": 1795262398}                | INVALID_TS",
             "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": 1.5}                       | INVALID_TS",
             "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": \"2026-11-21T12:10:00Z\"}  | TS_IN_FUTURE",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": \"+999999999-12-31T23:59:59Z\"} | INVALID_TS",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": \"-999999999-01-01T00:00:00Z\"} | INVALID_TS",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": \"2200-01-01T00:00:00Z\"}  | INVALID_TS",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": \"1970-01-02T00:00:00Z\"}  | INVALID_TS",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": 99999999999999999999}     | INVALID_TS",
             "{\"sensor_id\": \"a\", \"data\": 1, \"message_id\": 7}                 | INVALID_MESSAGE_ID",
             "{\"sensor_id\": \"a\", \"data\": 1, \"message_id\": \"\"}             | INVALID_MESSAGE_ID"})
     void invalidInputIsRejectedWithItsReason(String body, Reason reason) {
@@ -114,6 +119,35 @@ class ReadingParserTest {
         assertThat(r.detail()).isNotBlank();
         assertThat(r.body()).isEqualTo(body.getBytes(StandardCharsets.UTF_8));
         assertThat(r.properties()).containsEntry("x-original-routing-key", "k");
+    }
+
+    @Test
+    void theServicesClockDecidesWhatIsAheadWithASmallTolerance() {
+        ReadingParser fiveSeconds = new ReadingParser(4096, 5_000, () -> NOW);
+        java.util.function.LongFunction<Object> at = millis -> fiveSeconds.parse(
+                ("{\"sensor_id\": \"a\", \"data\": 1, \"ts\": " + millis + "}").getBytes(StandardCharsets.UTF_8),
+                null, null, Map::of);
+
+        assertThat(at.apply(NOW + 5_000)).isInstanceOf(Reading.class);
+        assertThat(at.apply(NOW + 5_001)).isInstanceOfSatisfying(Rejection.class,
+                r -> assertThat(r.reason()).isEqualTo(Reason.TS_IN_FUTURE));
+        // the report that started this: 4 min 55 s ahead was accepted under the old 5-minute skew
+        assertThat(at.apply(NOW + 295_000)).isInstanceOfSatisfying(Rejection.class,
+                r -> assertThat(r.detail()).contains("ahead"));
+    }
+
+    @Test
+    void aFailureTheChecksDidNotForeseeIsARejectionNotAnException() {
+        ReadingParser broken = new ReadingParser(4096, 5_000, () -> {
+            throw new IllegalStateException("no clock");
+        });
+
+        Object parsed = broken.parse("{\"sensor_id\": \"a\", \"data\": 1}".getBytes(StandardCharsets.UTF_8), null, null, Map::of);
+
+        assertThat(parsed).isInstanceOfSatisfying(Rejection.class, r -> {
+            assertThat(r.reason()).isEqualTo(Reason.PROCESSING_FAILED);
+            assertThat(r.detail()).contains("no clock");
+        });
     }
 
     @Test
