@@ -77,6 +77,13 @@ public abstract class FoundationContract {
     }
 
     @Test
+    void databaseConnectionsGiveUpOnAStatementOrAnAnswerThatNeverComes() {
+        assertThat(jdbc.queryForObject("SHOW statement_timeout", String.class)).isEqualTo("30s");
+        // a black-holed connection: no answer for this long and the read fails, instead of wedging its thread
+        assertThat(jdbc.execute((java.sql.Connection c) -> c.getNetworkTimeout())).isEqualTo(60_000);
+    }
+
+    @Test
     void schemaIsMigratedAndEnforcesSensorIds() {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM flyway_schema_history WHERE success", Integer.class))
                 .isPositive();
