@@ -46,6 +46,14 @@ public class ClientGates {
         return gate == null ? "closed" : gate.circuit(clock.getAsLong());
     }
 
+    /** Frees a slot taken for an attempt that was never made or recorded: the circuit counts nothing. */
+    public void giveBack(UUID client) {
+        Gate gate = gates.get(client);
+        if (gate != null) {
+            gate.giveBack();
+        }
+    }
+
     public void leave(UUID client, boolean success) {
         Gate gate = gates.get(client);
         if (gate != null) {
@@ -78,6 +86,10 @@ public class ClientGates {
             }
             inFlight++;
             return true;
+        }
+
+        synchronized void giveBack() {
+            inFlight--;
         }
 
         synchronized void leave(boolean success, long now) {

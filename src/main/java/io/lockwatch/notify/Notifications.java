@@ -46,6 +46,8 @@ public class Notifications {
     static final String SUCCESSOR_DUE = "lockwatch.successorDue";
     /** The request slot an attempt holds until it is recorded. */
     static final String SLOT = "lockwatch.requestSlot";
+    /** Whether this attempt still holds its client's gate slot (an AtomicBoolean). */
+    static final String GATE = "lockwatch.gateSlot";
 
     private final NotificationStore store;
     private final AttemptRecorder recorder;
@@ -137,9 +139,16 @@ public class Notifications {
         // claim, which should count it free), or when the exchange ends however it ends
         AtomicBoolean slot = new AtomicBoolean(true);
         exchange.setProperty(SLOT, slot);
+        // and the client's slot in its gate, taken by the claim too: left when the attempt is recorded (success or
+        // failure counting for the circuit), or, if the exchange ends before that, given back uncounted
+        AtomicBoolean gate = new AtomicBoolean(true);
+        exchange.setProperty(GATE, gate);
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
             @Override
             public void onDone(Exchange done) {
+                if (gate.compareAndSet(true, false)) {
+                    gates.giveBack(d.clientId());
+                }
                 free(slot);
             }
         });
@@ -160,16 +169,13 @@ public class Notifications {
         }
     }
 
-    /**
-     * Keeps the POST's own failure (routes/notify.camel.yaml, its catch). Not read later from Camel's caught
-     * exception: the error handler puts there any failure of a later step too, such as recording the attempt while
-     * the database is away, and a POST the client answered 200 would be recorded as failed.
-     */
-    public void postFailed(Exchange exchange) {
-        Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        exchange.setProperty(POST_FAILED, failure);
-        if (log.isDebugEnabled()) {
-            log.debug("Webhook {} failed: {}", exchange.getProperty(DELIVERY, Delivery.class).id(), oneLine(failure));
+    /** Whether a newer notification waits behind this one; if the database cannot say now, the poll will find it. */
+    private boolean successorWaits(Delivery d) {
+        try {
+            return store.hasSuccessor(d);
+        } catch (org.springframework.dao.DataAccessException e) {
+            log.debug("Could not look for the successor of {}: {}", d.id(), e.toString());
+            return false;
         }
     }
 
@@ -204,9 +210,13 @@ public class Notifications {
         recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next));
         // the next of the queue is due now: claimed at once, not at the next poll (a burst of one sensor's changes
         // would otherwise drain at one per poll interval)
-        exchange.setProperty(SUCCESSOR_DUE, outcome != Outcome.RETRY && store.hasSuccessor(d));
-        gates.leave(d.clientId(), success || refused != null);
+        AtomicBoolean gate = exchange.getProperty(GATE, AtomicBoolean.class);
+        if (gate != null && gate.compareAndSet(true, false)) {
+            gates.leave(d.clientId(), success || refused != null);
+        }
         free(exchange.getProperty(SLOT, AtomicBoolean.class));
+        // recorded: nothing after this may fail the step, or the route would retry it and record the attempt twice
+        exchange.setProperty(SUCCESSOR_DUE, outcome != Outcome.RETRY && successorWaits(d));
         switch (outcome) {
             case DELIVERED -> {
                 outcomes.get("delivered").increment();
@@ -290,12 +300,17 @@ public class Notifications {
         return p;
     }
 
+    private static String describe(Throwable t) {
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+
+    /** The failure as it was reported, and its root cause if that is another one, on one line. */
     private static String oneLine(Throwable t) {
         Throwable root = t;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        String msg = root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+        String msg = describe(t) + (root == t ? "" : " (" + describe(root) + ")");
         msg = msg.lines().findFirst().orElse(msg);
         return msg.length() > 300 ? msg.substring(0, 300) : msg;
     }

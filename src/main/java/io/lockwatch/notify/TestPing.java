@@ -1,9 +1,5 @@
 package io.lockwatch.notify;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
@@ -28,15 +24,12 @@ public class TestPing {
 
     private final NotificationStore store;
     private final TargetGuard guard;
-    private final NotifyProperties props;
-    private final HttpClient http;
+    private final WebhookPoster poster;
 
-    public TestPing(NotificationStore store, TargetGuard guard, NotifyProperties props) {
+    public TestPing(NotificationStore store, TargetGuard guard, WebhookPoster poster) {
         this.store = store;
         this.guard = guard;
-        this.props = props;
-        this.http = HttpClient.newBuilder().connectTimeout(props.connectTimeout())
-                .followRedirects(HttpClient.Redirect.NEVER).build();
+        this.poster = poster;
     }
 
     /** @return null if there is no such client */
@@ -63,22 +56,15 @@ public class TestPing {
         }
         long timestamp = Instant.now().getEpochSecond();
         String signature = WebhookSigner.header(target.secret(), target.previousSecret(), id, timestamp, body);
-        HttpRequest request = HttpRequest.newBuilder(URI.create(target.url())).timeout(props.timeout())
-                .header("Content-Type", "application/json").header("User-Agent", "lockwatch-webhooks/1")
-                .header("webhook-id", id).header("webhook-timestamp", String.valueOf(timestamp))
-                .header("webhook-signature", signature)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         long started = System.nanoTime();
-        try {
-            int status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
-            long took = (System.nanoTime() - started) / 1_000_000;
-            return new Result(status, took, status >= 200 && status < 300 ? null : "HTTP " + status);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Result(null, (System.nanoTime() - started) / 1_000_000, "interrupted");
-        } catch (Exception e) {
-            String why = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-            return new Result(null, (System.nanoTime() - started) / 1_000_000, why);
+        WebhookPoster.Answer answer = poster.send(target.url(), Map.of("webhook-id", id,
+                "webhook-timestamp", String.valueOf(timestamp), "webhook-signature", signature), body);
+        long took = (System.nanoTime() - started) / 1_000_000;
+        if (answer.failure() != null) {
+            Exception e = answer.failure();
+            return new Result(null, took, e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
         }
+        int status = answer.status();
+        return new Result(status, took, status >= 200 && status < 300 ? null : "HTTP " + status);
     }
 }

@@ -511,15 +511,42 @@ class NotifyRouteTest {
         }
     }
 
-    @Test
-    void theWebhookHttpClientIsBoundedAndNeverRetriesOnItsOwn() {
-        var http = camel.getComponent("http", org.apache.camel.component.http.HttpComponent.class);
+    /** Clients whose next attempts fail to be recorded (with an error that is not waited out), how many times. */
+    static final Map<UUID, java.util.concurrent.atomic.AtomicInteger> recordFails = new java.util.concurrent.ConcurrentHashMap<>();
 
-        assertThat(http.isAutomaticRetriesDisabled()).isTrue();
-        assertThat(http.isFollowRedirects()).isFalse();
-        assertThat(http.isCookieManagementDisabled()).isTrue();
-        assertThat(http.getResponseTimeout()).isEqualTo(1500);
-        assertThat(http.getConnectTimeout()).isEqualTo(500);
+    @Test
+    void anAttemptThatCannotBeRecordedGivesItsClientsSlotBack() throws Exception {
+        org.apache.camel.builder.AdviceWith.adviceWith(camel, "notification-is-posted-to-its-client", route ->
+                route.weaveById("attempt-is-recorded").before().process(exchange -> {
+                    Delivery d = exchange.getProperty(Notifications.DELIVERY, Delivery.class);
+                    var left = recordFails.get(d.clientId());
+                    if (left != null && left.getAndDecrement() > 0) {
+                        throw new IllegalStateException("record refused (test)");
+                    }
+                }));
+        Client a = client();
+        // more failed records than the client has request slots (per-client-concurrency 4)
+        recordFails.put(a.id(), new java.util.concurrent.atomic.AtomicInteger(6));
+        List<String> sensors = new java.util.ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            sensors.add(sensor());
+            link(a, sensors.get(i));
+        }
+        long ts = System.currentTimeMillis() - 10_000;
+        sensors.forEach(s -> publish(s, 1, ts));
+        await().atMost(Duration.ofSeconds(20)).until(() -> recordFails.get(a.id()).get() <= 0);
+
+        // their leases run out and they are claimed again; a leaked slot would keep the client from every claim
+        awaitOrExplain(a, () -> statuses(a.id()).size() == 6 && statuses(a.id()).stream().allMatch("delivered"::equals));
+        assertThat(receiver.at(a.path()).stream().map(r -> field(r, "sensor_id")).distinct()).hasSize(6);
+    }
+
+    @Test
+    void aLeaseOutlivesTheLongestAttempt(@Autowired WebhookPoster poster, @Autowired NotifyProperties props) {
+        // an attempt ends by its deadline, whatever the receiver does (WebhookPosterTest), so no second POST of the
+        // same notification can start while the first may still run
+        assertThat(poster.deadline()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(props.lease()).isGreaterThanOrEqualTo(poster.deadline().plusSeconds(10));
     }
 
     // --- helpers

@@ -1,0 +1,144 @@
+package io.lockwatch.notify;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.camel.Exchange;
+
+/**
+ * Posts a signed webhook and says how the endpoint answered, bounded against a receiver that is broken or
+ * hostile: the whole attempt has a deadline ({@code lockwatch.notify.timeout}, connecting included), so that it ends
+ * well inside its lease and is never made twice at once; the answer is its status (a body still trickling in at
+ * the deadline does not undo it); at most {@value #BODY_CAP} bytes of the body are read, and dropped; nothing
+ * is decompressed; the answer's headers are within the JDK client's limit ({@code jdk.http.maxHeaderSize}, 384
+ * KiB unless set); no redirects, no cookies, no retries of its own. HTTP/1.1, one pool for every client.
+ */
+public class WebhookPoster {
+
+    /** What of an answer is read at most: the status and headers matter, the body does not. */
+    static final int BODY_CAP = 64 * 1024;
+
+    /** The endpoint's status and {@code Retry-After}, or why there was no answer. */
+    public record Answer(Integer status, String retryAfter, Exception failure) {
+    }
+
+    private final HttpClient http;
+    private final Duration deadline;
+
+    public WebhookPoster(NotifyProperties props) {
+        this(props.connectTimeout(), props.timeout());
+    }
+
+    WebhookPoster(Duration connectTimeout, Duration deadline) {
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(connectTimeout).followRedirects(HttpClient.Redirect.NEVER).build();
+        this.deadline = deadline;
+    }
+
+    /** The most one attempt can take. */
+    Duration deadline() {
+        return deadline;
+    }
+
+    /** The route's step: the request prepared on the exchange; the answer, or the failure, put back on it. */
+    public void post(Exchange exchange) {
+        org.apache.camel.Message m = exchange.getMessage();
+        Answer answer = send(m.getHeader(Exchange.HTTP_URI, String.class), Map.of(
+                "webhook-id", m.getHeader("webhook-id", String.class),
+                "webhook-timestamp", m.getHeader("webhook-timestamp", String.class),
+                "webhook-signature", m.getHeader("webhook-signature", String.class)), m.getBody(String.class));
+        if (answer.failure() != null) {
+            exchange.setProperty(Notifications.POST_FAILED, answer.failure());
+            return;
+        }
+        m.setHeader(Exchange.HTTP_RESPONSE_CODE, answer.status());
+        if (answer.retryAfter() != null) {
+            m.setHeader("Retry-After", answer.retryAfter());
+        }
+    }
+
+    /** One POST of a JSON body with the given headers; never throws for what the endpoint or network does. */
+    public Answer send(String url, Map<String, String> headers, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(deadline)
+                .header("Content-Type", "application/json").header("User-Agent", "lockwatch-webhooks/1")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        headers.forEach(request::header);
+        AtomicReference<HttpResponse.ResponseInfo> head = new AtomicReference<>();
+        CompletableFuture<HttpResponse<Void>> call = http.sendAsync(request.build(), info -> {
+            head.set(info);
+            return new CappedDiscard();
+        });
+        try {
+            HttpResponse<Void> response = call.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+            return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null), null);
+        } catch (TimeoutException e) {
+            call.cancel(true);
+            HttpResponse.ResponseInfo answered = head.get();
+            if (answered != null) {
+                return new Answer(answered.statusCode(), answered.headers().firstValue("Retry-After").orElse(null), null);
+            }
+            return new Answer(null, null, new HttpTimeoutException("timed out: no answer within " + deadline.toMillis() + " ms"));
+        } catch (ExecutionException e) {
+            return new Answer(null, null, e.getCause() instanceof Exception cause ? cause : e);
+        } catch (InterruptedException e) {
+            call.cancel(true);
+            Thread.currentThread().interrupt();
+            return new Answer(null, null, e);
+        }
+    }
+
+    /** Reads the answer's body up to {@link #BODY_CAP} bytes, keeping none; beyond that, stops reading. */
+    private static final class CappedDiscard implements HttpResponse.BodySubscriber<Void> {
+
+        private final CompletableFuture<Void> done = new CompletableFuture<>();
+        private Flow.Subscription subscription;
+        private long read;
+
+        @Override
+        public CompletionStage<Void> getBody() {
+            return done;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription subscription) {
+            this.subscription = subscription;
+            subscription.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> buffers) {
+            for (ByteBuffer b : buffers) {
+                read += b.remaining();
+            }
+            if (read > BODY_CAP && !done.isDone()) {
+                // the status is known; the rest of the body is not worth its bytes (the connection is closed)
+                subscription.cancel();
+                done.complete(null);
+            }
+        }
+
+        @Override
+        public void onError(Throwable failure) {
+            done.completeExceptionally(failure);
+        }
+
+        @Override
+        public void onComplete() {
+            done.complete(null);
+        }
+    }
+}

@@ -1,0 +1,240 @@
+package io.lockwatch.notify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.GZIPOutputStream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The webhook POST against receivers that misbehave on purpose, each a raw socket server on loopback: one that
+ * trickles its answer, one that answers with a gzip bomb, one with a 1 GB body, one with huge headers. Each
+ * attempt ends by its deadline, reads little, and says what happened.
+ */
+class WebhookPosterTest {
+
+    static final Duration DEADLINE = Duration.ofMillis(1500);
+    final WebhookPoster poster = new WebhookPoster(Duration.ofMillis(500), DEADLINE);
+    final AtomicLong written = new AtomicLong();
+    final CompletableFuture<Long> finished = new CompletableFuture<>();
+    ServerSocket server;
+
+    @AfterEach
+    void stop() throws IOException {
+        server.close();
+    }
+
+    /** A server that reads one request, then answers as {@code answer} writes. */
+    private String serve(Answerer answer) throws IOException {
+        server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        Thread t = new Thread(() -> {
+            try (Socket s = server.accept()) {
+                readRequest(s.getInputStream());
+                OutputStream out = s.getOutputStream();
+                try {
+                    answer.write(new CountingStream(out, written));
+                } catch (IOException e) {
+                    // the client hung up: what it read is what was written until then
+                }
+                finished.complete(written.get());
+            } catch (IOException e) {
+                finished.completeExceptionally(e);
+            }
+        }, "hostile-receiver");
+        t.setDaemon(true);
+        t.start();
+        return "http://127.0.0.1:" + server.getLocalPort() + "/hook";
+    }
+
+    private WebhookPoster.Answer post(String url) {
+        return poster.send(url, Map.of("webhook-id", "msg_1", "webhook-timestamp", "1", "webhook-signature", "v1,x"),
+                "{\"type\":\"sensor.state_changed\"}");
+    }
+
+    @Test
+    void aReceiverThatTricklesItsHeadersIsAFailedAttemptByTheDeadline() throws Exception {
+        String url = serve(out -> {
+            for (byte b : "HTTP/1.1 200 OK\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII)) {
+                out.write(b);
+                out.flush();
+                pause(200);
+            }
+            for (int i = 0; i < 1000; i++) {
+                out.write('a');
+                out.flush();
+                pause(200);
+            }
+        });
+
+        WebhookPoster.Answer answer = post(url);
+
+        assertThat(answer.status()).isNull();
+        assertThat(answer.failure()).hasMessageContaining("timed out");
+        // given up: the server's next writes find the connection gone
+        assertThat(finished.get(10, TimeUnit.SECONDS)).isLessThan(1000);
+    }
+
+    @Test
+    void aReceiverThatAnswersThenTricklesItsBodyHasAnsweredByTheDeadline() throws Exception {
+        String url = serve(out -> {
+            out.write("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            for (int i = 0; i < 100_000; i++) {
+                out.write('a');
+                out.flush();
+                pause(100);
+            }
+        });
+
+        WebhookPoster.Answer answer = post(url);
+
+        // the status is the answer; the attempt does not run past its deadline for the rest
+        assertThat(answer.status()).isEqualTo(200);
+        assertThat(answer.failure()).isNull();
+        assertThat(finished.get(10, TimeUnit.SECONDS)).isLessThan(100_000);
+    }
+
+    @Test
+    void aGzipBombIsNeitherDecompressedNorReadToItsEnd() throws Exception {
+        ByteArrayOutputStream bomb = new ByteArrayOutputStream();
+        try (GZIPOutputStream gzip = new GZIPOutputStream(bomb)) {
+            byte[] zeros = new byte[1 << 20];
+            for (int i = 0; i < 1024; i++) { // 1 GB inflated
+                gzip.write(zeros);
+            }
+        }
+        byte[] member = bomb.toByteArray();
+        int members = 64; // concatenated gzip members: 64 MB sent, 64 GB inflated by a client that would
+        long length = (long) member.length * members;
+        String url = serve(out -> {
+            out.write(("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Type: application/json\r\nContent-Length: "
+                    + length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            for (int i = 0; i < members; i++) {
+                out.write(member);
+            }
+        });
+
+        WebhookPoster.Answer answer = post(url);
+
+        assertThat(answer.status()).isEqualTo(200);
+        // the client stopped after its cap; what the server got rid of beyond that sat in socket buffers
+        assertThat(finished.get(10, TimeUnit.SECONDS)).isLessThan(length / 4);
+    }
+
+    @Test
+    void aOneGigabyteAnswerIsReadOnlyUpToTheCap() throws Exception {
+        long size = 1L << 30;
+        String url = serve(out -> {
+            out.write(("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\nContent-Length: " + size + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = new byte[65536];
+            for (long sent = 0; sent < size; sent += chunk.length) {
+                out.write(chunk);
+            }
+        });
+
+        WebhookPoster.Answer answer = post(url);
+
+        assertThat(answer.status()).isEqualTo(503);
+        assertThat(answer.retryAfter()).isEqualTo("7");
+        assertThat(finished.get(10, TimeUnit.SECONDS)).isLessThan(64L << 20);
+    }
+
+    @Test
+    void hugeHeadersAreRefusedNotBuffered() throws Exception {
+        String url = serve(out -> {
+            out.write("HTTP/1.1 200 OK\r\n".getBytes(StandardCharsets.US_ASCII));
+            byte[] line = ("X-Filler: " + "a".repeat(8000) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            for (int i = 0; i < 1000; i++) { // 8 MB of headers
+                out.write(line);
+            }
+            out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+        });
+
+        WebhookPoster.Answer answer = post(url);
+
+        assertThat(answer.status()).isNull();
+        assertThat(answer.failure()).isNotNull();
+        // the client stopped reading at its limit: the server is left with most of its 8 MB unsent
+        assertThat(written.get()).isLessThan(8_000_000);
+    }
+
+    @Test
+    void aRedirectIsNotFollowed() throws Exception {
+        String url = serve(out -> out.write(
+                "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://169.254.169.254/\r\nContent-Length: 0\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII)));
+
+        assertThat(post(url).status()).isEqualTo(307);
+    }
+
+    interface Answerer {
+        void write(OutputStream out) throws IOException;
+    }
+
+    private static void readRequest(InputStream in) throws IOException {
+        // headers, then the body by its Content-Length
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                return;
+            }
+            head.append((char) b);
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+        if (m.find()) {
+            in.readNBytes(Integer.parseInt(m.group(1)));
+        }
+    }
+
+    private static void pause(long millis) throws IOException {
+        try {
+            Thread.sleep(millis); // the hostile receiver's own pace, not a wait in the test
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    private static final class CountingStream extends OutputStream {
+        private final OutputStream out;
+        private final AtomicLong count;
+
+        CountingStream(OutputStream out, AtomicLong count) {
+            this.out = out;
+            this.count = count;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            out.write(b);
+            count.incrementAndGet();
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+            count.addAndGet(len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+    }
+}
