@@ -75,6 +75,7 @@ public class IngestConfiguration {
         }
         String id = host + "/" + ProcessHandle.current().pid() + "/" + java.util.UUID.randomUUID().toString().substring(0, 8);
         IngestPartitions partitions = new IngestPartitions(jdbc, props, id);
+        partitions.refuseIncompatibleInstances();
         meters.gauge("lockwatch.ingest.partitions.owned", partitions, p -> p.owned().size());
         return partitions;
     }

@@ -95,17 +95,17 @@ public class IngestPartitions {
      * instance's membership, compute its share from the live members, and consume exactly that.
      */
     public void rebalance() {
+        renew();
         DirectMessageListenerContainer listener = container.get();
         if (!enabled() || listener == null) {
             return;
         }
-        jdbc.update("""
-                INSERT INTO ingest_members (instance_id) VALUES (?)
-                ON CONFLICT (instance_id) DO UPDATE SET seen_at = now()""", instanceId);
+        // the instances with this partition count (one with another refused to start beside them)
         List<String> members = jdbc.queryForList("""
                 SELECT instance_id FROM ingest_members
-                 WHERE seen_at > now() - make_interval(secs => ?)
-                 ORDER BY started_at, instance_id""", String.class, props.memberTimeout().toMillis() / 1000.0);
+                 WHERE seen_at > now() - make_interval(secs => ?) AND coalesce(partitions, ?) = ?
+                 ORDER BY started_at, instance_id""", String.class, props.memberTimeout().toMillis() / 1000.0,
+                props.partitions(), props.partitions());
         int place = members.indexOf(instanceId);
         if (place < 0) {
             return; // our own row is older than the timeout: a stalled round; the next one counts again
@@ -131,6 +131,69 @@ public class IngestPartitions {
         owned = Set.copyOf(wanted);
         log.info("Ingest partitions: instance {} is {} of {} and consumes {} (took {}, released {})",
                 instanceId, place + 1, members.size(), new TreeSet<>(wanted), take, release);
+    }
+
+    /** This instance's row, renewed; every instance keeps one, so that the next to start sees it (V16). */
+    void renew() {
+        jdbc.update("""
+                INSERT INTO ingest_members (instance_id, partitions) VALUES (?, ?)
+                ON CONFLICT (instance_id) DO UPDATE SET seen_at = now(), partitions = excluded.partitions""",
+                instanceId, props.partitions());
+    }
+
+    /** Another instance's row: its partition count (null: from before V16) and when it was last renewed. */
+    private record Member(String id, Integer partitions, java.sql.Timestamp seenAt) {
+    }
+
+    private List<Member> others() {
+        return jdbc.query("""
+                SELECT instance_id, partitions, seen_at FROM ingest_members
+                 WHERE instance_id <> ? AND seen_at > now() - make_interval(secs => ?)""",
+                (rs, i) -> new Member(rs.getString(1), (Integer) rs.getObject(2), rs.getTimestamp(3)),
+                instanceId, props.memberTimeout().toMillis() / 1000.0);
+    }
+
+    /**
+     * At start, before a reading is consumed: refuses to run beside a live instance when either consumes the one
+     * readings queue (two consumers of one queue apply a sensor's readings out of order), or when their partition
+     * counts differ (each would hash sensors to other queues). A row that is not renewed within two rounds is an
+     * instance that is gone (killed, not stopped) and does not count. Then joins.
+     *
+     * @throws AnotherInstanceException with the one line an operator needs
+     */
+    public void refuseIncompatibleInstances() {
+        List<Member> before = others();
+        if (!before.isEmpty()) {
+            try {
+                // long enough for a live instance to renew its row twice
+                Thread.sleep(props.rebalanceInterval().multipliedBy(2).plusSeconds(1).toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while looking for other instances", e);
+            }
+            java.util.Map<String, java.sql.Timestamp> first = new java.util.HashMap<>();
+            before.forEach(m -> first.put(m.id(), m.seenAt()));
+            for (Member m : others()) {
+                java.sql.Timestamp earlier = first.get(m.id());
+                boolean alive = earlier == null || m.seenAt().after(earlier);
+                if (!alive) {
+                    continue;
+                }
+                int theirs = m.partitions() == null ? 1 : m.partitions();
+                if (theirs == 1 || props.partitions() == 1) {
+                    throw new AnotherInstanceException("Another lockwatch instance (" + m.id() + ") consumes the readings "
+                            + "with lockwatch.ingest.partitions=" + theirs + ", this one with " + props.partitions()
+                            + ": several instances need the same lockwatch.ingest.partitions > 1 (RabbitMQ), or one "
+                            + "instance alone");
+                }
+                if (theirs != props.partitions()) {
+                    throw new AnotherInstanceException("Another lockwatch instance (" + m.id() + ") runs with "
+                            + "lockwatch.ingest.partitions=" + theirs + ", this one with " + props.partitions()
+                            + ": every instance needs the same count");
+                }
+            }
+        }
+        renew();
     }
 
     /** The partition queues this instance consumes now. */
@@ -170,8 +233,6 @@ public class IngestPartitions {
 
     /** On a graceful stop the others need not wait out the member timeout. */
     public void leave() {
-        if (enabled()) {
-            jdbc.update("DELETE FROM ingest_members WHERE instance_id = ?", instanceId);
-        }
+        jdbc.update("DELETE FROM ingest_members WHERE instance_id = ?", instanceId);
     }
 }

@@ -29,12 +29,74 @@ class IngestPartitionsTest {
 
     IngestProperties props;
 
+    @Autowired org.apache.camel.CamelContext camel;
+
     @BeforeEach
-    void fourPartitions() {
+    void fourPartitions() throws Exception {
+        // this context's own instance renews its row too: out of the way, so that only the test's instances count
+        camel.getRouteController().stopRoute("ingest-partitions-are-shared-out");
         jdbc.update("DELETE FROM ingest_members");
-        props = new IngestProperties(defaults.exchange(), defaults.queue(), defaults.invalidQueue(), 1, 2000, 1000,
-                Duration.ofMillis(50), Duration.ofMillis(200), 4, Duration.ofSeconds(3), Duration.ofSeconds(15),
+        props = partitions(4);
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void renewingAgain() throws Exception {
+        jdbc.update("DELETE FROM ingest_members");
+        camel.getRouteController().startRoute("ingest-partitions-are-shared-out");
+    }
+
+    private IngestProperties partitions(int n) {
+        return new IngestProperties(defaults.exchange(), defaults.queue(), defaults.invalidQueue(), 1, 2000, 1000,
+                Duration.ofMillis(50), Duration.ofMillis(200), n, Duration.ofMillis(300), Duration.ofSeconds(15),
                 DataSize.ofKilobytes(4), Duration.ofMinutes(5), DataSize.ofMegabytes(1));
+    }
+
+    /** Another instance that renews its row every round, as a live one does, while {@code during} runs. */
+    private void whileAlive(IngestPartitions other, Runnable during) {
+        var renewing = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        try {
+            other.renew();
+            renewing.scheduleAtFixedRate(other::renew, 100, 100, java.util.concurrent.TimeUnit.MILLISECONDS);
+            during.run();
+        } finally {
+            renewing.shutdownNow();
+        }
+    }
+
+    @Test
+    void anInstanceRefusesToStartBesideALiveOneOnTheOneQueue() {
+        IngestPartitions running = new IngestPartitions(jdbc, partitions(1), "running");
+
+        whileAlive(running, () -> org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> new IngestPartitions(jdbc, partitions(1), "second").refuseIncompatibleInstances())
+                .isInstanceOf(AnotherInstanceException.class)
+                .hasMessageContaining("running").hasMessageContaining("lockwatch.ingest.partitions=1"));
+        assertThat(jdbc.queryForList("SELECT instance_id FROM ingest_members", String.class)).containsExactly("running");
+    }
+
+    @Test
+    void anInstanceRefusesAnotherPartitionCountAndJoinsTheSame() {
+        IngestPartitions four = new IngestPartitions(jdbc, partitions(4), "four");
+
+        whileAlive(four, () -> {
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> new IngestPartitions(jdbc, partitions(8), "eight").refuseIncompatibleInstances())
+                    .isInstanceOf(AnotherInstanceException.class).hasMessageContaining("=4, this one with 8");
+            new IngestPartitions(jdbc, partitions(4), "another-four").refuseIncompatibleInstances();
+        });
+        assertThat(jdbc.queryForList("SELECT instance_id FROM ingest_members ORDER BY 1", String.class))
+                .containsExactly("another-four", "four");
+    }
+
+    @Test
+    void theRowOfAKilledInstanceDoesNotKeepTheNextFromStarting() {
+        // renewed a moment ago, then never again: what kill -9 leaves behind
+        new IngestPartitions(jdbc, partitions(1), "killed").renew();
+
+        new IngestPartitions(jdbc, partitions(1), "restarted").refuseIncompatibleInstances();
+
+        assertThat(jdbc.queryForList("SELECT instance_id FROM ingest_members ORDER BY 1", String.class))
+                .containsExactly("killed", "restarted");
     }
 
     @Test
