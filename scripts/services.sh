@@ -298,6 +298,9 @@ distribution.listener.port_range.min = ${RMQ_DIST_PORT}
 distribution.listener.port_range.max = ${RMQ_DIST_PORT}
 # guest/guest stays enabled and restricted to loopback connections.
 loopback_users.guest = true
+# Larger messages are refused at publish: the service reads each whole before its 4 KB check, up to its prefetch
+# (2,000) at a time, so this bounds them at 256 MB (docker/rabbitmq/lockwatch.conf says the same).
+max_message_size = 131072
 EOF
   # Same format rabbitmq-plugins --offline writes; written directly because
   # it is much faster than booting an Erlang VM on every `up`.

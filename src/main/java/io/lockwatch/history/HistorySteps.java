@@ -64,12 +64,19 @@ public class HistorySteps implements AggregationStrategy {
             records.add(new ReadingRecord(readingId(r), r.sensorId(), r.data(), r.measuredAt(), r.receivedAt(),
                     r.timeSource().name().toLowerCase(java.util.Locale.ROOT), registered, r.messageId()));
         }
-        MessageProperties p = new MessageProperties();
-        p.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
-        p.setContentType("application/json");
-        publisher.publish(List.of(new Outgoing("", props.queue(), new Message(JSON.writeValueAsBytes(records), p))),
-                Duration.ofSeconds(30));
+        // in parts that stay well under the broker's max_message_size (128 KiB): a record is at most ~350 bytes
+        List<Outgoing> parts = new ArrayList<>();
+        for (int from = 0; from < records.size(); from += RECORDS_PER_MESSAGE) {
+            MessageProperties p = new MessageProperties();
+            p.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
+            p.setContentType("application/json");
+            List<ReadingRecord> part = records.subList(from, Math.min(records.size(), from + RECORDS_PER_MESSAGE));
+            parts.add(new Outgoing("", props.queue(), new Message(JSON.writeValueAsBytes(part), p)));
+        }
+        publisher.publish(parts, Duration.ofSeconds(30));
     }
+
+    static final int RECORDS_PER_MESSAGE = 250;
 
     /**
      * The same reading gets the same id on every delivery: its message id, else its sensor, measured time and

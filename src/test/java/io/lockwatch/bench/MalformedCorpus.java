@@ -9,13 +9,14 @@ import java.util.Map;
 
 /**
  * Bad messages of every kind the service must park, each with the reason it must give
- * ({@code lockwatch_readings_invalid_total{reason}}): {@link #next()} cycles through them, with a 10 MB body
+ * ({@code lockwatch_readings_invalid_total{reason}}): {@link #next()} cycles through them, with a body near the broker's limit (128 KiB)
  * every {@value #HUGE_EVERY}th message.
  */
 final class MalformedCorpus {
 
     static final int HUGE_EVERY = 5000;
-    private static final int HUGE_BYTES = 10 * 1024 * 1024;
+    /** Over max-body, and as large as the broker takes (max_message_size, scripts/services.sh). */
+    private static final int HUGE_BYTES = 128 * 1024 - 1024;
 
     private record Kind(String reason, byte[] body) {
     }

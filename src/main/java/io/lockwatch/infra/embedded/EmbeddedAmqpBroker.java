@@ -22,6 +22,8 @@ public final class EmbeddedAmqpBroker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedAmqpBroker.class);
     private static final String INITIAL_CONFIG = "/infra/qpid-initial-config.json";
+    /** The largest message the broker takes; larger ones are refused at publish. */
+    public static final int MAX_MESSAGE_BYTES = 128 * 1024;
 
     private final SystemLauncher launcher;
 
@@ -40,6 +42,8 @@ public final class EmbeddedAmqpBroker implements AutoCloseable {
         });
         Map<String, String> context = new HashMap<>();
         context.put("qpid.amqp_port", String.valueOf(port));
+        // as RabbitMQ's max_message_size (scripts/services.sh): messages are read whole before the size check
+        context.put("qpid.max_message_size", String.valueOf(MAX_MESSAGE_BYTES));
         context.put("lockwatch.broker.user", user);
         context.put("lockwatch.broker.password", password);
         context.put("qpid.work_dir", EmbeddedEnvironmentPostProcessor.ensureDirectory(dataDir.resolve("qpid")).toString());
