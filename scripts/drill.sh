@@ -15,10 +15,14 @@
 #   clickhouse-stop   stop ClickHouse for 2 minutes a third into the run
 #   hanging-client    client 0's endpoint hangs for 5 minutes (retry schedule shortened to 5s,15s,30s,60s x6)
 #   failing-client    client 0's endpoint answers 500 for 5 minutes (same schedule)
-#   malformed         100,000 bad messages of every kind (10 MB bodies and invalid UTF-8 included) among the readings
+#   malformed         100,000 bad messages of every kind (127 KB bodies, near the broker's limit, and invalid UTF-8 included) among the readings
+#   future-ts         one sensor in a hundred also sends one reading measured 4 minutes ahead: each is parked as
+#                     ts_in_future, and the sensors' genuine readings after it still count
+#   postgres-read-only  PostgreSQL turns read-only for 30 s a third into the run (a failover): waited out, nothing
+#                     parked
 #   two-instances     two service instances on the same broker and databases, readings in 4 partitions; 200 more
 #                     sensors with a 20 s timeout fall silent: each must be lost once and restored once
-#                     (--partitions 1 shows what one shared queue does)
+#                     (with --partitions 1 the second instance refuses to start, naming the setting)
 #   all               every drill above in turn, then a summary
 #
 # Defaults: --isolated (the benchmark's own vhost and databases), 100,000 sensors, 1,000 clients x 200 links,
@@ -30,7 +34,8 @@ cd "$(dirname "$0")/.."
 [[ $# -ge 1 ]] || { awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 2; }
 name=$1
 shift
-ALL=(kill rabbitmq-restart postgres-restart clickhouse-stop hanging-client failing-client malformed two-instances)
+ALL=(kill rabbitmq-restart postgres-restart postgres-read-only clickhouse-stop hanging-client failing-client malformed future-ts
+  two-instances)
 if [[ "$name" == all ]]; then drills=("${ALL[@]}"); else drills=("$name"); fi
 
 mkdir -p target/bench

@@ -17,11 +17,19 @@ enum Drill {
     CLICKHOUSE("clickhouse-stop", "stop ClickHouse a third into the run, for 2 minutes"),
     HANGING_CLIENT("hanging-client", "client 0's endpoint hangs (never answers) for 5 minutes from the start"),
     FAILING_CLIENT("failing-client", "client 0's endpoint answers 500 for 5 minutes from the start"),
-    MALFORMED("malformed", "100,000 bad messages of every kind (10 MB bodies, invalid UTF-8 included) among the readings"),
+    MALFORMED("malformed", "100,000 bad messages of every kind (127 KB bodies, near the broker's limit, invalid UTF-8 included) among the readings"),
+    FUTURE_TS("future-ts", "one sensor in a hundred also sends one reading measured 4 minutes ahead during the run: "
+            + "parked as ts_in_future, and no genuine reading after it is lost"),
+    POSTGRES_READ_ONLY("postgres-read-only", "PostgreSQL turns read-only for 30 s a third into the run (a failover): "
+            + "waited out, nothing parked"),
     TWO_INSTANCES("two-instances", "two service instances on the same broker and databases, readings partitioned by sensor; "
             + "200 more sensors with a 20 s timeout report once, fall silent until both are lost, then report again");
 
     static final int MALFORMED_COUNT = 100_000;
+    /** The future-ts drill: every this-many-th sensor sends one reading this far ahead. */
+    static final int FUTURE_EVERY = 100;
+    static final long FUTURE_AHEAD_MS = 4 * 60_000;
+    static final long READ_ONLY_MS = 30_000;
     static final long CLIENT_OUTAGE_MS = 5 * 60_000;
     static final long CLICKHOUSE_OUTAGE_MS = 2 * 60_000;
     /** The two-instances drill's sensors that fall silent: how many, and their own heartbeat timeout. */
@@ -54,6 +62,11 @@ enum Drill {
     /** Service arguments the drill needs on top of the benchmark's. */
     List<String> serviceArgs() {
         return this == HANGING_CLIENT || this == FAILING_CLIENT ? List.of(SHORT_RETRY_SCHEDULE) : List.of();
+    }
+
+    /** Whether the drill checks what was parked (and that nothing else was). */
+    boolean parks() {
+        return this == MALFORMED || this == FUTURE_TS || this == POSTGRES_READ_ONLY;
     }
 
     /** Instances of the service to run. */

@@ -59,6 +59,8 @@ public final class PipelineBenchmark {
     private ServiceProcess second;
     private final List<String> drillProblems = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile String drillNotes = "";
+    /** The future-ts drill's readings measured ahead, once published. */
+    private volatile long futurePublished;
     private Map<String, Long> invalidBefore = Map.of();
     private final MalformedCorpus corpus = new MalformedCorpus();
     private long seedStartMillis;
@@ -329,7 +331,7 @@ public final class PipelineBenchmark {
             if (o.drill() == Drill.NONE && o.serviceWarmup() > 0 && o.drain() == 0) {
                 warmUp(publisher, source, prometheus, service, db, webhooks);
             }
-            if (o.drill() == Drill.MALFORMED) {
+            if (o.drill().parks()) {
                 broker.purge(INVALID_QUEUE);
                 invalidBefore = invalidByReason(prometheus.scrape());
             }
@@ -386,8 +388,8 @@ public final class PipelineBenchmark {
         historyProblems.forEach(p -> System.out.println("  history problem: " + p));
         boolean ok = verdict.ok() && notified.ok() && historyProblems.isEmpty();
         if (o.drill() != Drill.NONE) {
-            if (o.drill() == Drill.MALFORMED) {
-                drillProblems.addAll(checkMalformed(prometheus.scrape(), broker));
+            if (o.drill().parks()) {
+                drillProblems.addAll(checkParked(prometheus.scrape(), broker));
             }
             if (o.drill() == Drill.HANGING_CLIENT || o.drill() == Drill.FAILING_CLIENT) {
                 // the same window as the steady-state line (events after the warm-up, while publishing), so the two
@@ -485,7 +487,7 @@ public final class PipelineBenchmark {
         long backlog, lag;
         java.util.concurrent.ExecutorService drill = Executors.newSingleThreadExecutor();
         java.util.concurrent.Future<?> disruption = drill.submit(() -> {
-            disrupt(service, webhooks, amqp);
+            disrupt(service, webhooks, amqp, reference);
             return null;
         });
         try {
@@ -697,7 +699,8 @@ public final class PipelineBenchmark {
     }
 
     /** The drill's disruption, on its own thread while the readings are published. */
-    private void disrupt(ServiceProcess service, Webhooks webhooks, ConnectionFactory amqp) throws Exception {
+    private void disrupt(ServiceProcess service, Webhooks webhooks, ConnectionFactory amqp, Reference reference)
+            throws Exception {
         long third = o.duration() * 1000L / 3;
         switch (o.drill()) {
             case KILL -> {
@@ -753,6 +756,39 @@ public final class PipelineBenchmark {
                             Drill.MALFORMED_COUNT, corpus.kinds(), (System.nanoTime() - start) / 1e9);
                     log("drill: %s", drillNotes);
                 }
+            }
+            case FUTURE_TS -> {
+                try (Publisher ahead = new Publisher(amqp, EXCHANGE, "lockwatch-bench-future", o.confirmWindow())) {
+                    int sensors = o.sensors() / Drill.FUTURE_EVERY;
+                    long start = System.nanoTime();
+                    for (int i = 0; i < sensors; i++) {
+                        long due = start + (long) (i * o.duration() * 0.8e9 / sensors);
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                        }
+                        // outside the reference: the service must park it, and go on with the sensor's genuine readings
+                        ahead.publish(ReadingSource.message(reference.id(i * Drill.FUTURE_EVERY), i % 2,
+                                System.currentTimeMillis() + Drill.FUTURE_AHEAD_MS));
+                    }
+                    ahead.awaitConfirms();
+                    futurePublished = sensors;
+                    drillNotes = String.format(Locale.US, "%,d readings measured %d min ahead published among the readings",
+                            sensors, Drill.FUTURE_AHEAD_MS / 60_000);
+                    log("drill: %s", drillNotes);
+                }
+            }
+            case POSTGRES_READ_ONLY -> {
+                Thread.sleep(third);
+                log("drill: PostgreSQL read-only for %d s", Drill.READ_ONLY_MS / 1000);
+                readOnly(true);
+                try {
+                    Thread.sleep(Drill.READ_ONLY_MS); // the outage itself, as the drill defines it
+                } finally {
+                    readOnly(false);
+                }
+                drillNotes = "PostgreSQL read-only at " + third / 1000 + " s for " + Drill.READ_ONLY_MS / 1000 + " s";
+                log("drill: PostgreSQL writable again");
             }
             case TWO_INSTANCES -> silence(amqp);
             default -> {
@@ -943,7 +979,28 @@ public final class PipelineBenchmark {
     }
 
     /** Every bad message parked with the reason its kind must get; none left behind. */
-    private List<String> checkMalformed(PrometheusScraper.Metrics end, Broker broker) throws Exception {
+    /** Every session of the cluster read-only (what a standby is), or writable again; as the postgres superuser. */
+    private static void readOnly(boolean on) throws IOException, InterruptedException {
+        String sql = on ? "ALTER SYSTEM SET default_transaction_read_only = on" : "ALTER SYSTEM RESET default_transaction_read_only";
+        for (String statement : List.of(sql, "SELECT pg_reload_conf()")) {
+            Process p = new ProcessBuilder("runuser", "-u", "postgres", "--", "psql", "-X", "-q", "-d", "postgres",
+                    "-c", statement).directory(new java.io.File("/")).inheritIO().start();
+            if (p.waitFor() != 0) {
+                throw new IOException("psql -c '" + statement + "' failed");
+            }
+        }
+    }
+
+    /** What the drill's bad messages should have made: parked by reason, counted (none for a read-only database). */
+    private Map<String, Long> expectedParked() {
+        return switch (o.drill()) {
+            case MALFORMED -> corpus.expected();
+            case FUTURE_TS -> Map.of("ts_in_future", futurePublished);
+            default -> Map.of();
+        };
+    }
+
+    private List<String> checkParked(PrometheusScraper.Metrics end, Broker broker) throws Exception {
         List<String> problems = new ArrayList<>();
         Map<String, Long> after = invalidByReason(end);
         Map<String, Long> counted = new java.util.TreeMap<>();
@@ -953,13 +1010,14 @@ public final class PipelineBenchmark {
                 counted.put(reason, delta);
             }
         });
-        Map<String, Long> expected = new java.util.TreeMap<>(corpus.expected());
+        Map<String, Long> expected = new java.util.TreeMap<>(expectedParked());
         if (!counted.equals(expected)) {
             problems.add("invalid readings by reason: counted " + counted + ", expected " + expected);
         }
         long parked = broker.depth(INVALID_QUEUE);
-        if (parked != Drill.MALFORMED_COUNT) {
-            problems.add(String.format(Locale.US, "%,d messages parked in %s, %,d bad ones published", parked, INVALID_QUEUE, Drill.MALFORMED_COUNT));
+        long bad = expected.values().stream().mapToLong(Long::longValue).sum();
+        if (parked != bad) {
+            problems.add(String.format(Locale.US, "%,d messages parked in %s, %,d bad ones published", parked, INVALID_QUEUE, bad));
         }
         drillNotes += String.format(Locale.US, "; %,d parked in %s, by reason %s", parked, INVALID_QUEUE, counted);
         return problems;
