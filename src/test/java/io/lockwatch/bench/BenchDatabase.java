@@ -116,36 +116,25 @@ final class BenchDatabase {
 
     /** Notifications by status. */
     Map<String, Long> notificationsByStatus() throws SQLException {
-        Map<String, Long> out = new TreeMap<>();
-        try (Connection c = connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT status, count(*) FROM notifications GROUP BY status")) {
-            while (rs.next()) {
-                out.put(rs.getString(1), rs.getLong(2));
-            }
-        }
-        return out;
+        return counts("SELECT status, count(*) FROM notifications GROUP BY status");
     }
 
     /** Superseded notifications by reason ({@code unknown} for none recorded). */
     Map<String, Long> supersededByReason() throws SQLException {
-        Map<String, Long> out = new TreeMap<>();
-        try (Connection c = connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("""
-                     SELECT coalesce(superseded_reason, 'unknown'), count(*) FROM notifications
-                      WHERE status = 'superseded' GROUP BY 1""")) {
-            while (rs.next()) {
-                out.put(rs.getString(1), rs.getLong(2));
-            }
-        }
-        return out;
+        return counts("""
+                SELECT coalesce(superseded_reason, 'unknown'), count(*) FROM notifications
+                 WHERE status = 'superseded' GROUP BY 1""");
     }
 
     /** Superseded notifications by client id. */
     Map<String, Long> supersededByClient() throws SQLException {
+        return counts("SELECT client_id::text, count(*) FROM notifications WHERE status = 'superseded' GROUP BY 1");
+    }
+
+    /** A fixed query's (key, count) rows. */
+    private Map<String, Long> counts(String sql) throws SQLException {
         Map<String, Long> out = new TreeMap<>();
-        try (Connection c = connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("""
-                     SELECT client_id::text, count(*) FROM notifications WHERE status = 'superseded' GROUP BY 1""")) {
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
                 out.put(rs.getString(1), rs.getLong(2));
             }

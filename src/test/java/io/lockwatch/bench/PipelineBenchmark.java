@@ -471,12 +471,7 @@ public final class PipelineBenchmark {
         double appliedBefore = prometheus.scrape().sum(PrometheusScraper.RECEIVED);
         log("service run: publishing to %s for %d s", EXCHANGE, o.duration());
 
-        Sampler sampler = new Sampler(() -> {
-            PrometheusScraper.Metrics m = prometheus.scrape();
-            return new Sampler.Observation((long) m.sum(PrometheusScraper.RECEIVED),
-                    m.sum(PrometheusScraper.JVM_MEMORY_USED, "area", "heap"),
-                    (long) m.sum(PrometheusScraper.HISTORY_WRITTEN));
-        }, publisher::published, () -> readingsDepth(broker), cpu);
+        Sampler sampler = serviceSampler(prometheus, publisher, broker, cpu);
         ScheduledExecutorService diagnostics = Executors.newSingleThreadScheduledExecutor();
         if (o.diagnostics()) {
             diagnostics.schedule(() -> writeDiagnostics(service, db), o.duration() / 2, TimeUnit.SECONDS);
@@ -544,6 +539,16 @@ public final class PipelineBenchmark {
                 reference.totalChanges() - changesBefore, samples, sampler.startMillis(), historyEnd, List.of(), 0);
     }
 
+    /** Samples the service's applied readings, heap and history written, the publisher and the queue depth. */
+    private Sampler serviceSampler(PrometheusScraper prometheus, Publisher publisher, Broker broker, CpuSampler cpu) {
+        return new Sampler(() -> {
+            PrometheusScraper.Metrics m = prometheus.scrape();
+            return new Sampler.Observation((long) m.sum(PrometheusScraper.RECEIVED),
+                    m.sum(PrometheusScraper.JVM_MEMORY_USED, "area", "heap"),
+                    (long) m.sum(PrometheusScraper.HISTORY_WRITTEN));
+        }, publisher::published, () -> readingsDepth(broker), cpu);
+    }
+
     /**
      * What a cold start makes of a backlog: seconds from the start of the process to healthy and to its first
      * reading applied; readings per second over the drain (first applied to last) and over its first minute;
@@ -575,12 +580,7 @@ public final class PipelineBenchmark {
         log("drain: %,d readings queued in %.1f s, %,d ready in the queue; starting the service", o.drain(),
                 (System.nanoTime() - t0) / 1e9, readingsDepth(broker));
         // while the service starts, its metrics do not answer: those seconds have no sample
-        Sampler sampler = new Sampler(() -> {
-            PrometheusScraper.Metrics m = prometheus.scrape();
-            return new Sampler.Observation((long) m.sum(PrometheusScraper.RECEIVED),
-                    m.sum(PrometheusScraper.JVM_MEMORY_USED, "area", "heap"),
-                    (long) m.sum(PrometheusScraper.HISTORY_WRITTEN));
-        }, publisher::published, () -> readingsDepth(broker), cpu);
+        Sampler sampler = serviceSampler(prometheus, publisher, broker, cpu);
         double healthy, drained, historyEnd, notifiedEnd;
         double applied;
         sampler.start();
