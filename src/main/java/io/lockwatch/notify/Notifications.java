@@ -231,7 +231,17 @@ public class Notifications {
             }
         }
         if (!success) {
-            String gone = "the endpoint answered 410 Gone";
+            pauseIfGoneOrFailingTooLong(d, status);
+        }
+    }
+
+    /**
+     * A 410 Gone, or failing without a success for too long, pauses the client. After the record: if the database
+     * cannot do it now, the endpoint's next failure will (the step must not fail, or the attempt is recorded twice).
+     */
+    private void pauseIfGoneOrFailingTooLong(Delivery d, Integer status) {
+        String gone = "the endpoint answered 410 Gone";
+        try {
             if (status != null && status == 410) {
                 if (store.pause(d.clientId(), gone)) {
                     paused(d.clientId(), gone);
@@ -239,6 +249,8 @@ public class Notifications {
             } else if (store.pauseIfFailingLongerThan(d.clientId(), props.pauseAfterFailing())) {
                 paused(d.clientId(), "failing without a success for longer than " + props.pauseAfterFailing());
             }
+        } catch (org.springframework.dao.DataAccessException e) {
+            log.warn("Client {} could not be paused now: {}", d.clientId(), e.toString());
         }
     }
 
