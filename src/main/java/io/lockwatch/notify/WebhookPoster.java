@@ -1,5 +1,6 @@
 package io.lockwatch.notify;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -11,11 +12,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.camel.Exchange;
 
@@ -35,6 +36,13 @@ public class WebhookPoster {
     /** The endpoint's status and {@code Retry-After}, or why there was no answer. */
     public record Answer(Integer status, String retryAfter, Exception failure) {
     }
+
+    /** Ends the bodies that outlast their attempt's deadline; one thread for all posters, it only cancels. */
+    private static final ScheduledExecutorService DEADLINES = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "lockwatch-webhook-deadlines");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final HttpClient http;
     private final Duration deadline;
@@ -71,31 +79,28 @@ public class WebhookPoster {
         }
     }
 
-    /** One POST of a JSON body with the given headers; never throws for what the endpoint or network does. */
+    /**
+     * One POST of a JSON body with the given headers; never throws for what the endpoint or network does.
+     * Synchronous on purpose: the JDK client's {@code sendAsync} hands each response to the default executor of
+     * CompletableFuture, which on a machine of two cores or fewer starts a thread per call.
+     */
     public Answer send(String url, Map<String, String> headers, String body) {
+        long deadlineAt = System.nanoTime() + deadline.toNanos();
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(deadline)
                 .header("Content-Type", "application/json").header("User-Agent", "lockwatch-webhooks/1")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         headers.forEach(request::header);
-        AtomicReference<HttpResponse.ResponseInfo> head = new AtomicReference<>();
-        CompletableFuture<HttpResponse<Void>> call = http.sendAsync(request.build(), info -> {
-            head.set(info);
-            return new CappedDiscard();
-        });
         try {
-            HttpResponse<Void> response = call.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+            // the request timeout bounds the wait for the status and headers; the body's own deadline the rest
+            HttpResponse<Void> response = http.send(request.build(), info -> new CappedDiscard(deadlineAt));
             return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null), null);
-        } catch (TimeoutException e) {
-            call.cancel(true);
-            HttpResponse.ResponseInfo answered = head.get();
-            if (answered != null) {
-                return new Answer(answered.statusCode(), answered.headers().firstValue("Retry-After").orElse(null), null);
-            }
+        } catch (java.net.http.HttpConnectTimeoutException e) {
+            return new Answer(null, null, e);
+        } catch (HttpTimeoutException e) {
             return new Answer(null, null, new HttpTimeoutException("timed out: no answer within " + deadline.toMillis() + " ms"));
-        } catch (ExecutionException e) {
-            return new Answer(null, null, e.getCause() instanceof Exception cause ? cause : e);
+        } catch (IOException e) {
+            return new Answer(null, null, e);
         } catch (InterruptedException e) {
-            call.cancel(true);
             Thread.currentThread().interrupt();
             return new Answer(null, null, e);
         }
@@ -105,8 +110,15 @@ public class WebhookPoster {
     private static final class CappedDiscard implements HttpResponse.BodySubscriber<Void> {
 
         private final CompletableFuture<Void> done = new CompletableFuture<>();
-        private Flow.Subscription subscription;
+        private final long deadlineAt;
+        private volatile Flow.Subscription subscription;
+        private ScheduledFuture<?> expiry;
         private long read;
+
+        /** @param deadlineAt by when ({@link System#nanoTime()}) the body must be over: the answer stands then */
+        CappedDiscard(long deadlineAt) {
+            this.deadlineAt = deadlineAt;
+        }
 
         @Override
         public CompletionStage<Void> getBody() {
@@ -116,7 +128,17 @@ public class WebhookPoster {
         @Override
         public void onSubscribe(Flow.Subscription subscription) {
             this.subscription = subscription;
+            expiry = DEADLINES.schedule(this::stop, Math.max(0, deadlineAt - System.nanoTime()), TimeUnit.NANOSECONDS);
             subscription.request(Long.MAX_VALUE);
+        }
+
+        /** Enough read: the rest of the body is not worth its bytes or its time (the connection is closed). */
+        private void stop() {
+            if (expiry != null) {
+                expiry.cancel(false);
+            }
+            subscription.cancel();
+            done.complete(null);
         }
 
         @Override
@@ -125,19 +147,19 @@ public class WebhookPoster {
                 read += b.remaining();
             }
             if (read > BODY_CAP && !done.isDone()) {
-                // the status is known; the rest of the body is not worth its bytes (the connection is closed)
-                subscription.cancel();
-                done.complete(null);
+                stop();
             }
         }
 
         @Override
         public void onError(Throwable failure) {
+            expiry.cancel(false);
             done.completeExceptionally(failure);
         }
 
         @Override
         public void onComplete() {
+            expiry.cancel(false);
             done.complete(null);
         }
     }
