@@ -145,7 +145,8 @@ public class HeartbeatScan {
                        SET lost_deadline = st.last_seen_at + make_interval(secs => ?)
                       FROM sensors s
                      WHERE s.id = st.sensor_id AND s.heartbeat_timeout_seconds IS NULL AND st.last_seen_at IS NOT NULL""",
-                    seconds);
+                    // the stored last-seen time may lag by up to the tolerance of the old timeout: the largest is added
+                    (props.timeout().toMillis() + io.lockwatch.ingest.LastSeenTolerance.MAX_MILLIS) / 1000.0);
             jdbc.update("""
                     INSERT INTO service_settings (name, value) VALUES ('heartbeat.default_timeout_seconds', ?)
                     ON CONFLICT (name) DO UPDATE SET value = excluded.value""", String.valueOf(seconds));

@@ -58,7 +58,7 @@ public class IngestConfiguration {
     }
 
     @Bean(destroyMethod = "leave")
-    IngestPartitions ingestPartitions(JdbcTemplate jdbc, IngestProperties props,
+    IngestPartitions ingestPartitions(JdbcTemplate jdbc, IngestProperties props, SensorStateStore store,
                                       org.springframework.core.env.Environment env, MeterRegistry meters) {
         if (props.partitions() > 1 && env.acceptsProfiles(org.springframework.core.env.Profiles.of("embedded"))) {
             throw new IllegalStateException("lockwatch.ingest.partitions=" + props.partitions() + " needs RabbitMQ "
@@ -74,7 +74,9 @@ public class IngestConfiguration {
             host = "unknown-host";
         }
         String id = host + "/" + ProcessHandle.current().pid() + "/" + java.util.UUID.randomUUID().toString().substring(0, 8);
-        IngestPartitions partitions = new IngestPartitions(jdbc, props, id);
+        // the instance that gave partitions away may still commit its last batch of them: until its membership has
+        // surely lapsed, every reading is written, so that a conflict with it is seen
+        IngestPartitions partitions = new IngestPartitions(jdbc, props, id, () -> store.forget(props.memberTimeout()));
         partitions.refuseIncompatibleInstances();
         meters.gauge("lockwatch.ingest.partitions.owned", partitions, p -> p.owned().size());
         return partitions;
@@ -107,9 +109,15 @@ public class IngestConfiguration {
     }
 
     @Bean
-    SensorStateStore sensorStateStore(JdbcTemplate jdbc, TransactionTemplate tx,
-                                      @org.springframework.beans.factory.annotation.Value("${lockwatch.heartbeat.timeout}") java.time.Duration timeout) {
-        return new SensorStateStore(jdbc, tx, timeout);
+    SensorStateStore sensorStateStore(JdbcTemplate jdbc, TransactionTemplate tx, IngestProperties props,
+                                      @org.springframework.beans.factory.annotation.Value("${lockwatch.heartbeat.timeout}") java.time.Duration timeout,
+                                      MeterRegistry meters) {
+        // a repeat is written once its stored deadline is 10 s away: far more than this machine's clock and the
+        // database's may differ by, and the deadline of a sensor that reports is an hour away
+        SensorStateStore store = new SensorStateStore(jdbc, tx, timeout, props.heldSensors(), java.time.Duration.ofSeconds(10),
+                System::currentTimeMillis);
+        meters.gauge("lockwatch.ingest.sensors.held", store, SensorStateStore::heldSensors);
+        return store;
     }
 
     @Bean

@@ -35,11 +35,17 @@ public class IngestPartitions {
     private final String instanceId;
     private final AtomicReference<DirectMessageListenerContainer> container = new AtomicReference<>();
     private volatile Set<String> owned = Set.of();
+    private final Runnable takingUp;
 
-    public IngestPartitions(JdbcTemplate jdbc, IngestProperties props, String instanceId) {
+    /**
+     * @param takingUp run before this instance starts consuming partitions another instance may have consumed
+     *                 until now (their sensors' state held in memory is then out of date)
+     */
+    public IngestPartitions(JdbcTemplate jdbc, IngestProperties props, String instanceId, Runnable takingUp) {
         this.jdbc = jdbc;
         this.props = props;
         this.instanceId = instanceId;
+        this.takingUp = takingUp;
     }
 
     public boolean enabled() {
@@ -126,6 +132,7 @@ public class IngestPartitions {
             listener.removeQueueNames(release.toArray(String[]::new));
         }
         if (!take.isEmpty()) {
+            takingUp.run();
             listener.addQueueNames(take.toArray(String[]::new));
         }
         owned = Set.copyOf(wanted);

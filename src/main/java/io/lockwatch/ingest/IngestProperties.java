@@ -24,11 +24,13 @@ import org.springframework.util.unit.DataSize;
  * @param maxBody         larger bodies are rejected as {@code body_too_large}
  * @param maxClockSkew    a measured time further ahead of this service's clock is rejected as {@code ts_in_future}
  * @param parkMaxBody     parked bodies are kept up to this size (the rest is cut, and a header says so)
+ * @param heldSensors     sensors whose state the consumer holds in memory (about 250 bytes each); the state of
+ *                        any others is read with each batch
  */
 @ConfigurationProperties("lockwatch.ingest")
 public record IngestProperties(String exchange, String queue, String invalidQueue, int consumers, int prefetch,
                                int batchSize, Duration batchInterval, Duration batchMaxWait,
                                int partitions, Duration rebalanceInterval, Duration memberTimeout,
                                DataSize maxBody,
-                               Duration maxClockSkew, DataSize parkMaxBody) {
+                               Duration maxClockSkew, DataSize parkMaxBody, int heldSensors) {
 }

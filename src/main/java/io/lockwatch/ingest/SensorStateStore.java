@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,53 +22,126 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Applies a batch of readings to {@code sensor_state} in one transaction with three statements whatever the
- * batch size: read the batch's sensors, decide in memory, write back every touched sensor with one
- * {@code UPDATE ... FROM unnest(...)} and every state change with one {@code INSERT ... SELECT FROM unnest(...)};
- * the notifications of those changes are written in the same transaction ({@link Outbox}).
+ * Applies a batch of readings to {@code sensor_state} in one transaction with at most three statements whatever the
+ * batch size: read the batch's sensors that are not held in memory, decide in memory, write back the sensors that
+ * must be written with one {@code UPDATE ... FROM unnest(...)} and every state change with one
+ * {@code INSERT ... SELECT FROM unnest(...)}; the notifications of those changes are written in the same transaction
+ * ({@link Outbox}).
  *
  * <p>Readings of one sensor are taken in delivery order. A reading changes a sensor only if it is not older (by
  * measured time) than the newest one applied, and its message id was not among the last ones applied; so a
  * late or repeated delivery never overwrites newer state, and one with an id never produces a second change.
  * Readings measured at the same moment are taken in arrival order.
  *
- * <p>The sensors are read without a lock, and each is written back only if its row is still the version that was
- * read (its {@code xmin}). Locking every row first ({@code FOR UPDATE}) cost PostgreSQL as much again as the
- * update itself, for a conflict that is rare: another instance's batch with the same sensor, or the heartbeat
- * declaring it lost in between. A sensor whose row changed meanwhile is decided again, from its row read anew under
- * a lock, before anything is committed; so two instances touching one sensor still serialise, and each sees the
- * other's committed result. Rows are written in id order, so concurrent batches take their row locks in one order.
- * No column the update changes is indexed (migration V9), so the updates are HOT: no index is touched.
+ * <p>The batch thread that consumes a queue is the only writer of its sensors' readings, so it keeps the rows it
+ * has read or written ({@link #maxSensors} of them), and a repeat reading needs no read of the table. A repeat is
+ * not written either while the sensor's last-seen time has advanced by no more than its {@link LastSeenTolerance}
+ * since it was last written: the stored deadline is the written last-seen time plus the timeout plus that
+ * tolerance, so the heartbeat never declares a sensor lost early, and at most the tolerance late. A change, a
+ * return from a silence, and the first reading after the tolerance are written (with their events and
+ * notifications) before the batch is acknowledged; what a crash loses is at most the tolerance of last-seen time.
+ *
+ * <p>Rows are written back only if they are still the version that was read or last written (their {@code xmin}):
+ * the heartbeat declaring a sensor lost, the registry changing its timeout, or another instance's batch (after a
+ * partition changed hands) makes the write miss, and the sensor is then decided again from its row read anew under a
+ * lock, before anything is committed; so two writers of one sensor serialise, and each sees the other's committed
+ * result. A repeat is written anyway once the stored deadline is near ({@code guardMillis}), so a sensor the
+ * heartbeat may have declared lost is never taken for online from memory. When this instance takes up partitions
+ * another one consumed, {@link #forget} drops what it holds and writes every reading through for a while.
+ * Rows are written in id order, so concurrent batches take their row locks in one order. No column the update changes
+ * is indexed (migration V9), so the updates are HOT: no index is touched.
  */
 public class SensorStateStore {
 
     static final int RECENT_IDS = 8;
     static final String ONLINE = "online";
     static final String LOST = "lost";
+    private static final long NONE = Long.MIN_VALUE;
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
     private final long defaultTimeoutMillis;
+    private final int maxSensors;
+    private final long guardMillis;
+    private final java.util.function.LongSupplier clock;
+    /** The rows this instance holds, by sensor id; touched only under this object's lock. */
+    private final Map<String, Row> held = new HashMap<>();
+    /** Until then (clock millis) every reading is written: another instance may have written these sensors lately. */
+    private long writeThroughUntil = NONE;
 
-    public SensorStateStore(JdbcTemplate jdbc, TransactionTemplate tx, java.time.Duration defaultTimeout) {
+    /**
+     * @param maxSensors  rows held in memory at most; the others are read with each batch
+     * @param guardMillis a repeat is written once the stored deadline is nearer than this: more than the clocks of
+     *                    this instance and the database may differ by
+     */
+    public SensorStateStore(JdbcTemplate jdbc, TransactionTemplate tx, java.time.Duration defaultTimeout,
+                            int maxSensors, java.time.Duration guard, java.util.function.LongSupplier clock) {
         this.jdbc = jdbc;
         this.tx = tx;
         this.defaultTimeoutMillis = defaultTimeout.toMillis();
+        this.maxSensors = maxSensors;
+        this.guardMillis = guard.toMillis();
+        this.clock = clock;
     }
 
-    public ApplyOutcome apply(List<Reading> readings) {
+    public synchronized ApplyOutcome apply(List<Reading> readings) {
         if (readings.isEmpty()) {
             return ApplyOutcome.NOTHING;
         }
-        return tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings)));
+        TreeSet<String> ids = sensorIds(readings);
+        Map<String, Row> rows = new TreeMap<>();
+        ApplyOutcome outcome;
+        try {
+            outcome = tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings, ids, rows)));
+        } catch (RuntimeException e) {
+            // the rows were changed in memory by a transaction that did not commit
+            held.keySet().removeAll(ids);
+            throw e;
+        }
+        for (String id : ids) {
+            Row row = rows.get(id);
+            if (row == null) {
+                held.remove(id); // not registered (any more)
+            } else if (held.size() < maxSensors || held.containsKey(id)) {
+                held.put(id, row);
+            }
+        }
+        return outcome;
     }
 
-    private ApplyOutcome applyIn(Connection c, List<Reading> readings) throws SQLException {
-        TreeSet<String> ids = sensorIds(readings);
-        Map<String, Row> rows = read(c, ids, false);
+    /**
+     * Drops every row held, and writes every reading through for {@code settle}: called when this instance takes up
+     * partitions, whose sensors another instance may have written meanwhile, and may still be writing until its
+     * last batch of them is committed.
+     */
+    public synchronized void forget(java.time.Duration settle) {
+        held.clear();
+        writeThroughUntil = clock.getAsLong() + settle.toMillis();
+    }
+
+    /** The number of sensors whose rows are held in memory. */
+    public synchronized int heldSensors() {
+        return held.size();
+    }
+
+    private ApplyOutcome applyIn(Connection c, List<Reading> readings, TreeSet<String> ids, Map<String, Row> rows)
+            throws SQLException {
+        TreeSet<String> toRead = new TreeSet<>();
+        for (String id : ids) {
+            Row row = held.get(id);
+            if (row == null) {
+                toRead.add(id);
+            } else {
+                rows.put(id, row);
+            }
+        }
+        if (!toRead.isEmpty()) {
+            rows.putAll(read(c, toRead, false));
+        }
+        long now = clock.getAsLong();
         Verdict[] verdicts = new Verdict[readings.size()];
         List<SensorEvent> events = new ArrayList<>();
-        decide(readings, ids, rows, verdicts, events);
+        decide(readings, ids, rows, verdicts, events, now);
         Set<String> changedMeanwhile = update(c, rows);
         if (!changedMeanwhile.isEmpty()) {
             // decided on a version another transaction has replaced since: decide these sensors again, on their
@@ -76,7 +150,7 @@ public class SensorStateStore {
             Map<String, Row> current = read(c, new TreeSet<>(changedMeanwhile), true);
             rows.keySet().removeAll(changedMeanwhile);
             rows.putAll(current);
-            decide(readings, changedMeanwhile, current, verdicts, events);
+            decide(readings, changedMeanwhile, current, verdicts, events, now);
             if (!update(c, current).isEmpty()) {
                 throw new IllegalStateException("a locked sensor_state row changed");
             }
@@ -88,7 +162,8 @@ public class SensorStateStore {
             counts[v.ordinal()]++;
         }
         return new ApplyOutcome(events, counts[Verdict.APPLIED.ordinal()], counts[Verdict.UNKNOWN.ordinal()],
-                counts[Verdict.DUPLICATE.ordinal()], counts[Verdict.STALE.ordinal()], notifications, rows.keySet());
+                counts[Verdict.DUPLICATE.ordinal()], counts[Verdict.STALE.ordinal()], notifications,
+                new HashSet<>(rows.keySet()));
     }
 
     private enum Verdict { APPLIED, UNKNOWN, DUPLICATE, STALE }
@@ -102,10 +177,10 @@ public class SensorStateStore {
     /**
      * Decides the readings of the sensors {@code of} (the others' are left as they are), in delivery order,
      * against their {@code rows} (none: not registered), changing the rows in memory and adding the events they
-     * bring.
+     * bring; marks the rows that must be written.
      */
     private void decide(List<Reading> readings, Set<String> of, Map<String, Row> rows, Verdict[] verdicts,
-                        List<SensorEvent> events) {
+                        List<SensorEvent> events, long now) {
         for (int i = 0; i < readings.size(); i++) {
             Reading r = readings.get(i);
             if (!of.contains(r.sensorId())) {
@@ -114,6 +189,12 @@ public class SensorStateStore {
             Row row = rows.get(r.sensorId());
             verdicts[i] = row == null ? Verdict.UNKNOWN : decide(r, row, events);
         }
+        for (String id : of) {
+            Row row = rows.get(id);
+            if (row != null && !row.dirty && row.lastSeenAt != NONE && mustWrite(row, now)) {
+                row.dirty = true;
+            }
+        }
     }
 
     private Verdict decide(Reading r, Row row, List<SensorEvent> events) {
@@ -121,32 +202,49 @@ public class SensorStateStore {
         if (r.messageId() != null && row.seen(idHash)) {
             return Verdict.DUPLICATE;
         }
-        if (row.lastReadingAt != null && r.measuredAt() < row.lastReadingAt) {
+        if (row.lastReadingAt != NONE && r.measuredAt() < row.lastReadingAt) {
             // older than what is applied. Measured at the same moment (the AMQP timestamp has whole seconds): taken
             // in arrival order, as two changes in one second are real; a redelivery is told apart by a message id
             return Verdict.STALE;
         }
-        row.dirty = true;
         row.lastReadingAt = r.measuredAt();
-        row.lastSeenAt = row.lastSeenAt == null ? r.measuredAt() : Math.max(row.lastSeenAt, r.measuredAt());
+        row.lastSeenAt = row.lastSeenAt == NONE ? r.measuredAt() : Math.max(row.lastSeenAt, r.measuredAt());
         if (r.messageId() != null) {
             row.remember(idHash);
         }
-        if (LOST.equals(row.connectivity)) {
+        if (row.lost) {
             // back from a silence: restored first, then the change this reading may bring
             row.sequence++;
-            events.add(new SensorEvent(r.sensorId(), row.sequence, SensorEvent.CONNECTION_RESTORED, row.state,
+            events.add(new SensorEvent(r.sensorId(), row.sequence, SensorEvent.CONNECTION_RESTORED, row.state(),
                     null, r.measuredAt()));
+            row.lost = false;
+            row.dirty = true;
         }
-        row.connectivity = ONLINE;
-        if (row.state == null || row.state != r.data()) {
+        if (row.state != r.data()) {
             row.sequence++;
-            events.add(new SensorEvent(r.sensorId(), row.sequence, SensorEvent.STATE_CHANGED, r.data(), row.state,
+            events.add(new SensorEvent(r.sensorId(), row.sequence, SensorEvent.STATE_CHANGED, r.data(), row.state(),
                     r.measuredAt()));
-            row.state = r.data();
+            row.state = (byte) r.data();
             row.changedAt = r.measuredAt();
+            row.dirty = true;
         }
         return Verdict.APPLIED;
+    }
+
+    /**
+     * Whether a row that only saw repeats is written anyway: its last-seen time has moved on by more than the
+     * tolerance since it was written (or it never was), another instance may have written it lately, or its stored
+     * deadline is near, so that the heartbeat may be about to declare it lost.
+     */
+    private boolean mustWrite(Row row, long now) {
+        return row.writtenSeenAt == NONE
+                || row.lastSeenAt - row.writtenSeenAt > LastSeenTolerance.of(timeoutOf(row))
+                || now < writeThroughUntil
+                || row.deadline == NONE || now + guardMillis >= row.deadline;
+    }
+
+    private long timeoutOf(Row row) {
+        return row.timeoutMillis != NONE ? row.timeoutMillis : defaultTimeoutMillis;
     }
 
     /**
@@ -157,7 +255,8 @@ public class SensorStateStore {
         Map<String, Row> rows = new TreeMap<>();
         try (PreparedStatement ps = c.prepareStatement("""
                 SELECT st.sensor_id, st.state, st.state_changed_at, st.last_reading_at, st.last_seen_at, st.sequence,
-                       st.recent_message_ids, st.connectivity, st.heartbeat_timeout_seconds, st.xmin::text
+                       st.recent_message_ids, st.connectivity, st.heartbeat_timeout_seconds, st.lost_deadline,
+                       st.xmin::text
                   FROM sensor_state st
                  WHERE st.sensor_id = ANY (?)
                  ORDER BY st.sensor_id""" + (lock ? " FOR UPDATE" : ""))) {
@@ -166,19 +265,21 @@ public class SensorStateStore {
                 while (rs.next()) {
                     Row row = new Row();
                     short state = rs.getShort(2);
-                    row.state = rs.wasNull() ? null : (int) state;
+                    row.state = rs.wasNull() ? Row.NO_STATE : (byte) state;
                     row.changedAt = millis(rs.getTimestamp(3));
                     row.lastReadingAt = millis(rs.getTimestamp(4));
                     row.lastSeenAt = millis(rs.getTimestamp(5));
+                    row.writtenSeenAt = row.lastSeenAt;
                     row.sequence = rs.getLong(6);
                     Array recent = rs.getArray(7);
                     for (Long h : (Long[]) recent.getArray()) {
-                        row.recent.add(h);
+                        row.add(h);
                     }
-                    row.connectivity = rs.getString(8);
+                    row.lost = LOST.equals(rs.getString(8));
                     int timeout = rs.getInt(9);
-                    row.timeoutMillis = rs.wasNull() ? null : timeout * 1000L;
-                    row.version = rs.getString(10);
+                    row.timeoutMillis = rs.wasNull() ? NONE : timeout * 1000L;
+                    row.deadline = millis(rs.getTimestamp(10));
+                    row.version = Long.parseLong(rs.getString(11));
                     rows.put(rs.getString(1), row);
                 }
             }
@@ -187,31 +288,36 @@ public class SensorStateStore {
     }
 
     /**
-     * Writes back the changed rows, each only if it is still the version that was read.
+     * Writes back the rows marked to be written, each only if it is still the version that was read or last
+     * written, and takes note of what they now are.
      * @return the ids of those that were not: another transaction changed (or deleted) them since
      */
     private Set<String> update(Connection c, Map<String, Row> rows) throws SQLException {
         List<String> ids = new ArrayList<>();
-        List<Short> states = new ArrayList<>();
-        List<Long> changedAt = new ArrayList<>(), readingAt = new ArrayList<>(), seenAt = new ArrayList<>(),
-                sequences = new ArrayList<>(), deadlines = new ArrayList<>();
-        List<String> recent = new ArrayList<>(), versions = new ArrayList<>();
+        List<Row> written = new ArrayList<>();
         rows.forEach((id, row) -> {
-            if (!row.dirty) {
-                return;
+            if (row.dirty) {
+                ids.add(id);
+                written.add(row);
             }
-            ids.add(id);
-            states.add(row.state.shortValue());
-            changedAt.add(row.changedAt);
-            readingAt.add(row.lastReadingAt);
-            seenAt.add(row.lastSeenAt);
-            sequences.add(row.sequence);
-            recent.add(row.recentLiteral());
-            deadlines.add(row.lastSeenAt + (row.timeoutMillis != null ? row.timeoutMillis : defaultTimeoutMillis));
-            versions.add(row.version);
         });
         if (ids.isEmpty()) {
             return Set.of();
+        }
+        int n = ids.size();
+        Object[] states = new Object[n], changedAt = new Object[n], readingAt = new Object[n], seenAt = new Object[n],
+                sequences = new Object[n], recent = new Object[n], deadlines = new Object[n], versions = new Object[n];
+        for (int i = 0; i < n; i++) {
+            Row row = written.get(i);
+            states[i] = (short) row.state;
+            changedAt[i] = row.changedAt;
+            readingAt[i] = row.lastReadingAt;
+            seenAt[i] = row.lastSeenAt;
+            sequences[i] = row.sequence;
+            recent[i] = row.recentLiteral();
+            long timeout = timeoutOf(row);
+            deadlines[i] = row.lastSeenAt + timeout + LastSeenTolerance.of(timeout);
+            versions[i] = Long.toString(row.version);
         }
         try (PreparedStatement ps = c.prepareStatement("""
                 UPDATE sensor_state s
@@ -228,20 +334,27 @@ public class SensorStateStore {
                               ?::bigint[], ?::text[])
                        AS u(id, state, changed_at, reading_at, seen_at, seq, recent, deadline, version)
                  WHERE s.sensor_id = u.id AND s.xmin = u.version::xid
-                RETURNING s.sensor_id""")) {
+                RETURNING s.sensor_id, s.xmin::text""")) {
             ps.setArray(1, c.createArrayOf("varchar", ids.toArray()));
-            ps.setArray(2, c.createArrayOf("int2", states.toArray()));
-            ps.setArray(3, c.createArrayOf("int8", changedAt.toArray()));
-            ps.setArray(4, c.createArrayOf("int8", readingAt.toArray()));
-            ps.setArray(5, c.createArrayOf("int8", seenAt.toArray()));
-            ps.setArray(6, c.createArrayOf("int8", sequences.toArray()));
-            ps.setArray(7, c.createArrayOf("text", recent.toArray()));
-            ps.setArray(8, c.createArrayOf("int8", deadlines.toArray()));
-            ps.setArray(9, c.createArrayOf("text", versions.toArray()));
+            ps.setArray(2, c.createArrayOf("int2", states));
+            ps.setArray(3, c.createArrayOf("int8", changedAt));
+            ps.setArray(4, c.createArrayOf("int8", readingAt));
+            ps.setArray(5, c.createArrayOf("int8", seenAt));
+            ps.setArray(6, c.createArrayOf("int8", sequences));
+            ps.setArray(7, c.createArrayOf("text", recent));
+            ps.setArray(8, c.createArrayOf("int8", deadlines));
+            ps.setArray(9, c.createArrayOf("text", versions));
             Set<String> notWritten = new HashSet<>(ids);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    notWritten.remove(rs.getString(1));
+                    String id = rs.getString(1);
+                    notWritten.remove(id);
+                    Row row = rows.get(id);
+                    row.version = Long.parseLong(rs.getString(2));
+                    row.writtenSeenAt = row.lastSeenAt;
+                    long timeout = timeoutOf(row);
+                    row.deadline = row.lastSeenAt + timeout + LastSeenTolerance.of(timeout);
+                    row.dirty = false;
                 }
             }
             return notWritten;
@@ -294,38 +407,68 @@ public class SensorStateStore {
         return h == 0 ? 1 : h;
     }
 
-    private static Long millis(Timestamp t) {
-        return t == null ? null : t.getTime();
+    private static long millis(Timestamp t) {
+        return t == null ? NONE : t.getTime();
     }
 
+    /** A sensor's row as this instance knows it: what is stored, and the repeats applied since it was written. */
     private static final class Row {
-        Integer state;
-        Long changedAt;
-        Long lastReadingAt;
-        Long lastSeenAt;
-        long sequence;
-        String connectivity;
-        Long timeoutMillis;
-        /** the row version read ({@code xmin}) */
-        String version;
-        final List<Long> recent = new ArrayList<>(RECENT_IDS + 1);
+        static final byte NO_STATE = -1;
+        byte state = NO_STATE;
+        boolean lost;
         boolean dirty;
+        byte recentCount;
+        long changedAt = NONE;
+        long lastReadingAt = NONE;
+        long lastSeenAt = NONE;
+        /** the last-seen time as stored */
+        long writtenSeenAt = NONE;
+        /** the stored lost deadline */
+        long deadline = NONE;
+        long sequence;
+        long timeoutMillis = NONE;
+        /** the stored row's version ({@code xmin}) */
+        long version;
+        /** hashes of the last message ids applied, newest first */
+        long[] recent;
+
+        Integer state() {
+            return state == NO_STATE ? null : (int) state;
+        }
 
         boolean seen(long idHash) {
-            return recent.contains(idHash);
+            for (int i = 0; i < recentCount; i++) {
+                if (recent[i] == idHash) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         void remember(long idHash) {
-            recent.add(0, idHash);
-            if (recent.size() > RECENT_IDS) {
-                recent.remove(recent.size() - 1);
+            if (recent == null) {
+                recent = new long[RECENT_IDS];
             }
+            System.arraycopy(recent, 0, recent, 1, RECENT_IDS - 1);
+            recent[0] = idHash;
+            recentCount = (byte) Math.min(RECENT_IDS, recentCount + 1);
+        }
+
+        /** Read from the table, oldest last. */
+        void add(long idHash) {
+            if (recentCount == RECENT_IDS) {
+                return;
+            }
+            if (recent == null) {
+                recent = new long[RECENT_IDS];
+            }
+            recent[recentCount++] = idHash;
         }
 
         String recentLiteral() {
             StringBuilder sb = new StringBuilder("{");
-            for (int i = 0; i < recent.size(); i++) {
-                sb.append(i == 0 ? "" : ",").append(recent.get(i));
+            for (int i = 0; i < recentCount; i++) {
+                sb.append(i == 0 ? "" : ",").append(recent[i]);
             }
             return sb.append('}').toString();
         }

@@ -95,11 +95,13 @@ public class Registry {
                            updated_at = now()
                      WHERE id = ?""", address, setTimeout, timeoutSeconds, id);
             if (n > 0 && setTimeout) {
-                // the deadline of an online sensor follows its new timeout at once
+                // the deadline of an online sensor follows its new timeout at once; the stored last-seen time may lag
+                // the readings applied by up to the largest tolerance, which ingest's next write of it takes back
                 jdbc.update("""
                         UPDATE sensor_state SET lost_deadline = last_seen_at + make_interval(secs => ?)
                          WHERE sensor_id = ? AND last_seen_at IS NOT NULL""",
-                        timeoutSeconds != null ? timeoutSeconds : defaultTimeoutSeconds, id);
+                        (timeoutSeconds != null ? timeoutSeconds : defaultTimeoutSeconds)
+                                + io.lockwatch.ingest.LastSeenTolerance.MAX_MILLIS / 1000.0, id);
             }
             return n;
         });

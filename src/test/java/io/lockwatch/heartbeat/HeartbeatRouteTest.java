@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.lockwatch.ingest.IngestProperties;
+import io.lockwatch.ingest.LastSeenTolerance;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.NotifyBuilder;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
@@ -50,7 +51,8 @@ class HeartbeatRouteTest {
         // three more scans: still one lost event for this silence
         assertThat(scans(3).matches(10, TimeUnit.SECONDS)).isTrue();
         assertThat(events(s)).containsExactly("1:sensor.state_changed", "2:sensor.connection_lost");
-        assertThat(lostAtDeadline(s)).isEqualTo(t + 3000);
+        // the deadline: the timeout and its last-seen tolerance, 1% of it
+        assertThat(lostAtDeadline(s)).isEqualTo(t + 3000 + LastSeenTolerance.of(3000));
 
         publish(s, 0, System.currentTimeMillis());
 
@@ -80,7 +82,7 @@ class HeartbeatRouteTest {
         publish(patient, 1, t);
 
         await().atMost(Duration.ofSeconds(10)).until(() -> "lost".equals(connectivity(quick)));
-        assertThat(lostAtDeadline(quick)).isEqualTo(t + 1000);
+        assertThat(lostAtDeadline(quick)).isEqualTo(t + 1000 + LastSeenTolerance.of(1000));
         // past the 3 s default: the patient sensor's own 60 s counts
         assertThat(scans(8).matches(15, TimeUnit.SECONDS)).isTrue();
         assertThat(connectivity(patient)).isEqualTo("online");

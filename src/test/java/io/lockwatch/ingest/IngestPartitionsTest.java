@@ -48,7 +48,7 @@ class IngestPartitionsTest {
     private IngestProperties partitions(int n) {
         return new IngestProperties(defaults.exchange(), defaults.queue(), defaults.invalidQueue(), 1, 2000, 1000,
                 Duration.ofMillis(50), Duration.ofMillis(200), n, Duration.ofMillis(300), Duration.ofSeconds(15),
-                DataSize.ofKilobytes(4), Duration.ofMinutes(5), DataSize.ofMegabytes(1));
+                DataSize.ofKilobytes(4), Duration.ofMinutes(5), DataSize.ofMegabytes(1), 1000);
     }
 
     /** Another instance that renews its row every round, as a live one does, while {@code during} runs. */
@@ -65,10 +65,10 @@ class IngestPartitionsTest {
 
     @Test
     void anInstanceRefusesToStartBesideALiveOneOnTheOneQueue() {
-        IngestPartitions running = new IngestPartitions(jdbc, partitions(1), "running");
+        IngestPartitions running = new IngestPartitions(jdbc, partitions(1), "running", () -> { });
 
         whileAlive(running, () -> org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> new IngestPartitions(jdbc, partitions(1), "second").refuseIncompatibleInstances())
+                        () -> new IngestPartitions(jdbc, partitions(1), "second", () -> { }).refuseIncompatibleInstances())
                 .isInstanceOf(AnotherInstanceException.class)
                 .hasMessageContaining("running").hasMessageContaining("lockwatch.ingest.partitions=1"));
         assertThat(jdbc.queryForList("SELECT instance_id FROM ingest_members", String.class)).containsExactly("running");
@@ -76,13 +76,13 @@ class IngestPartitionsTest {
 
     @Test
     void anInstanceRefusesAnotherPartitionCountAndJoinsTheSame() {
-        IngestPartitions four = new IngestPartitions(jdbc, partitions(4), "four");
+        IngestPartitions four = new IngestPartitions(jdbc, partitions(4), "four", () -> { });
 
         whileAlive(four, () -> {
             org.assertj.core.api.Assertions.assertThatThrownBy(
-                            () -> new IngestPartitions(jdbc, partitions(8), "eight").refuseIncompatibleInstances())
+                            () -> new IngestPartitions(jdbc, partitions(8), "eight", () -> { }).refuseIncompatibleInstances())
                     .isInstanceOf(AnotherInstanceException.class).hasMessageContaining("=4, this one with 8");
-            new IngestPartitions(jdbc, partitions(4), "another-four").refuseIncompatibleInstances();
+            new IngestPartitions(jdbc, partitions(4), "another-four", () -> { }).refuseIncompatibleInstances();
         });
         assertThat(jdbc.queryForList("SELECT instance_id FROM ingest_members ORDER BY 1", String.class))
                 .containsExactly("another-four", "four");
@@ -91,9 +91,9 @@ class IngestPartitionsTest {
     @Test
     void theRowOfAKilledInstanceDoesNotKeepTheNextFromStarting() {
         // renewed a moment ago, then never again: what kill -9 leaves behind
-        new IngestPartitions(jdbc, partitions(1), "killed").renew();
+        new IngestPartitions(jdbc, partitions(1), "killed", () -> { }).renew();
 
-        new IngestPartitions(jdbc, partitions(1), "restarted").refuseIncompatibleInstances();
+        new IngestPartitions(jdbc, partitions(1), "restarted", () -> { }).refuseIncompatibleInstances();
 
         assertThat(jdbc.queryForList("SELECT instance_id FROM ingest_members ORDER BY 1", String.class))
                 .containsExactly("killed", "restarted");
@@ -117,8 +117,8 @@ class IngestPartitionsTest {
 
     @Test
     void twoInstancesShareThePartitionsAndTheSurvivorTakesThemAllBack() {
-        IngestPartitions a = new IngestPartitions(jdbc, props, "instance-a");
-        IngestPartitions b = new IngestPartitions(jdbc, props, "instance-b");
+        IngestPartitions a = new IngestPartitions(jdbc, props, "instance-a", () -> { });
+        IngestPartitions b = new IngestPartitions(jdbc, props, "instance-b", () -> { });
         DirectMessageListenerContainer aListener = new DirectMessageListenerContainer(connections);
         DirectMessageListenerContainer bListener = new DirectMessageListenerContainer(connections);
         a.attach(aListener);

@@ -100,19 +100,20 @@ class SensorStateConflictTest {
         registry.createSensor(sensor, "Timeout test", 600);
         long t0 = System.currentTimeMillis();
         store.apply(List.of(reading(sensor, 0, t0)));
-        assertThat(deadlineAfterLastSeen(sensor)).isEqualTo(600);
+        // the timeout and its last-seen tolerance, 1% of it (LastSeenTolerance)
+        assertThat(deadlineAfterLastSeen(sensor)).isEqualTo(606_000);
 
         registry.updateSensor(sensor, null, true, 90);
         store.apply(List.of(reading(sensor, 1, t0 + 1000)));
-        assertThat(deadlineAfterLastSeen(sensor)).isEqualTo(90);
+        assertThat(deadlineAfterLastSeen(sensor)).isEqualTo(90_900);
 
         registry.updateSensor(sensor, null, true, null);
         store.apply(List.of(reading(sensor, 0, t0 + 2000)));
-        assertThat(deadlineAfterLastSeen(sensor)).as("back to the default, 1 h").isEqualTo(3600);
+        assertThat(deadlineAfterLastSeen(sensor)).as("back to the default, 1 h, and 30 s").isEqualTo(3_630_000);
     }
 
     private long deadlineAfterLastSeen(String sensor) {
-        return jdbc.queryForObject("SELECT extract(epoch FROM lost_deadline - last_seen_at)::bigint FROM sensor_state "
+        return jdbc.queryForObject("SELECT round(extract(epoch FROM lost_deadline - last_seen_at) * 1000)::bigint FROM sensor_state "
                 + "WHERE sensor_id = ?", Long.class, sensor);
     }
 
