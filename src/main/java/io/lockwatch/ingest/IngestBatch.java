@@ -15,6 +15,7 @@ public final class IngestBatch {
 
     private final List<Reading> readings = new ArrayList<>();
     private final List<Rejection> rejections = new ArrayList<>();
+    private final List<Reading> forwards = new ArrayList<>();
     private final DeliveryTags deliveries = new DeliveryTags();
     /** The parking of the rejections known before apply, under way while the batch is applied; or null. */
     private java.util.concurrent.Future<?> earlyParking;
@@ -41,7 +42,26 @@ public final class IngestBatch {
         return n >= size || ageNanos >= maxWaitNanos || ageNanos >= intervalNanos && batchThreadFree.getAsBoolean();
     }
 
-    void add(Object parsed, Channel channel, Long deliveryTag) {
+    /**
+     * One message: a reading, a rejection, or the list of them an array message holds; with partitions, the
+     * readings of an array are {@linkplain #forwards forwarded} instead.
+     */
+    void add(Object parsed, Channel channel, Long deliveryTag, boolean forwardArrays) {
+        if (parsed instanceof java.util.List<?> several) {
+            for (Object one : several) {
+                if (forwardArrays && one instanceof Reading r) {
+                    forwards.add(r);
+                } else {
+                    addOne(one);
+                }
+            }
+        } else {
+            addOne(parsed);
+        }
+        deliveries.add(channel, deliveryTag);
+    }
+
+    private void addOne(Object parsed) {
         if (parsed instanceof Reading r) {
             readings.add(r);
         } else if (parsed instanceof Rejection r) {
@@ -49,7 +69,6 @@ public final class IngestBatch {
         } else {
             throw new IllegalArgumentException("not a reading: " + parsed);
         }
-        deliveries.add(channel, deliveryTag);
     }
 
     public List<Reading> readings() {
@@ -58,6 +77,15 @@ public final class IngestBatch {
 
     public List<Rejection> rejections() {
         return rejections;
+    }
+
+    /**
+     * Readings to publish again one by one, routed by their sensor, before the batch is acknowledged: an array
+     * message holds readings of any partition, and each partition's consumer must be the only one to apply its
+     * sensors' readings.
+     */
+    public List<Reading> forwards() {
+        return forwards;
     }
 
     void parkingEarly(java.util.concurrent.Future<?> parking, int rejections) {
@@ -90,6 +118,6 @@ public final class IngestBatch {
     }
 
     public int size() {
-        return readings.size() + rejections.size();
+        return readings.size() + rejections.size() + forwards.size();
     }
 }

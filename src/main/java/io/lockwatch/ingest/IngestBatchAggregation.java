@@ -8,6 +8,13 @@ import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
 /** Collects parsed messages into an {@link IngestBatch}; the aggregated exchange carries only the batch. */
 public class IngestBatchAggregation implements AggregationStrategy {
 
+    private final boolean forwardArrays;
+
+    /** @param forwardArrays with partitions: the readings of an array message are forwarded to their own */
+    public IngestBatchAggregation(boolean forwardArrays) {
+        this.forwardArrays = forwardArrays;
+    }
+
     @Override
     public Exchange aggregate(Exchange batchExchange, Exchange next) {
         Object parsed = next.getMessage().getBody();
@@ -18,7 +25,7 @@ public class IngestBatchAggregation implements AggregationStrategy {
             target = next;
             target.getMessage().setBody(new IngestBatch());
         }
-        target.getMessage().getBody(IngestBatch.class).add(parsed, channel, deliveryTag);
+        target.getMessage().getBody(IngestBatch.class).add(parsed, channel, deliveryTag, forwardArrays);
         return target;
     }
 }

@@ -105,7 +105,8 @@ public class IngestConfiguration {
 
     @Bean
     ReadingParser readingParser(IngestProperties props) {
-        return new ReadingParser(props.maxBody().toBytes(), props.maxClockSkew().toMillis(), System::currentTimeMillis);
+        return new ReadingParser(props.maxBody().toBytes(), props.maxArrayBody().toBytes(), props.maxClockSkew().toMillis(),
+                System::currentTimeMillis);
     }
 
     @Bean
@@ -132,8 +133,8 @@ public class IngestConfiguration {
     }
 
     @Bean
-    IngestBatchAggregation ingestBatchAggregation() {
-        return new IngestBatchAggregation();
+    IngestBatchAggregation ingestBatchAggregation(IngestProperties props) {
+        return new IngestBatchAggregation(props.partitions() > 1);
     }
 
     @Bean

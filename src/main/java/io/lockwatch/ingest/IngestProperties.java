@@ -22,6 +22,7 @@ import org.springframework.util.unit.DataSize;
  * @param rebalanceInterval how often an instance renews its membership and takes up its share of the partitions
  * @param memberTimeout   an instance not heard of for this long is gone; its partitions are taken over
  * @param maxBody         larger bodies are rejected as {@code body_too_large}
+ * @param maxArrayBody    the same for a message that holds an array of readings (at most 1,000 of them)
  * @param maxClockSkew    a measured time further ahead of this service's clock is rejected as {@code ts_in_future}
  * @param parkMaxBody     parked bodies are kept up to this size (the rest is cut, and a header says so)
  * @param heldSensors     sensors whose state the consumer holds in memory (about 250 bytes each); the state of
@@ -31,6 +32,6 @@ import org.springframework.util.unit.DataSize;
 public record IngestProperties(String exchange, String queue, String invalidQueue, int consumers, int prefetch,
                                int batchSize, Duration batchInterval, Duration batchMaxWait,
                                int partitions, Duration rebalanceInterval, Duration memberTimeout,
-                               DataSize maxBody,
+                               DataSize maxBody, DataSize maxArrayBody,
                                Duration maxClockSkew, DataSize parkMaxBody, int heldSensors) {
 }

@@ -52,6 +52,7 @@ public class IngestSteps {
     private final Counter duplicates;
     private final Counter stale;
     private final Counter changes;
+    private final Counter forwarded;
     private final Map<Reason, Counter> invalid = new EnumMap<>(Reason.class);
     /** One batch's parking at a time runs ahead of its apply (the aggregator waits for it before the next). */
     private final java.util.concurrent.ExecutorService parking = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
@@ -71,15 +72,19 @@ public class IngestSteps {
         this.duplicates = meters.counter("lockwatch.readings.duplicate");
         this.stale = meters.counter("lockwatch.readings.stale");
         this.changes = meters.counter("lockwatch.state.changes");
+        this.forwarded = meters.counter("lockwatch.readings.forwarded");
         for (Reason r : Reason.values()) {
             invalid.put(r, meters.counter("lockwatch.readings.invalid", "reason", r.code()));
         }
     }
 
-    /** Per message, on the consumer's thread: the body becomes a {@link Reading} or a {@link Rejection}. */
+    /**
+     * Per message, on the consumer's thread: the body becomes a {@link Reading} or a {@link Rejection}, or for an
+     * array of readings a list of them.
+     */
     public void parse(Exchange exchange) {
         org.apache.camel.Message in = exchange.getMessage();
-        Object parsed = parser.parse(in.getBody(byte[].class),
+        Object parsed = parser.parseMessage(in.getBody(byte[].class),
                 in.getHeader(SpringRabbitMQConstants.MESSAGE_ID, String.class),
                 in.getHeader(SpringRabbitMQConstants.TIMESTAMP, Date.class),
                 () -> originalRouting(in));
@@ -149,7 +154,7 @@ public class IngestSteps {
             publish(toPublish);
         } catch (AmqpException e) {
             if (batch.deliveries().abandoned()) {
-                log.info("Broker connection lost mid-batch; its {} messages will be redelivered", batch.size());
+                log.info("Broker connection lost mid-batch; its {} readings will be redelivered", batch.size());
                 return;
             }
             throw e;
@@ -160,6 +165,32 @@ public class IngestSteps {
         if (log.isDebugEnabled()) {
             batch.rejections().forEach(r -> log.debug("Parked a message: {} ({})", r.reason().code(), r.detail()));
         }
+    }
+
+    /**
+     * Per batch, with partitions: the readings of array messages are published again one by one, routed by their
+     * sensor id, and confirmed, before the batch is acked; each comes back through its sensor's partition. The
+     * measured time and message id each was given travel with it, so a forwarded reading is judged as it would have
+     * been here.
+     */
+    public void forward(IngestBatch batch) {
+        if (batch.forwards().isEmpty()) {
+            return;
+        }
+        List<Outgoing> messages = new ArrayList<>(batch.forwards().size());
+        for (Reading r : batch.forwards()) {
+            MessageProperties p = new MessageProperties();
+            p.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
+            p.setContentType("application/json");
+            p.setHeader("x-lockwatch-via", "array");
+            // the id as a property: the body's message_id is held to 128 characters, a derived id may be longer
+            p.setMessageId(r.messageId());
+            String json = "{\"sensor_id\":\"" + r.sensorId() + "\",\"data\":" + r.data() + ",\"ts\":" + r.measuredAt() + "}";
+            messages.add(new Outgoing(props.exchange(), r.sensorId(),
+                    new Message(json.getBytes(java.nio.charset.StandardCharsets.UTF_8), p)));
+        }
+        publisher.publish(messages, Duration.ofSeconds(30));
+        forwarded.increment(messages.size());
     }
 
     /**
@@ -188,11 +219,13 @@ public class IngestSteps {
      */
     public void parkWhole(IngestBatch batch, Exception cause) {
         String detail = "unexpected: " + cause;
-        log.error("Parking a whole batch of {} messages after an unexpected failure", batch.size(), cause);
-        for (Reading r : batch.readings()) {
-            batch.rejections().add(new Rejection(Reason.PROCESSING_FAILED, detail, asJson(r), Map.of()));
+        log.error("Parking a whole batch of {} readings after an unexpected failure", batch.size(), cause);
+        for (List<Reading> readings : List.of(batch.readings(), batch.forwards())) {
+            for (Reading r : readings) {
+                batch.rejections().add(new Rejection(Reason.PROCESSING_FAILED, detail, asJson(r), Map.of()));
+            }
+            readings.clear();
         }
-        batch.readings().clear();
         park(batch);
         acknowledge(batch);
     }

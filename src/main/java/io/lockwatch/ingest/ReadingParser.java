@@ -23,7 +23,8 @@ import io.lockwatch.ingest.Rejection.Reason;
 
 /**
  * Turns one message body (contract v1) into a {@link Reading} or a {@link Rejection} that says exactly what
- * is wrong. Never throws for bad input.
+ * is wrong; a body that is a JSON array of readings (a gateway's, as {@code POST /readings} takes it) into one of
+ * those per element. Never throws for bad input.
  */
 public class ReadingParser {
 
@@ -38,14 +39,92 @@ public class ReadingParser {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
+    /** An array message holds at most this many readings, as {@code POST /readings} takes. */
+    public static final int MAX_READINGS = 1000;
+    /** Kept with a parked element of an array message: its place in the array, from 0. */
+    public static final String INDEX_HEADER = "x-lockwatch-index";
+
     private final long maxBodyBytes;
+    private final long maxArrayBodyBytes;
     private final long maxClockSkewMillis;
     private final LongSupplier clock;
 
-    public ReadingParser(long maxBodyBytes, long maxClockSkewMillis, LongSupplier clock) {
+    public ReadingParser(long maxBodyBytes, long maxArrayBodyBytes, long maxClockSkewMillis, LongSupplier clock) {
         this.maxBodyBytes = maxBodyBytes;
+        this.maxArrayBodyBytes = maxArrayBodyBytes;
         this.maxClockSkewMillis = maxClockSkewMillis;
         this.clock = clock;
+    }
+
+    /**
+     * A message as ingest receives it: a reading, or an array of up to {@value #MAX_READINGS}, each judged on its own.
+     * An element without a message id of its own takes the message's, with {@code #index} after it, so that a
+     * redelivered array is told apart element by element.
+     *
+     * @return a {@link Reading}, a {@link Rejection}, or for an array a list of them in the array's order
+     */
+    public Object parseMessage(byte[] body, String amqpMessageId, Date amqpTimestamp,
+                               Supplier<Map<String, Object>> context) {
+        if (!isArray(body)) {
+            return parse(body, amqpMessageId, amqpTimestamp, context);
+        }
+        try {
+            return parseArray(body, amqpMessageId, amqpTimestamp, context);
+        } catch (RuntimeException e) {
+            return reject(Reason.PROCESSING_FAILED, "could not be read: " + firstLine(e.toString()), body, context);
+        }
+    }
+
+    private Object parseArray(byte[] body, String amqpMessageId, Date amqpTimestamp,
+                              Supplier<Map<String, Object>> context) {
+        long now = clock.getAsLong();
+        if (body.length > maxArrayBodyBytes) {
+            return reject(Reason.BODY_TOO_LARGE, "array body of " + body.length + " bytes exceeds the limit of "
+                    + maxArrayBodyBytes, body, context);
+        }
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (JsonProcessingException e) {
+            return reject(Reason.MALFORMED_JSON, firstLine(e.getOriginalMessage()), body, context);
+        } catch (IOException e) {
+            return reject(Reason.MALFORMED_JSON, firstLine(e.getMessage()), body, context);
+        }
+        if (root.isEmpty()) {
+            return reject(Reason.NOT_AN_OBJECT, "an empty array holds no reading", body, context);
+        }
+        if (root.size() > MAX_READINGS) {
+            return reject(Reason.TOO_MANY_READINGS, "an array of " + root.size() + " readings exceeds the limit of "
+                    + MAX_READINGS, body, context);
+        }
+        java.util.List<Object> parsed = new java.util.ArrayList<>(root.size());
+        for (int i = 0; i < root.size(); i++) {
+            JsonNode element = root.get(i);
+            int index = i;
+            Supplier<byte[]> elementBody = () -> element.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            Supplier<Map<String, Object>> elementContext = () -> {
+                Map<String, Object> c = new LinkedHashMap<>(context == null ? Map.of() : context.get());
+                c.put(INDEX_HEADER, index);
+                return c;
+            };
+            Object one = judge(element, elementBody, amqpMessageId == null ? null : amqpMessageId + "#" + i,
+                    amqpTimestamp, now, elementContext);
+            parsed.add(one instanceof Rejection r
+                    ? new Rejection(r.reason(), "[" + i + "] " + r.detail(), r.body(), r.properties()) : one);
+        }
+        return parsed;
+    }
+
+    private static boolean isArray(byte[] body) {
+        if (body == null) {
+            return false;
+        }
+        for (byte b : body) {
+            if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
+                return b == '[';
+            }
+        }
+        return false;
     }
 
     /**
@@ -82,26 +161,32 @@ public class ReadingParser {
         } catch (IOException e) {
             return reject(Reason.MALFORMED_JSON, firstLine(e.getMessage()), body, context);
         }
+        return judge(root, () -> body, amqpMessageId, amqpTimestamp, now, context);
+    }
+
+    /** One reading's JSON judged; {@code body}: what a rejection keeps of it. */
+    private Object judge(JsonNode root, Supplier<byte[]> body, String amqpMessageId, Date amqpTimestamp, long now,
+                         Supplier<Map<String, Object>> context) {
         if (root == null || !root.isObject()) {
             return reject(Reason.NOT_AN_OBJECT, "expected a JSON object, got " + (root == null ? "nothing" : root.getNodeType()),
-                    body, context);
+                    body.get(), context);
         }
 
         JsonNode sensor = root.get("sensor_id");
         if (sensor == null || sensor.isNull()) {
-            return reject(Reason.MISSING_SENSOR_ID, "sensor_id is required", body, context);
+            return reject(Reason.MISSING_SENSOR_ID, "sensor_id is required", body.get(), context);
         }
         if (!sensor.isTextual() || !SENSOR_ID.matcher(sensor.textValue()).matches()) {
             return reject(Reason.INVALID_SENSOR_ID, "sensor_id must be a string of 1 to 16 letters and digits, got "
-                    + shown(sensor), body, context);
+                    + shown(sensor), body.get(), context);
         }
 
         JsonNode data = root.get("data");
         if (data == null || data.isNull()) {
-            return reject(Reason.MISSING_DATA, "data is required", body, context);
+            return reject(Reason.MISSING_DATA, "data is required", body.get(), context);
         }
         if (!data.isIntegralNumber() || !(data.asLong() == 0 || data.asLong() == 1)) {
-            return reject(Reason.INVALID_DATA, "data must be the number 0 or 1, got " + shown(data), body, context);
+            return reject(Reason.INVALID_DATA, "data must be the number 0 or 1, got " + shown(data), body.get(), context);
         }
 
         String messageId = amqpMessageId;
@@ -109,7 +194,7 @@ public class ReadingParser {
         if (mid != null && !mid.isNull()) {
             if (!mid.isTextual() || mid.textValue().isEmpty() || mid.textValue().length() > MESSAGE_ID_MAX) {
                 return reject(Reason.INVALID_MESSAGE_ID, "message_id must be a string of 1 to " + MESSAGE_ID_MAX
-                        + " characters, got " + shown(mid), body, context);
+                        + " characters, got " + shown(mid), body.get(), context);
             }
             messageId = mid.textValue();
         }
@@ -120,7 +205,7 @@ public class ReadingParser {
         if (ts != null && !ts.isNull()) {
             Object parsed = parseTs(ts);
             if (parsed instanceof String problem) {
-                return reject(Reason.INVALID_TS, problem, body, context);
+                return reject(Reason.INVALID_TS, problem, body.get(), context);
             }
             measuredAt = (Long) parsed;
             source = TimeSource.READING;
@@ -133,7 +218,7 @@ public class ReadingParser {
         }
         if (measuredAt > now + maxClockSkewMillis) {
             return reject(Reason.TS_IN_FUTURE, "measured time " + Instant.ofEpochMilli(measuredAt) + " is ahead of "
-                    + Instant.ofEpochMilli(now) + " by more than " + maxClockSkewMillis + " ms", body, context);
+                    + Instant.ofEpochMilli(now) + " by more than " + maxClockSkewMillis + " ms", body.get(), context);
         }
         return new Reading(sensor.textValue(), data.intValue(), measuredAt, source, now, messageId);
     }

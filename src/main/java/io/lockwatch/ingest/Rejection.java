@@ -14,7 +14,7 @@ public record Rejection(Reason reason, String detail, byte[] body, Map<String, O
 
     public enum Reason {
         BODY_TOO_LARGE, MALFORMED_JSON, NOT_AN_OBJECT, MISSING_SENSOR_ID, INVALID_SENSOR_ID, MISSING_DATA,
-        INVALID_DATA, INVALID_TS, TS_IN_FUTURE, INVALID_MESSAGE_ID, PROCESSING_FAILED;
+        INVALID_DATA, INVALID_TS, TS_IN_FUTURE, INVALID_MESSAGE_ID, TOO_MANY_READINGS, PROCESSING_FAILED;
 
         public String code() {
             return name().toLowerCase(java.util.Locale.ROOT);

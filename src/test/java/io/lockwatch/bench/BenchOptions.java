@@ -32,12 +32,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param drain       readings of a backlog to drain (0 = none): instead of the live run, this many are queued while
  *                    the service is stopped, then the service is started and drains them; the drain ceiling is a
  *                    plain consumer draining a backlog of the same size
+ * @param perMessage  readings per message in the drain's backlog: 1, or a JSON array of this many (a gateway's)
  */
 record BenchOptions(int sensors, double changes, int duration, double rate, int warmup, int serviceWarmup, long seed,
                     int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
                     int clients, int links, Drill drill, int partitions, int instances, double serviceCpus,
-                    long drain) {
+                    long drain, int perMessage) {
 
     static final String QUEUE = "lockwatch.readings";
 
@@ -92,6 +93,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         int instances = 0;
         double serviceCpus = 0;
         long drain = 0;
+        int perMessage = 1;
         double changes = 0.01;
         int duration = 60;
         double rate = 0;
@@ -139,6 +141,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                 case "--service-arg" -> serviceArgs.add(v);
                 case "--service-cpus" -> serviceCpus = Double.parseDouble(v);
                 case "--drain" -> drain = Long.parseLong(v);
+                case "--per-message" -> perMessage = Integer.parseInt(v);
                 case "--jar" -> jar = Path.of(v);
                 case "--out" -> out = Path.of(v);
                 case "--amqp" -> amqp = v;
@@ -181,6 +184,10 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (drain < 0 || (drain > 0 && (drill != Drill.NONE || instances > 1))) {
             throw new IllegalArgumentException("--drain must be 0 or more, and runs one instance without a drill");
         }
+        if (perMessage < 1 || perMessage > 1000 || (perMessage > 1 && (drain == 0 || partitions > 1))) {
+            throw new IllegalArgumentException("--per-message must be 1 to 1000, and more than 1 only with --drain and "
+                    + "one readings queue");
+        }
         if (serviceCpus < 0) {
             throw new IllegalArgumentException("--service-cpus must be 0 (no limit) or more");
         }
@@ -192,6 +199,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         }
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password, clients, links, drill,
-                partitions, instances, serviceCpus, drain);
+                partitions, instances, serviceCpus, drain, perMessage);
     }
 }

@@ -573,8 +573,19 @@ public final class PipelineBenchmark {
         service.close();
         long t0 = System.nanoTime();
         long publishedBefore = publisher.published();
-        for (long i = 0; i < o.drain(); i++) {
-            publisher.publish(source.next());
+        if (o.perMessage() == 1) {
+            for (long i = 0; i < o.drain(); i++) {
+                publisher.publish(source.next());
+            }
+        } else {
+            List<ReadingSource.Message> readings = new ArrayList<>(o.perMessage());
+            for (long i = 0; i < o.drain(); i++) {
+                readings.add(source.next());
+                if (readings.size() == o.perMessage() || i == o.drain() - 1) {
+                    publisher.publish(ReadingSource.array(readings));
+                    readings.clear();
+                }
+            }
         }
         publisher.awaitConfirms();
         log("drain: %,d readings queued in %.1f s, %,d ready in the queue; starting the service", o.drain(),
@@ -636,8 +647,10 @@ public final class PipelineBenchmark {
         List<String> lines = new ArrayList<>();
         lines.add(String.format(Locale.US, "drain ceiling (RabbitMQ alone: a plain consumer, prefetch %d, multiple-ack every %d, on a backlog of %,d): %s msg/s",
                 RawCeiling.PREFETCH, RawCeiling.ACK_EVERY, ceiling.messages(), fmt(ceiling.perSecond())));
-        lines.add(String.format(Locale.US, "lockwatch draining a backlog of %,d readings (%,d sensors, %.1f%% changes, %,d clients): %s readings/s  = %.2f of drain ceiling",
-                run.applied(), o.sensors(), o.changes() * 100, o.clients(), fmt(drain.perSecond()), ratio));
+        lines.add(String.format(Locale.US, "lockwatch draining a backlog of %,d readings (%,d sensors, %.1f%% changes, %,d clients%s): %s readings/s  = %.2f of drain ceiling",
+                run.applied(), o.sensors(), o.changes() * 100, o.clients(),
+                o.perMessage() > 1 ? String.format(Locale.US, ", %d readings per message", o.perMessage()) : "",
+                fmt(drain.perSecond()), ratio));
         lines.add(String.format(Locale.US, "cold start: healthy %.1f s after the process started, first reading applied at %.1f s; first minute of the drain %s readings/s; drained in %.1f s; every notification delivered %.1f s after the start",
                 drain.healthySeconds(), drain.firstAppliedSeconds(), fmt(drain.firstMinutePerSecond()),
                 drain.drainSeconds(), drain.notifiedSeconds()));
@@ -660,7 +673,8 @@ public final class PipelineBenchmark {
         figures.put("timestamp", stamp);
         figures.put("revision", REVISION);
         figures.put("options", Map.of("sensors", o.sensors(), "changes", o.changes(), "backlog", o.drain(),
-                "clients", o.clients(), "links_per_client", o.links(), "seed", o.seed()));
+                "clients", o.clients(), "links_per_client", o.links(), "seed", o.seed(),
+                "readings_per_message", o.perMessage()));
         figures.put("drain_ceiling", Map.of("per_s", ceiling.perSecond(), "drain_s", ceiling.drainSeconds(),
                 "fill_s", ceiling.fillSeconds(), "cpu_us_per_message", rawUs, "samples", samples(ceiling.samples())));
         Map<String, Object> d = new LinkedHashMap<>();

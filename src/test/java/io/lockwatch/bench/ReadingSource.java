@@ -89,4 +89,18 @@ final class ReadingSource {
         String json = "{\"sensor_id\":\"" + sensorId + "\",\"data\":" + data + ",\"ts\":" + ts + "}";
         return new Message(sensorId, json.getBytes(StandardCharsets.US_ASCII));
     }
+
+    /** One message holding several readings as a JSON array (a gateway's), routed by its first sensor's id. */
+    static Message array(java.util.List<Message> readings) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(readings.size() * 64);
+        out.write('[');
+        for (int i = 0; i < readings.size(); i++) {
+            if (i > 0) {
+                out.write(',');
+            }
+            out.writeBytes(readings.get(i).body());
+        }
+        out.write(']');
+        return new Message(readings.get(0).routingKey(), out.toByteArray());
+    }
 }

@@ -115,6 +115,69 @@ class IngestIT {
                 .isEqualTo(changes.values().stream().mapToInt(Integer::intValue).sum());
     }
 
+    /**
+     * Gateways publishing arrays of readings (each sensor behind one gateway, routed by the gateway's name): every
+     * reading is applied as if it had come alone. With partitions, each array lands in one partition and its
+     * readings are forwarded to their own.
+     */
+    @Test
+    void arraysOfReadingsFromGatewaysEndInTheReferenceStates() {
+        Random random = new Random(20261125);
+        String prefix = "GW" + UUID.randomUUID().toString().replace("-", "").substring(0, 6);
+        List<String> sensors = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            String id = prefix + String.format("%03d", i);
+            sensors.add(id);
+            jdbc.update("INSERT INTO sensors (id, address) VALUES (?, ?)", id, "Room " + i);
+        }
+        long t0 = System.currentTimeMillis() - 200_000L;
+        Map<String, Integer> state = new HashMap<>();
+        Map<String, Integer> changes = new HashMap<>();
+        List<Message> arrays = new ArrayList<>();
+        List<String> routingKeys = new ArrayList<>();
+        int readings = 0;
+        for (int a = 0; a < 100; a++) {
+            int gateway = a % 3;
+            StringBuilder body = new StringBuilder("[");
+            int n = 1 + random.nextInt(50);
+            for (int i = 0; i < n; i++) {
+                // gateway g serves the sensors i with i % 3 == g
+                String sensor = sensors.get(gateway + 3 * random.nextInt(sensors.size() / 3));
+                int data = random.nextInt(2);
+                body.append(i == 0 ? "" : ",").append("{\"sensor_id\":\"").append(sensor).append("\",\"data\":")
+                        .append(data).append(",\"ts\":").append(t0 + readings * 10L).append('}');
+                if (!Integer.valueOf(data).equals(state.put(sensor, data))) {
+                    changes.merge(sensor, 1, Integer::sum);
+                }
+                readings++;
+            }
+            MessageProperties mp = new MessageProperties();
+            mp.setMessageId(prefix + "-" + a);
+            arrays.add(new Message(body.append(']').toString().getBytes(StandardCharsets.UTF_8), mp));
+            routingKeys.add("gateway" + gateway);
+        }
+        double receivedBefore = counter("lockwatch.readings.received");
+        int total = readings;
+
+        rabbit.invoke(ops -> {
+            for (int i = 0; i < arrays.size(); i++) {
+                ops.send(props.exchange(), routingKeys.get(i), arrays.get(i));
+            }
+            return null;
+        });
+
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+                assertThat(counter("lockwatch.readings.received")).isEqualTo(receivedBefore + total));
+        Map<String, Integer> storedState = new HashMap<>();
+        Map<String, Integer> storedChanges = new HashMap<>();
+        jdbc.query("SELECT sensor_id, state FROM sensor_state WHERE sensor_id LIKE ? AND state IS NOT NULL",
+                rs -> { storedState.put(rs.getString(1), rs.getInt(2)); }, prefix + "%");
+        jdbc.query("SELECT sensor_id, count(*) FROM sensor_events WHERE sensor_id LIKE ? AND type = 'sensor.state_changed' GROUP BY sensor_id",
+                rs -> { storedChanges.put(rs.getString(1), rs.getInt(2)); }, prefix + "%");
+        assertThat(storedState).isEqualTo(state);
+        assertThat(storedChanges).isEqualTo(changes);
+    }
+
     private double counter(String name) {
         var c = meters.find(name).counter();
         return c == null ? 0 : c.count();

@@ -48,7 +48,7 @@ class IngestPartitionsTest {
     private IngestProperties partitions(int n) {
         return new IngestProperties(defaults.exchange(), defaults.queue(), defaults.invalidQueue(), 1, 2000, 1000,
                 Duration.ofMillis(50), Duration.ofMillis(200), n, Duration.ofMillis(300), Duration.ofSeconds(15),
-                DataSize.ofKilobytes(4), Duration.ofMinutes(5), DataSize.ofMegabytes(1), 1000);
+                DataSize.ofKilobytes(4), DataSize.ofKilobytes(128), Duration.ofMinutes(5), DataSize.ofMegabytes(1), 1000);
     }
 
     /** Another instance that renews its row every round, as a live one does, while {@code during} runs. */

@@ -371,7 +371,7 @@ class IngestRouteTest {
         String s = register();
         Map<String, String> bad = new HashMap<>();
         bad.put("malformed_json", "{\"sensor_id\": ");
-        bad.put("not_an_object", "[1]");
+        bad.put("not_an_object", "42");
         bad.put("missing_sensor_id", "{\"data\":1}");
         bad.put("invalid_sensor_id", "{\"sensor_id\":\"no-dashes\",\"data\":1}");
         bad.put("missing_data", "{\"sensor_id\":\"abc\"}");
@@ -401,6 +401,39 @@ class IngestRouteTest {
         assertThat(parked).isEqualTo(bad);
         assertThat(counter("lockwatch.readings.invalid", "reason", "invalid_data")).isEqualTo(invalidBefore + 1);
         assertThat(events(s)).containsExactly("1:null->1", "2:1->0");
+    }
+
+    /** A gateway's message: an array of readings, each judged on its own, acknowledged as one message. */
+    @Test
+    void anArrayMessageAppliesItsGoodReadingsInOrderAndParksItsBadOnesWithTheirIndex() {
+        amqpAdmin.purgeQueue(props.invalidQueue(), false);
+        String s = register();
+        String other = register();
+        int before = acknowledged.get();
+        String body = """
+                [{"sensor_id":"%1$s","data":1,"ts":%3$d},
+                 {"sensor_id":"%1$s","data":0,"ts":%4$d},
+                 {"sensor_id":"%1$s","data":"open"},
+                 {"sensor_id":"%2$s","data":1,"ts":%3$d},
+                 {"sensor_id":"%1$s","data":1,"ts":%5$d}]""".formatted(s, other, T0 + 1000, T0 + 2000, T0 + 3000);
+
+        publish(json(s, body, "gateway-1"));
+
+        awaitAcknowledged(before + 1);
+        assertThat(events(s)).containsExactly("1:null->1", "2:1->0", "3:0->1");
+        assertThat(events(other)).containsExactly("1:null->1");
+        Message parked = rabbit.receive(props.invalidQueue(), 5000);
+        assertThat(parked).isNotNull();
+        assertThat(parked.getMessageProperties().<String>getHeader(IngestSteps.REASON_HEADER)).isEqualTo("invalid_data");
+        assertThat(parked.getMessageProperties().<Object>getHeader(ReadingParser.INDEX_HEADER)).isEqualTo(2);
+        assertThat(parked.getMessageProperties().<String>getHeader(IngestSteps.DETAIL_HEADER)).startsWith("[2] ");
+        assertThat(new String(parked.getBody(), StandardCharsets.UTF_8)).isEqualTo("{\"sensor_id\":\"" + s + "\",\"data\":\"open\"}");
+        assertThat(rabbit.receive(props.invalidQueue(), 200)).as("only the bad reading is parked").isNull();
+
+        // delivered again (a publisher that retried): every reading is known by its message id and index
+        publish(json(s, body, "gateway-1"));
+        awaitAcknowledged(before + 2);
+        assertThat(events(s)).hasSize(3);
     }
 
     // --- helpers

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Date;
+import java.util.List;
 import java.util.Map;
 
 import io.lockwatch.ingest.Reading.TimeSource;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class ReadingParserTest {
 
     static final long NOW = Instant.parse("2026-11-21T12:00:00Z").toEpochMilli();
-    final ReadingParser parser = new ReadingParser(4096, 300_000, () -> NOW);
+    final ReadingParser parser = new ReadingParser(4096, 131_072, 300_000, () -> NOW);
 
     private Object parse(String body) {
         return parser.parse(body.getBytes(StandardCharsets.UTF_8), null, null, () -> Map.of("x-original-routing-key", "k"));
@@ -123,7 +124,7 @@ class ReadingParserTest {
 
     @Test
     void theServicesClockDecidesWhatIsAheadWithASmallTolerance() {
-        ReadingParser fiveSeconds = new ReadingParser(4096, 5_000, () -> NOW);
+        ReadingParser fiveSeconds = new ReadingParser(4096, 131_072, 5_000, () -> NOW);
         java.util.function.LongFunction<Object> at = millis -> fiveSeconds.parse(
                 ("{\"sensor_id\": \"a\", \"data\": 1, \"ts\": " + millis + "}").getBytes(StandardCharsets.UTF_8),
                 null, null, Map::of);
@@ -138,7 +139,7 @@ class ReadingParserTest {
 
     @Test
     void aFailureTheChecksDidNotForeseeIsARejectionNotAnException() {
-        ReadingParser broken = new ReadingParser(4096, 5_000, () -> {
+        ReadingParser broken = new ReadingParser(4096, 131_072, 5_000, () -> {
             throw new IllegalStateException("no clock");
         });
 
@@ -172,5 +173,63 @@ class ReadingParserTest {
 
         assertThat(r.reason()).isEqualTo(Reason.INVALID_MESSAGE_ID);
         assertThat(r.detail().length()).isLessThan(120);
+    }
+
+    // --- a message holding an array of readings (a gateway's)
+
+    @Test
+    void eachReadingOfAnArrayIsJudgedOnItsOwnAndABadOneKeepsItsIndex() {
+        String body = """
+                [{"sensor_id": "a", "data": 1, "ts": %d},
+                 {"sensor_id": "not valid!", "data": 1},
+                 {"sensor_id": "b", "data": 0, "message_id": "own"},
+                 [1, 2],
+                 {"sensor_id": "c", "data": 7}]""".formatted(NOW - 1000);
+
+        Object parsed = parser.parseMessage(body.getBytes(StandardCharsets.UTF_8), "gw-17", null,
+                () -> Map.of("x-original-routing-key", "gateway"));
+
+        assertThat(parsed).asList().hasSize(5);
+        List<?> all = (List<?>) parsed;
+        assertThat(all.get(0)).isEqualTo(new Reading("a", 1, NOW - 1000, TimeSource.READING, NOW, "gw-17#0"));
+        assertThat(all.get(2)).isEqualTo(new Reading("b", 0, NOW, TimeSource.RECEIPT, NOW, "own"));
+        assertThat(List.of(all.get(1), all.get(3), all.get(4))).allSatisfy(r -> assertThat(r).isInstanceOf(Rejection.class));
+        Rejection second = (Rejection) all.get(1);
+        assertThat(second.reason()).isEqualTo(Reason.INVALID_SENSOR_ID);
+        assertThat(second.detail()).startsWith("[1] ");
+        assertThat(new String(second.body(), StandardCharsets.UTF_8)).isEqualTo("{\"sensor_id\":\"not valid!\",\"data\":1}");
+        assertThat(second.properties()).containsEntry(ReadingParser.INDEX_HEADER, 1)
+                .containsEntry("x-original-routing-key", "gateway");
+        assertThat(((Rejection) all.get(3)).reason()).isEqualTo(Reason.NOT_AN_OBJECT);
+        assertThat(((Rejection) all.get(4)).reason()).isEqualTo(Reason.INVALID_DATA);
+        assertThat(((Rejection) all.get(4)).properties()).containsEntry(ReadingParser.INDEX_HEADER, 4);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "[]                                         | NOT_AN_OBJECT",
+            "[{\"sensor_id\": \"a\", \"data\": 1},       | MALFORMED_JSON",
+            "  [{\"sensor_id\": \"a\", \"data\": 1}] []  | MALFORMED_JSON"})
+    void anArrayThatCannotBeReadIsOneRejectionOfTheWholeMessage(String body, Reason reason) {
+        Object parsed = parser.parseMessage(body.getBytes(StandardCharsets.UTF_8), null, null, Map::of);
+
+        assertThat(parsed).isInstanceOfSatisfying(Rejection.class, r -> {
+            assertThat(r.reason()).isEqualTo(reason);
+            assertThat(r.body()).isEqualTo(body.getBytes(StandardCharsets.UTF_8));
+        });
+    }
+
+    @Test
+    void anArrayIsLimitedInReadingsAndInBytes() {
+        String one = "{\"sensor_id\":\"a\",\"data\":1}";
+        String thousand = "[" + String.join(",", java.util.Collections.nCopies(1000, one)) + "]";
+        String moreThanAThousand = "[" + String.join(",", java.util.Collections.nCopies(1001, one)) + "]";
+
+        assertThat(parser.parseMessage(thousand.getBytes(StandardCharsets.UTF_8), null, null, Map::of)).asList().hasSize(1000);
+        assertThat(parser.parseMessage(moreThanAThousand.getBytes(StandardCharsets.UTF_8), null, null, Map::of))
+                .isInstanceOfSatisfying(Rejection.class, r -> assertThat(r.reason()).isEqualTo(Reason.TOO_MANY_READINGS));
+        ReadingParser small = new ReadingParser(4096, 10_000, 5_000, () -> NOW);
+        assertThat(small.parseMessage(thousand.getBytes(StandardCharsets.UTF_8), null, null, Map::of))
+                .isInstanceOfSatisfying(Rejection.class, r -> assertThat(r.reason()).isEqualTo(Reason.BODY_TOO_LARGE));
     }
 }
