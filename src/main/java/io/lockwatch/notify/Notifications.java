@@ -41,7 +41,6 @@ public class Notifications {
     /** Set when the target guard refuses the client's URL; read by routes/notify.camel.yaml. */
     static final String REFUSED = "lockwatch.refused";
     /** The POST's own failure, if it failed without an answer (timeout, refused connection). */
-    static final String POST_FAILED = "lockwatch.postFailed";
     /** Set when the attempt just recorded finished its queue's head and the next one of the queue waits. */
     static final String SUCCESSOR_DUE = "lockwatch.successorDue";
     /** The request slot an attempt holds until it is recorded. */
@@ -130,7 +129,7 @@ public class Notifications {
     public void prepare(Exchange exchange) throws JsonProcessingException {
         Delivery d = exchange.getMessage().getBody(Delivery.class);
         // an attempt's outcome is read from these: none may come from the exchange the claim was split from
-        exchange.removeProperty(POST_FAILED);
+        exchange.removeProperty(WebhookPoster.ANSWER);
         exchange.removeProperty(SUCCESSOR_DUE);
         exchange.removeProperty(REFUSED);
         exchange.setProperty(DELIVERY, d);
@@ -194,28 +193,26 @@ public class Notifications {
         Delivery d = exchange.getProperty(DELIVERY, Delivery.class);
         long started = exchange.getProperty(STARTED, Long.class);
         long duration = System.currentTimeMillis() - started;
-        Integer status = exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
-        Throwable failure = exchange.getProperty(POST_FAILED, Throwable.class);
+        WebhookPoster.Answer answer = exchange.getProperty(WebhookPoster.ANSWER, WebhookPoster.Answer.class);
+        Integer status = answer == null ? null : answer.status();
         String refused = exchange.getProperty(REFUSED, String.class);
-        String error = refused != null ? "target refused: " + refused
-                : failure != null ? oneLine(failure)
-                : status == null ? "no answer" : status >= 200 && status < 300 ? null : "HTTP " + status;
+        String error = refused != null ? "target refused: " + refused : answer == null ? "no answer" : answer.error();
         boolean success = error == null;
 
         RetryPolicy.Decision decision = retries.after(d.attempt(), !success, status,
-                exchange.getMessage().getHeader("Retry-After", String.class), Instant.now());
+                answer == null ? null : answer.retryAfter(), Instant.now());
         Outcome outcome = decision instanceof RetryPolicy.Delivered ? Outcome.DELIVERED
                 : decision instanceof RetryPolicy.Retry ? Outcome.RETRY : Outcome.DEAD;
         Instant next = decision instanceof RetryPolicy.Retry retry ? retry.at() : null;
         recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next));
-        // the next of the queue is due now: claimed at once, not at the next poll (a burst of one sensor's changes
-        // would otherwise drain at one per poll interval)
         AtomicBoolean gate = exchange.getProperty(GATE, AtomicBoolean.class);
         if (gate != null && gate.compareAndSet(true, false)) {
             gates.leave(d.clientId(), success || refused != null);
         }
         free(exchange.getProperty(SLOT, AtomicBoolean.class));
-        // recorded: nothing after this may fail the step, or the route would retry it and record the attempt twice
+        // recorded: nothing after this may fail the step, or the route would retry it and record the attempt twice.
+        // The next of the queue is due now: claimed at once, not at the next poll (a burst of one sensor's changes
+        // would otherwise drain at one per poll interval)
         exchange.setProperty(SUCCESSOR_DUE, outcome != Outcome.RETRY && successorWaits(d));
         switch (outcome) {
             case DELIVERED -> {
@@ -310,20 +307,5 @@ public class Notifications {
         p.put("occurred_at", RFC3339_MILLIS.format(Instant.ofEpochMilli(d.occurredAt())));
         p.put("client_id", d.clientId().toString());
         return p;
-    }
-
-    private static String describe(Throwable t) {
-        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
-    }
-
-    /** The failure as it was reported, and its root cause if that is another one, on one line. */
-    private static String oneLine(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String msg = describe(t) + (root == t ? "" : " (" + describe(root) + ")");
-        msg = msg.lines().findFirst().orElse(msg);
-        return msg.length() > 300 ? msg.substring(0, 300) : msg;
     }
 }

@@ -60,11 +60,6 @@ public class TestPing {
         WebhookPoster.Answer answer = poster.send(target.url(), Map.of("webhook-id", id,
                 "webhook-timestamp", String.valueOf(timestamp), "webhook-signature", signature), body);
         long took = (System.nanoTime() - started) / 1_000_000;
-        if (answer.failure() != null) {
-            Exception e = answer.failure();
-            return new Result(null, took, e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
-        }
-        int status = answer.status();
-        return new Result(status, took, status >= 200 && status < 300 ? null : "HTTP " + status);
+        return new Result(answer.status(), took, answer.error());
     }
 }

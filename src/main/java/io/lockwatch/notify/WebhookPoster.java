@@ -33,8 +33,29 @@ public class WebhookPoster {
     /** What of an answer is read at most: the status and headers matter, the body does not. */
     static final int BODY_CAP = 64 * 1024;
 
+    /** Where the route's step leaves its {@link Answer} on the exchange. */
+    static final String ANSWER = "lockwatch.webhookAnswer";
+
     /** The endpoint's status and {@code Retry-After}, or why there was no answer. */
     public record Answer(Integer status, String retryAfter, Exception failure) {
+
+        /** What went wrong, on one line as an attempt records it; null for a 2xx. */
+        public String error() {
+            if (failure != null) {
+                Throwable root = failure;
+                while (root.getCause() != null && root.getCause() != root) {
+                    root = root.getCause();
+                }
+                String msg = describe(failure) + (root == failure ? "" : " (" + describe(root) + ")");
+                msg = msg.lines().findFirst().orElse(msg);
+                return msg.length() > 300 ? msg.substring(0, 300) : msg;
+            }
+            return status >= 200 && status < 300 ? null : "HTTP " + status;
+        }
+
+        private static String describe(Throwable t) {
+            return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+        }
     }
 
     /** Ends the bodies that outlast their attempt's deadline; one thread for all posters, it only cancels. */
@@ -62,21 +83,13 @@ public class WebhookPoster {
         return deadline;
     }
 
-    /** The route's step: the request prepared on the exchange; the answer, or the failure, put back on it. */
+    /** The route's step: the request prepared on the exchange; the {@link Answer} put back on it. */
     public void post(Exchange exchange) {
         org.apache.camel.Message m = exchange.getMessage();
-        Answer answer = send(m.getHeader(Exchange.HTTP_URI, String.class), Map.of(
+        exchange.setProperty(ANSWER, send(m.getHeader(Exchange.HTTP_URI, String.class), Map.of(
                 "webhook-id", m.getHeader("webhook-id", String.class),
                 "webhook-timestamp", m.getHeader("webhook-timestamp", String.class),
-                "webhook-signature", m.getHeader("webhook-signature", String.class)), m.getBody(String.class));
-        if (answer.failure() != null) {
-            exchange.setProperty(Notifications.POST_FAILED, answer.failure());
-            return;
-        }
-        m.setHeader(Exchange.HTTP_RESPONSE_CODE, answer.status());
-        if (answer.retryAfter() != null) {
-            m.setHeader("Retry-After", answer.retryAfter());
-        }
+                "webhook-signature", m.getHeader("webhook-signature", String.class)), m.getBody(String.class)));
     }
 
     /**
