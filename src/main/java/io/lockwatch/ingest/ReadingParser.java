@@ -12,12 +12,15 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.lockwatch.ingest.Reading.TimeSource;
 import io.lockwatch.ingest.Rejection.Reason;
 
@@ -43,6 +46,10 @@ public class ReadingParser {
     public static final int MAX_READINGS = 1000;
     /** Kept with a parked element of an array message: its place in the array, from 0. */
     public static final String INDEX_HEADER = "x-lockwatch-index";
+
+    /** Reads one value where the parser stands; what follows it is the caller's. */
+    private static final com.fasterxml.jackson.databind.ObjectReader IN_PLACE = JSON.reader()
+            .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private final long maxBodyBytes;
     private final long maxArrayBodyBytes;
@@ -82,35 +89,53 @@ public class ReadingParser {
             return reject(Reason.BODY_TOO_LARGE, "array body of " + body.length + " bytes exceeds the limit of "
                     + maxArrayBodyBytes, body, context);
         }
-        JsonNode root;
-        try {
-            root = JSON.readTree(body);
+        java.util.List<Object> parsed = new java.util.ArrayList<>();
+        int count = 0;
+        try (JsonParser p = JSON.createParser(body)) {
+            p.nextToken(); // the array's start
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                int index = count++;
+                if (index >= MAX_READINGS) {
+                    p.skipChildren(); // counted, to be refused once the whole is known to be JSON
+                    continue;
+                }
+                Supplier<Map<String, Object>> elementContext = () -> {
+                    Map<String, Object> c = new LinkedHashMap<>(context == null ? Map.of() : context.get());
+                    c.put(INDEX_HEADER, index);
+                    return c;
+                };
+                Object one;
+                if (p.currentToken() == JsonToken.START_OBJECT) {
+                    int from = (int) p.currentTokenLocation().getByteOffset();
+                    Fields fields = readFields(p);
+                    int to = (int) p.currentLocation().getByteOffset();
+                    // a bad element is parked as it was sent
+                    one = judge(fields, () -> java.util.Arrays.copyOfRange(body, from, to),
+                            amqpMessageId == null ? null : amqpMessageId + "#" + index, amqpTimestamp, now, elementContext);
+                } else {
+                    JsonNode element = IN_PLACE.readTree(p);
+                    String shown = element == null ? "null" : element.toString();
+                    one = reject(Reason.NOT_AN_OBJECT, "expected a JSON object, got "
+                                    + (element == null ? "null" : element.getNodeType()),
+                            shown.getBytes(java.nio.charset.StandardCharsets.UTF_8), elementContext);
+                }
+                parsed.add(one instanceof Rejection r
+                        ? new Rejection(r.reason(), "[" + index + "] " + r.detail(), r.body(), r.properties()) : one);
+            }
+            if (p.nextToken() != null) {
+                return reject(Reason.MALFORMED_JSON, "more content after the array", body, context);
+            }
         } catch (JsonProcessingException e) {
             return reject(Reason.MALFORMED_JSON, firstLine(e.getOriginalMessage()), body, context);
         } catch (IOException e) {
             return reject(Reason.MALFORMED_JSON, firstLine(e.getMessage()), body, context);
         }
-        if (root.isEmpty()) {
+        if (count == 0) {
             return reject(Reason.NOT_AN_OBJECT, "an empty array holds no reading", body, context);
         }
-        if (root.size() > MAX_READINGS) {
-            return reject(Reason.TOO_MANY_READINGS, "an array of " + root.size() + " readings exceeds the limit of "
+        if (count > MAX_READINGS) {
+            return reject(Reason.TOO_MANY_READINGS, "an array of " + count + " readings exceeds the limit of "
                     + MAX_READINGS, body, context);
-        }
-        java.util.List<Object> parsed = new java.util.ArrayList<>(root.size());
-        for (int i = 0; i < root.size(); i++) {
-            JsonNode element = root.get(i);
-            int index = i;
-            Supplier<byte[]> elementBody = () -> element.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            Supplier<Map<String, Object>> elementContext = () -> {
-                Map<String, Object> c = new LinkedHashMap<>(context == null ? Map.of() : context.get());
-                c.put(INDEX_HEADER, index);
-                return c;
-            };
-            Object one = judge(element, elementBody, amqpMessageId == null ? null : amqpMessageId + "#" + i,
-                    amqpTimestamp, now, elementContext);
-            parsed.add(one instanceof Rejection r
-                    ? new Rejection(r.reason(), "[" + i + "] " + r.detail(), r.body(), r.properties()) : one);
         }
         return parsed;
     }
@@ -153,6 +178,66 @@ public class ReadingParser {
             return reject(Reason.BODY_TOO_LARGE, "body of " + body.length + " bytes exceeds the limit of " + maxBodyBytes,
                     body, context);
         }
+        Fields fields;
+        try (JsonParser p = JSON.createParser(body)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return notAnObject(body, context);
+            }
+            fields = readFields(p);
+            if (p.nextToken() != null) {
+                return reject(Reason.MALFORMED_JSON, "more content after the reading's object", body, context);
+            }
+        } catch (JsonProcessingException e) {
+            return reject(Reason.MALFORMED_JSON, firstLine(e.getOriginalMessage()), body, context);
+        } catch (IOException e) {
+            return reject(Reason.MALFORMED_JSON, firstLine(e.getMessage()), body, context);
+        }
+        return judge(fields, () -> body, amqpMessageId, amqpTimestamp, now, context);
+    }
+
+    /** The fields of a reading as read, each null where absent; the others are skipped. */
+    private record Fields(JsonNode sensor, JsonNode data, JsonNode messageId, JsonNode ts) {
+    }
+
+    /**
+     * Reads one object from its {@code START_OBJECT} to its {@code END_OBJECT}, keeping the reading's fields: a
+     * parser bound to the reading, rather than a tree of the whole message. A field given twice is malformed (the
+     * parser's duplicate detection), as in the tree.
+     */
+    private static Fields readFields(JsonParser p) throws IOException {
+        JsonNode sensor = null, data = null, messageId = null, ts = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken value = p.nextToken();
+            switch (name) {
+                case "sensor_id" -> sensor = value(p, value);
+                case "data" -> data = value(p, value);
+                case "message_id" -> messageId = value(p, value);
+                case "ts" -> ts = value(p, value);
+                default -> p.skipChildren();
+            }
+        }
+        return new Fields(sensor, data, messageId, ts);
+    }
+
+    private static JsonNode value(JsonParser p, JsonToken token) throws IOException {
+        JsonNodeFactory nodes = JsonNodeFactory.instance;
+        return switch (token) {
+            case VALUE_STRING -> nodes.textNode(p.getText());
+            case VALUE_NUMBER_INT -> switch (p.getNumberType()) {
+                case INT -> nodes.numberNode(p.getIntValue());
+                case LONG -> nodes.numberNode(p.getLongValue());
+                default -> nodes.numberNode(p.getBigIntegerValue());
+            };
+            case VALUE_NUMBER_FLOAT -> nodes.numberNode(p.getDoubleValue());
+            case VALUE_TRUE, VALUE_FALSE -> nodes.booleanNode(token == JsonToken.VALUE_TRUE);
+            case VALUE_NULL -> nodes.nullNode();
+            default -> IN_PLACE.readTree(p); // an object or array where a value belongs: read only to be shown
+        };
+    }
+
+    /** A body that is no object: read as a tree to say what it is instead (or that it is no JSON at all). */
+    private static Rejection notAnObject(byte[] body, Supplier<Map<String, Object>> context) {
         JsonNode root;
         try {
             root = JSON.readTree(body);
@@ -161,18 +246,14 @@ public class ReadingParser {
         } catch (IOException e) {
             return reject(Reason.MALFORMED_JSON, firstLine(e.getMessage()), body, context);
         }
-        return judge(root, () -> body, amqpMessageId, amqpTimestamp, now, context);
+        return reject(Reason.NOT_AN_OBJECT, "expected a JSON object, got " + (root == null ? "nothing" : root.getNodeType()),
+                body, context);
     }
 
-    /** One reading's JSON judged; {@code body}: what a rejection keeps of it. */
-    private Object judge(JsonNode root, Supplier<byte[]> body, String amqpMessageId, Date amqpTimestamp, long now,
+    /** One reading's fields judged; {@code body}: what a rejection keeps of it, asked for only then. */
+    private Object judge(Fields root, Supplier<byte[]> body, String amqpMessageId, Date amqpTimestamp, long now,
                          Supplier<Map<String, Object>> context) {
-        if (root == null || !root.isObject()) {
-            return reject(Reason.NOT_AN_OBJECT, "expected a JSON object, got " + (root == null ? "nothing" : root.getNodeType()),
-                    body.get(), context);
-        }
-
-        JsonNode sensor = root.get("sensor_id");
+        JsonNode sensor = root.sensor();
         if (sensor == null || sensor.isNull()) {
             return reject(Reason.MISSING_SENSOR_ID, "sensor_id is required", body.get(), context);
         }
@@ -181,7 +262,7 @@ public class ReadingParser {
                     + shown(sensor), body.get(), context);
         }
 
-        JsonNode data = root.get("data");
+        JsonNode data = root.data();
         if (data == null || data.isNull()) {
             return reject(Reason.MISSING_DATA, "data is required", body.get(), context);
         }
@@ -190,7 +271,7 @@ public class ReadingParser {
         }
 
         String messageId = amqpMessageId;
-        JsonNode mid = root.get("message_id");
+        JsonNode mid = root.messageId();
         if (mid != null && !mid.isNull()) {
             if (!mid.isTextual() || mid.textValue().isEmpty() || mid.textValue().length() > MESSAGE_ID_MAX) {
                 return reject(Reason.INVALID_MESSAGE_ID, "message_id must be a string of 1 to " + MESSAGE_ID_MAX
@@ -201,7 +282,7 @@ public class ReadingParser {
 
         long measuredAt;
         TimeSource source;
-        JsonNode ts = root.get("ts");
+        JsonNode ts = root.ts();
         if (ts != null && !ts.isNull()) {
             Object parsed = parseTs(ts);
             if (parsed instanceof String problem) {

@@ -197,7 +197,8 @@ class ReadingParserTest {
         Rejection second = (Rejection) all.get(1);
         assertThat(second.reason()).isEqualTo(Reason.INVALID_SENSOR_ID);
         assertThat(second.detail()).startsWith("[1] ");
-        assertThat(new String(second.body(), StandardCharsets.UTF_8)).isEqualTo("{\"sensor_id\":\"not valid!\",\"data\":1}");
+        assertThat(new String(second.body(), StandardCharsets.UTF_8)).as("as it was sent")
+                .isEqualTo("{\"sensor_id\": \"not valid!\", \"data\": 1}");
         assertThat(second.properties()).containsEntry(ReadingParser.INDEX_HEADER, 1)
                 .containsEntry("x-original-routing-key", "gateway");
         assertThat(((Rejection) all.get(3)).reason()).isEqualTo(Reason.NOT_AN_OBJECT);
