@@ -166,6 +166,12 @@ public class IngestConfiguration {
                 .isComplete(props.batchSize(), interval, maxWait, thread::isFree);
     }
 
+    /** The readings consumer copies only the headers ingest reads. */
+    @Bean
+    org.apache.camel.component.springrabbit.MessagePropertiesConverter readingHeaders() {
+        return new ReadingHeaders();
+    }
+
     /** The consumer hands bodies on as the bytes received, whatever their content type says. */
     @Bean
     MessageConverter rawBodyMessageConverter() {
