@@ -50,6 +50,8 @@
 #                    "= X of drain ceiling", the cold start (healthy, first reading applied, the first minute's rate),
 #                    CPU µs per reading by process, heap, and the same correctness checks; figures to
 #                    target/bench/drain-<timestamp>.json
+#                    With --drill kill (scripts/drill.sh kill --drain N): kill -9 a third into the drain, started
+#                    again, the rest drained, and everything checked by the databases
 #   --per-message M  with --drain and one readings queue: the backlog's messages each hold a JSON array of M
 #                    readings (a gateway's, up to 1000), N readings in all; the drain ceiling stays one message each
 #   --isolated       use a RabbitMQ virtual host 'lockwatch-bench' and PostgreSQL and ClickHouse databases

@@ -181,8 +181,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (instances < 1 || instances > 2 || partitions < 1) {
             throw new IllegalArgumentException("--instances must be 1 or 2, --partitions 1 or more");
         }
-        if (drain < 0 || (drain > 0 && (drill != Drill.NONE || instances > 1))) {
-            throw new IllegalArgumentException("--drain must be 0 or more, and runs one instance without a drill");
+        if (drain < 0 || (drain > 0 && ((drill != Drill.NONE && drill != Drill.KILL) || instances > 1))) {
+            throw new IllegalArgumentException("--drain must be 0 or more, and runs one instance, without a drill but kill");
         }
         if (perMessage < 1 || perMessage > 1000 || (perMessage > 1 && (drain == 0 || partitions > 1))) {
             throw new IllegalArgumentException("--per-message must be 1 to 1000, and more than 1 only with --drain and "

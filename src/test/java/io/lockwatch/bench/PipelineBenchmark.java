@@ -600,10 +600,33 @@ public final class PipelineBenchmark {
             service.awaitHealthy(Duration.ofMinutes(3));
             healthy = sampler.elapsedSeconds();
             log("drain: the service is healthy %.1f s after its start", healthy);
-            applied = awaitApplied(prometheus, o.drain(), service);
-            drained = sampler.elapsedSeconds();
-            awaitCounter(prometheus, PrometheusScraper.HISTORY_WRITTEN, applied, service);
-            historyEnd = sampler.elapsedSeconds();
+            if (o.drill() == Drill.KILL) {
+                // kill -9 mid-drain: the counters start again with the process, so the drain ends when the queue is
+                // empty, and what it did is checked by the databases afterwards
+                awaitApplied(prometheus, o.drain() / 3.0, service);
+                log("drill: kill -9 of the service (pid %d) a third into the drain", service.pid());
+                double killedAt = sampler.elapsedSeconds();
+                service.kill();
+                service.restart();
+                service.awaitHealthy(Duration.ofMinutes(3));
+                drillNotes = String.format(Locale.US, "killed with -9 at %.1f s, a third into the drain; healthy again %.1f s later",
+                        killedAt, sampler.elapsedSeconds() - killedAt);
+                log("drill: %s", drillNotes);
+                while (readingsDepth(broker) > 0) {
+                    if (!service.isAlive()) {
+                        throw new IllegalStateException("the service died; see its log");
+                    }
+                    Thread.sleep(500); // polling the broker's count, as the other waits here do
+                }
+                applied = o.drain();
+                drained = sampler.elapsedSeconds();
+                historyEnd = drained;
+            } else {
+                applied = awaitApplied(prometheus, o.drain(), service);
+                drained = sampler.elapsedSeconds();
+                awaitCounter(prometheus, PrometheusScraper.HISTORY_WRITTEN, applied, service);
+                historyEnd = sampler.elapsedSeconds();
+            }
             awaitNotifications(db, webhooks, service);
             notifiedEnd = sampler.elapsedSeconds();
         } finally {
