@@ -68,6 +68,8 @@ public class SensorStateStore {
     private final Map<String, Row> held = new HashMap<>();
     /** Until then (clock millis) every reading is written: another instance may have written these sensors lately. */
     private long writeThroughUntil = NONE;
+    /** How many rows are held, for the gauge, which must not wait for a batch's transaction. */
+    private volatile int heldCount;
 
     /**
      * @param maxSensors  rows held in memory at most; the others are read with each batch
@@ -96,6 +98,7 @@ public class SensorStateStore {
         } catch (RuntimeException e) {
             // the rows were changed in memory by a transaction that did not commit
             held.keySet().removeAll(ids);
+            heldCount = held.size();
             throw e;
         }
         for (String id : ids) {
@@ -106,6 +109,7 @@ public class SensorStateStore {
                 held.put(id, row);
             }
         }
+        heldCount = held.size();
         return outcome;
     }
 
@@ -116,12 +120,13 @@ public class SensorStateStore {
      */
     public synchronized void forget(java.time.Duration settle) {
         held.clear();
+        heldCount = 0;
         writeThroughUntil = clock.getAsLong() + settle.toMillis();
     }
 
     /** The number of sensors whose rows are held in memory. */
-    public synchronized int heldSensors() {
-        return held.size();
+    public int heldSensors() {
+        return heldCount;
     }
 
     private ApplyOutcome applyIn(Connection c, List<Reading> readings, TreeSet<String> ids, Map<String, Row> rows)
