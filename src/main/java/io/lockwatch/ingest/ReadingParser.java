@@ -72,13 +72,11 @@ public class ReadingParser {
      */
     public Object parseMessage(byte[] body, String amqpMessageId, Date amqpTimestamp,
                                Supplier<Map<String, Object>> context) {
-        if (!isArray(body)) {
-            return parse(body, amqpMessageId, amqpTimestamp, context);
-        }
         try {
-            return parseArray(body, amqpMessageId, amqpTimestamp, context);
+            return isArray(body) ? parseArray(body, amqpMessageId, amqpTimestamp, context)
+                    : parseChecked(body, amqpMessageId, amqpTimestamp, context);
         } catch (RuntimeException e) {
-            return reject(Reason.PROCESSING_FAILED, "could not be read: " + firstLine(e.toString()), body, context);
+            return couldNotBeRead(e, body, context);
         }
     }
 
@@ -125,10 +123,8 @@ public class ReadingParser {
             if (p.nextToken() != null) {
                 return reject(Reason.MALFORMED_JSON, "more content after the array", body, context);
             }
-        } catch (JsonProcessingException e) {
-            return reject(Reason.MALFORMED_JSON, firstLine(e.getOriginalMessage()), body, context);
         } catch (IOException e) {
-            return reject(Reason.MALFORMED_JSON, firstLine(e.getMessage()), body, context);
+            return malformed(e, body, context);
         }
         if (count == 0) {
             return reject(Reason.NOT_AN_OBJECT, "an empty array holds no reading", body, context);
@@ -163,9 +159,18 @@ public class ReadingParser {
         try {
             return parseChecked(body, amqpMessageId, amqpTimestamp, context);
         } catch (RuntimeException e) {
-            // a case the checks above missed: the message is still parked with a reason, never lost or retried
-            return reject(Reason.PROCESSING_FAILED, "could not be read: " + firstLine(e.toString()), body, context);
+            return couldNotBeRead(e, body, context);
         }
+    }
+
+    /** A case the checks missed: the message is still parked with a reason, never lost or retried. */
+    private static Rejection couldNotBeRead(RuntimeException e, byte[] body, Supplier<Map<String, Object>> context) {
+        return reject(Reason.PROCESSING_FAILED, "could not be read: " + firstLine(e.toString()), body, context);
+    }
+
+    private static Rejection malformed(IOException e, byte[] body, Supplier<Map<String, Object>> context) {
+        String message = e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.getMessage();
+        return reject(Reason.MALFORMED_JSON, firstLine(message), body, context);
     }
 
     private Object parseChecked(byte[] body, String amqpMessageId, Date amqpTimestamp,
@@ -187,10 +192,8 @@ public class ReadingParser {
             if (p.nextToken() != null) {
                 return reject(Reason.MALFORMED_JSON, "more content after the reading's object", body, context);
             }
-        } catch (JsonProcessingException e) {
-            return reject(Reason.MALFORMED_JSON, firstLine(e.getOriginalMessage()), body, context);
         } catch (IOException e) {
-            return reject(Reason.MALFORMED_JSON, firstLine(e.getMessage()), body, context);
+            return malformed(e, body, context);
         }
         return judge(fields, () -> body, amqpMessageId, amqpTimestamp, now, context);
     }
@@ -241,10 +244,8 @@ public class ReadingParser {
         JsonNode root;
         try {
             root = JSON.readTree(body);
-        } catch (JsonProcessingException e) {
-            return reject(Reason.MALFORMED_JSON, firstLine(e.getOriginalMessage()), body, context);
         } catch (IOException e) {
-            return reject(Reason.MALFORMED_JSON, firstLine(e.getMessage()), body, context);
+            return malformed(e, body, context);
         }
         return reject(Reason.NOT_AN_OBJECT, "expected a JSON object, got " + (root == null ? "nothing" : root.getNodeType()),
                 body, context);
