@@ -24,13 +24,9 @@ public final class IngestBatch {
     private final long startedNanos = System.nanoTime();
 
     /**
-     * Whether the batch closes now (asked by the aggregator as each message joins): at full size; once it is
-     * {@code intervalNanos} old if the batch thread is free to apply it at once; and at the latest once it is
-     * {@code maxWaitNanos} old. While the batch thread is busy, a closed batch could only wait in its queue, so it
-     * goes on gathering and is applied as one transaction when the thread is free: under light load batches close
-     * after the interval, under heavy load they grow as large as the thread's pace requires, and a burst that
-     * arrives while the thread is free is not held back waiting to grow. A batch that stops growing is closed by
-     * the aggregator's inactivity timeout instead.
+     * Whether the batch closes now (asked as each message joins, and every few milliseconds, by
+     * {@link IngestBatches}): at full size; once it is {@code intervalNanos} old if the batch thread is free to apply
+     * it at once; and at the latest once it is {@code maxWaitNanos} old.
      */
     boolean isComplete(int size, long intervalNanos, long maxWaitNanos, BooleanSupplier batchThreadFree) {
         return closes(size(), System.nanoTime() - startedNanos, size, intervalNanos, maxWaitNanos, batchThreadFree);

@@ -133,37 +133,23 @@ public class IngestConfiguration {
     }
 
     @Bean
-    IngestBatchAggregation ingestBatchAggregation(IngestProperties props) {
-        return new IngestBatchAggregation(props.partitions() > 1);
-    }
-
-    @Bean
-    IngestBatchThread ingestBatchThread() {
-        return new IngestBatchThread();
+    IngestBatches ingestBatches(IngestProperties props) {
+        return new IngestBatches(props, props.partitions() > 1, "direct:ingest-batch");
     }
 
     /** Starts the batch thread with the Camel context, before the routes that use it. */
     @Bean
-    org.apache.camel.spring.boot.CamelContextConfiguration ingestBatchThreadStart(IngestBatchThread thread) {
+    org.apache.camel.spring.boot.CamelContextConfiguration ingestBatchThreadStart(IngestBatches batches) {
         return new org.apache.camel.spring.boot.CamelContextConfiguration() {
             @Override
             public void beforeApplicationStart(org.apache.camel.CamelContext camel) {
-                thread.start(camel);
+                batches.start(camel);
             }
 
             @Override
             public void afterApplicationStart(org.apache.camel.CamelContext camel) {
             }
         };
-    }
-
-    /** When a batch closes (the aggregator's completion predicate, asked as each message joins). */
-    @Bean
-    org.apache.camel.Predicate ingestBatchIsComplete(IngestProperties props, IngestBatchThread thread) {
-        long interval = props.batchInterval().toMillis() * 1_000_000L;
-        long maxWait = props.batchMaxWait().toMillis() * 1_000_000L;
-        return exchange -> exchange.getMessage().getBody(IngestBatch.class)
-                .isComplete(props.batchSize(), interval, maxWait, thread::isFree);
     }
 
     /** The readings consumer copies only the headers ingest reads. */

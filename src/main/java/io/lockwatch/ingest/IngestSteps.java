@@ -54,7 +54,7 @@ public class IngestSteps {
     private final Counter changes;
     private final Counter forwarded;
     private final Map<Reason, Counter> invalid = new EnumMap<>(Reason.class);
-    /** One batch's parking at a time runs ahead of its apply (the aggregator waits for it before the next). */
+    /** One batch's parking at a time runs ahead of its apply (the batch thread waits for it before the next). */
     private final java.util.concurrent.ExecutorService parking = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "lockwatch-park-ahead");
         t.setDaemon(true);

@@ -7,7 +7,7 @@ import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.Test;
 
-/** When a batch closes: the rule the aggregator's completion predicate applies. */
+/** When a batch closes: the rule IngestBatches applies as each message joins and on its timer. */
 class IngestBatchCloseTest {
 
     static final int SIZE = 1000;

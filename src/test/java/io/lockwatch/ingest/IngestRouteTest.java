@@ -44,11 +44,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class IngestRouteTest {
 
     static final String ROUTE = "readings-are-consumed-from-rabbitmq";
+    static final String APPLY_ROUTE = "closed-batches-are-applied";
     static final String FINISHING_ROUTE = "committed-batches-are-finished";
     static final long T0 = System.currentTimeMillis() - 600_000; // well inside the 1 h heartbeat timeout
 
     @Autowired CamelContext camel;
-    @Autowired IngestBatchThread batchThread;
+    @Autowired IngestBatches batches;
     @Autowired RabbitTemplate rabbit;
     @Autowired AmqpAdmin amqpAdmin;
     @Autowired JdbcTemplate jdbc;
@@ -70,11 +71,11 @@ class IngestRouteTest {
         if (camel.isStarted()) {
             return;
         }
-        AdviceWith.adviceWith(camel, ROUTE, route -> {
+        AdviceWith.adviceWith(camel, APPLY_ROUTE, route -> {
             // the database away, on demand, for the next N tries of a batch
             route.weaveById("batch-is-applied-to-postgresql").before().process(exchange -> {
                 applyThreads.add(Thread.currentThread().getName());
-                freeWhileApplying.add(batchThread.isFree());
+                freeWhileApplying.add(batches.isFree());
                 int away = databaseAwayFor.getAndUpdate(n -> Math.max(0, n - 1));
                 if (away > 0 && away % 2 == 0) {
                     // what a restart of PostgreSQL mid-transaction looks like: the rollback fails too, and

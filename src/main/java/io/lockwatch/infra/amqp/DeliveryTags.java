@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The deliveries of a batch consumed with manual acknowledgement: per channel the highest delivery tag, so one
  * multiple-ack per channel settles the batch. Batches must be acknowledged in the order they were consumed
- * (one aggregator thread does that), or a multiple-ack could cover a later batch's uncommitted deliveries.
+ * (one batch thread does that), or a multiple-ack could cover a later batch's uncommitted deliveries.
  */
 public final class DeliveryTags {
 

@@ -1,0 +1,145 @@
+package io.lockwatch.ingest;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+import com.rabbitmq.client.Channel;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.builder.ThreadPoolProfileBuilder;
+import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
+import org.apache.camel.util.concurrent.ThreadPoolRejectedPolicy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The batch being gathered from the consumers, and the one thread that applies the closed batches, in the order they
+ * closed ({@code routes/ingest.camel.yaml}).
+ *
+ * <p>A message joins the open batch on its consumer's thread; the batch closes at {@code batch-size}, once it is
+ * {@code batch-interval} old if the batch thread is free, at the latest once it is {@code batch-max-wait} old, and
+ * once no message came for {@code batch-interval}. While the batch thread is busy, a closed batch could only wait in
+ * its queue, so the open one goes on gathering and is applied as one transaction when the thread is free: under light
+ * load batches close after the interval, under heavy load they grow as large as the thread's pace requires.
+ *
+ * <p>Closing a batch and queueing it for the batch thread happen under one lock: with several consumers (one per
+ * partition queue), a batch that closed later could otherwise be applied first, and its multiple-ack cover an earlier
+ * batch's uncommitted deliveries. One thread and a queue that never refuses, for the same reason; the prefetch bounds
+ * the queue to a few batches. Not Camel's Aggregator: it copies every message's exchange and keeps a timeout per
+ * message, which was half of the consumer's time per message.
+ *
+ * <p>A batch still open when the service stops is not acknowledged: the broker redelivers it.
+ */
+public final class IngestBatches {
+
+    private static final Logger log = LoggerFactory.getLogger(IngestBatches.class);
+    static final String THREAD_NAME = "ingest-batches";
+
+    private final int size;
+    private final long intervalNanos;
+    private final long maxWaitNanos;
+    private final boolean forwardArrays;
+    private final String applyUri;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private IngestBatch open;
+    private long lastAddedNanos;
+    /** Batches closed and not yet applied (queued or being applied). */
+    private final AtomicInteger closedNotApplied = new AtomicInteger();
+    private volatile ThreadPoolExecutor thread;
+    private volatile ProducerTemplate producer;
+
+    /**
+     * @param forwardArrays with partitions: the readings of an array message are forwarded to their own
+     * @param applyUri      the route that applies a closed batch, run on the batch thread
+     */
+    public IngestBatches(IngestProperties props, boolean forwardArrays, String applyUri) {
+        this.size = props.batchSize();
+        this.intervalNanos = props.batchInterval().toNanos();
+        this.maxWaitNanos = props.batchMaxWait().toNanos();
+        this.forwardArrays = forwardArrays;
+        this.applyUri = applyUri;
+    }
+
+    /** With the Camel context, before the routes: its executor manager stops the thread with the context. */
+    void start(CamelContext camel) {
+        ExecutorService created = camel.getExecutorServiceManager().newThreadPool(this, THREAD_NAME,
+                new ThreadPoolProfileBuilder(THREAD_NAME).poolSize(1).maxPoolSize(1).maxQueueSize(Integer.MAX_VALUE)
+                        .allowCoreThreadTimeOut(false).rejectedPolicy(ThreadPoolRejectedPolicy.Abort).build());
+        if (!(created instanceof ThreadPoolExecutor executor)) {
+            throw new IllegalStateException("Camel made the ingest batch thread a " + created.getClass().getName());
+        }
+        this.thread = executor;
+        this.producer = camel.createProducerTemplate();
+    }
+
+    /** Per message, on its consumer's thread: the parsed body joins the open batch, which may close with it. */
+    public void add(Exchange exchange) {
+        Object parsed = exchange.getMessage().getBody();
+        Channel channel = exchange.getProperty(SpringRabbitMQConstants.CHANNEL, Channel.class);
+        Long deliveryTag = exchange.getMessage().getHeader(SpringRabbitMQConstants.DELIVERY_TAG, Long.class);
+        lock.lock();
+        try {
+            if (open == null) {
+                open = new IngestBatch();
+            }
+            open.add(parsed, channel, deliveryTag, forwardArrays);
+            lastAddedNanos = System.nanoTime();
+            if (open.isComplete(size, intervalNanos, maxWaitNanos, this::isFree)) {
+                handOver();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Every few milliseconds: a batch that stopped growing, or has waited long enough, closes without a message. */
+    public void closeIfDue() {
+        lock.lock();
+        try {
+            if (open != null && (System.nanoTime() - lastAddedNanos >= intervalNanos
+                    || open.isComplete(size, intervalNanos, maxWaitNanos, this::isFree))) {
+                handOver();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether no batch is being applied or waiting to be. */
+    public boolean isFree() {
+        return closedNotApplied.get() == 0;
+    }
+
+    private void handOver() {
+        IngestBatch batch = open;
+        open = null;
+        ThreadPoolExecutor t = thread;
+        if (t == null) {
+            throw new IllegalStateException("the ingest batch thread is not started");
+        }
+        closedNotApplied.incrementAndGet();
+        try {
+            t.execute(() -> apply(batch));
+        } catch (RuntimeException e) {
+            // stopping: the batch stays unacknowledged and is redelivered
+            closedNotApplied.decrementAndGet();
+            log.info("A batch of {} readings was not applied while stopping ({}); it will be redelivered", batch.size(), e.toString());
+        }
+    }
+
+    private void apply(IngestBatch batch) {
+        try {
+            // the route's own error handling waits out a database or broker that is away and parks what cannot be
+            // applied: nothing but a stop comes back here
+            producer.sendBody(applyUri, batch);
+        } catch (RuntimeException e) {
+            log.warn("A batch of {} readings was not applied ({}); unacknowledged, it will be redelivered", batch.size(), e.toString());
+        } finally {
+            closedNotApplied.decrementAndGet();
+        }
+    }
+}
