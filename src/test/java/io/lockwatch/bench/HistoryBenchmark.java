@@ -60,7 +60,7 @@ public final class HistoryBenchmark {
 
     static final String HISTORY_QUEUE = "lockwatch.history.readings";
     static final String CEILING_DATABASE = HistoryOptions.DATABASE + "_ceiling";
-    private static final String WRITTEN = "lockwatch_history_readings_written_total";
+    private static final String WRITTEN = PrometheusScraper.HISTORY_WRITTEN;
     private static final Duration STALL = Duration.ofSeconds(60);
     /** Messages a publisher may have unconfirmed (each holds --per-message readings). */
     private static final int CONFIRM_WINDOW = 20;

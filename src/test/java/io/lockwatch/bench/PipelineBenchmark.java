@@ -229,7 +229,7 @@ public final class PipelineBenchmark {
             }
             List<Long> owned = new ArrayList<>();
             for (ServiceProcess instance : instances) {
-                owned.add((long) new PrometheusScraper(instance.baseUri()).scrape().sum("lockwatch_ingest_partitions_owned"));
+                owned.add((long) new PrometheusScraper(instance.baseUri()).scrape().sum(PrometheusScraper.PARTITIONS_OWNED));
             }
             boolean ready = o.partitions() <= 1
                     ? perQueue.get(0) == instances.size()
@@ -551,11 +551,12 @@ public final class PipelineBenchmark {
 
     /**
      * What a cold start makes of a backlog: seconds from the start of the process to healthy and to its first
-     * reading applied; readings per second over the drain (first applied to last) and over its first minute;
-     * seconds from the start until every notification was delivered.
+     * reading applied; readings per second over the drain (first applied to last), over its first minute and
+     * after it (with the CPU per reading then); seconds from the start until every notification was delivered.
      */
     private record Drain(double healthySeconds, double firstAppliedSeconds, double drainSeconds, double perSecond,
-                         double firstMinutePerSecond, double notifiedSeconds) {
+                         double firstMinutePerSecond, double afterFirstMinutePerSecond,
+                         Map<String, Double> afterFirstMinuteCpu, double notifiedSeconds) {
     }
 
     private Drain drain;
@@ -649,7 +650,23 @@ public final class PipelineBenchmark {
                 firstMinute = x.consumed() / (x.at() - first);
             }
         }
-        drain = new Drain(healthy, first, seconds, applied / seconds, firstMinute, notifiedEnd);
+        // after the first minute, once the JIT compiler has done most of its work: the rate a long drain keeps
+        double afterFirstMinute = Double.NaN;
+        Map<String, Double> afterCpu = Map.of();
+        if (o.drill() != Drill.KILL && drained - first >= 90) {
+            Sampler.Sample minute = null;
+            for (Sampler.Sample x : samples) {
+                if (x.at() <= first + 60) {
+                    minute = x;
+                }
+            }
+            if (minute != null && minute.at() > first) {
+                afterFirstMinute = (applied - minute.consumed()) / (drained - minute.at());
+                afterCpu = perReading(Stats.meanCpu(samples, minute.at(), drained), drained - minute.at(),
+                        (long) (applied - minute.consumed()));
+            }
+        }
+        drain = new Drain(healthy, first, seconds, applied / seconds, firstMinute, afterFirstMinute, afterCpu, notifiedEnd);
         log("drain: %,d applied in %.1f s from the first: %s readings/s; notifications all delivered %.1f s after the start",
                 (long) applied, seconds, fmt(applied / seconds), notifiedEnd);
         return new ServiceRun(applied / seconds, Double.NaN, publisher.published() - publishedBefore, (long) applied,
@@ -678,6 +695,11 @@ public final class PipelineBenchmark {
                 drain.healthySeconds(), drain.firstAppliedSeconds(), fmt(drain.firstMinutePerSecond()),
                 drain.drainSeconds(), drain.notifiedSeconds()));
         lines.add(String.format(Locale.US, "CPU µs per reading while draining: lockwatch %s; raw drain %s", usLine(serviceUs), usLine(rawUs)));
+        if (!Double.isNaN(drain.afterFirstMinutePerSecond())) {
+            lines.add(String.format(Locale.US, "after the drain's first minute (the JIT compiler mostly done): %s readings/s = %.2f of drain ceiling; CPU µs per reading then: %s",
+                    fmt(drain.afterFirstMinutePerSecond()), drain.afterFirstMinutePerSecond() / ceiling.perSecond(),
+                    usLine(drain.afterFirstMinuteCpu())));
+        }
         lines.add(String.format(Locale.US, "service heap max %.0f MB; correctness: %s", run.maxHeapBytes() / 1048576, correctness));
         verdict.firstMismatches().forEach(m -> lines.add("  mismatch: " + m));
         notified.firstProblems().forEach(m -> lines.add("  notification problem: " + m));
@@ -706,6 +728,8 @@ public final class PipelineBenchmark {
         d.put("healthy_s", drain.healthySeconds());
         d.put("first_applied_s", drain.firstAppliedSeconds());
         d.put("first_minute_per_s", drain.firstMinutePerSecond());
+        d.put("after_first_minute_per_s", drain.afterFirstMinutePerSecond());
+        d.put("after_first_minute_cpu_us_per_reading", drain.afterFirstMinuteCpu());
         d.put("drain_s", drain.drainSeconds());
         d.put("notified_s", drain.notifiedSeconds());
         d.put("cpu_us_per_reading", serviceUs);
