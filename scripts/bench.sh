@@ -38,7 +38,8 @@
 #                    (consistent-hash exchange, single active consumer) shared out among the instances; by
 #                    default 4 with two instances, else 1
 #   --service-arg A  an extra argument for the service, repeatable, to compare settings without changing code
-#                    (e.g. --service-arg --camel.metrics.enable-exchange-event-notifier=false)
+#                    (e.g. --service-arg --camel.metrics.enable-exchange-event-notifier=false); with one dash, a
+#                    JVM option of the service (e.g. --service-arg -XX:TieredStopAtLevel=1)
 #   --service-cpus C for the timed run, each service instance is moved into a CPU cgroup of its own limited to C
 #                    cores (needs root and a cgroup cpu controller): stands in for instances on machines of their
 #                    own, to show what a second instance adds when the service is what limits the rate (0 = no

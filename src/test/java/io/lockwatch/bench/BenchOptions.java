@@ -26,7 +26,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *                    more than one instance runs, else 1
  * @param instances   service instances run against the same broker and databases (2 for the two-instances drill)
  * @param serviceArgs extra arguments for the service (e.g. {@code --camel.metrics.enable-route-policy=false}), to
- *                    compare settings without changing code
+ *                    compare settings without changing code; one with a single dash is a JVM option
+ *                    (e.g. {@code -XX:TieredStopAtLevel=1})
  * @param serviceCpus CPU each service instance may use, in cores (a cgroup of its own), standing in for a machine
  *                    of that size; 0 = no limit
  * @param drain       readings of a backlog to drain (0 = none): instead of the live run, this many are queued while
@@ -69,8 +70,13 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         }
         args.add("--lockwatch.ingest.partitions=" + partitions);
         args.addAll(drill.serviceArgs());
-        args.addAll(serviceArgs);
+        serviceArgs.stream().filter(a -> a.startsWith("--")).forEach(args::add);
         return args;
+    }
+
+    /** The {@code --service-arg}s that are JVM options ({@code -X...}, {@code -D...}): they go before {@code -jar}. */
+    java.util.List<String> serviceJvmOptions() {
+        return serviceArgs.stream().filter(a -> a.startsWith("-") && !a.startsWith("--")).toList();
     }
 
     static final String USAGE = """

@@ -184,9 +184,11 @@ public final class PipelineBenchmark {
 
     /** With --diagnostics, Java Flight Recorder from the instance's start to {@code recording}, written when it stops. */
     private List<String> jvmOptions(Path recording) {
-        return o.diagnostics()
-                ? List.of("-XX:StartFlightRecording=settings=default,dumponexit=true,filename=" + recording)
-                : List.of();
+        List<String> options = new ArrayList<>(o.serviceJvmOptions());
+        if (o.diagnostics()) {
+            options.add("-XX:StartFlightRecording=settings=default,dumponexit=true,filename=" + recording);
+        }
+        return options;
     }
 
     /** Messages ready in the readings queue(s). */
