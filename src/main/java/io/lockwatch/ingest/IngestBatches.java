@@ -19,11 +19,10 @@ import org.slf4j.LoggerFactory;
  * The batch being gathered from the consumers, and the one thread that applies the closed batches, in the order they
  * closed ({@code routes/ingest.camel.yaml}).
  *
- * <p>A message joins the open batch on its consumer's thread; the batch closes at {@code batch-size}, once it is
- * {@code batch-interval} old if the batch thread is free, at the latest once it is {@code batch-max-wait} old, and
- * once no message came for {@code batch-interval}. While the batch thread is busy, a closed batch could only wait in
- * its queue, so the open one goes on gathering and is applied as one transaction when the thread is free: under light
- * load batches close after the interval, under heavy load they grow as large as the thread's pace requires.
+ * <p>A message joins the open batch on its consumer's thread, and the batch closes by {@link IngestBatch#isComplete}'s
+ * rule, asked then and by a timer. While the batch thread is busy, a closed batch could only wait in its queue, so the
+ * open one goes on gathering and is applied as one transaction when the thread is free: under light load batches
+ * close after the interval, under heavy load they grow as large as the thread's pace requires.
  *
  * <p>Closing a batch and queueing it for the batch thread happen under one lock: with several consumers (one per
  * partition queue), a batch that closed later could otherwise be applied first, and its multiple-ack cover an earlier
@@ -46,7 +45,6 @@ public final class IngestBatches {
 
     private final ReentrantLock lock = new ReentrantLock();
     private IngestBatch open;
-    private long lastAddedNanos;
     /** Batches closed and not yet applied (queued or being applied). */
     private final AtomicInteger closedNotApplied = new AtomicInteger();
     private volatile ThreadPoolExecutor thread;
@@ -87,7 +85,6 @@ public final class IngestBatches {
                 open = new IngestBatch();
             }
             open.add(parsed, channel, deliveryTag, forwardArrays);
-            lastAddedNanos = System.nanoTime();
             if (open.isComplete(size, intervalNanos, maxWaitNanos, this::isFree)) {
                 handOver();
             }
@@ -100,8 +97,7 @@ public final class IngestBatches {
     public void closeIfDue() {
         lock.lock();
         try {
-            if (open != null && (System.nanoTime() - lastAddedNanos >= intervalNanos
-                    || open.isComplete(size, intervalNanos, maxWaitNanos, this::isFree))) {
+            if (open != null && open.isComplete(size, intervalNanos, maxWaitNanos, this::isFree)) {
                 handOver();
             }
         } finally {

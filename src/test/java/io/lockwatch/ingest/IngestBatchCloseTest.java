@@ -20,28 +20,35 @@ class IngestBatchCloseTest {
 
     @Test
     void aFullBatchClosesAtOnceBusyOrNot() {
-        assertThat(closes(SIZE, 0, SIZE, INTERVAL, MAX_WAIT, UNREAD)).isTrue();
-        assertThat(closes(SIZE - 1, 0, SIZE, INTERVAL, MAX_WAIT, FREE)).isFalse();
+        assertThat(closes(SIZE, 0, 0, SIZE, INTERVAL, MAX_WAIT, UNREAD)).isTrue();
+        assertThat(closes(SIZE - 1, 0, 0, SIZE, INTERVAL, MAX_WAIT, FREE)).isFalse();
     }
 
     @Test
     void withTheBatchThreadFreeABatchClosesAfterTheIntervalHoweverManyItHolds() {
-        assertThat(closes(1, 49 * MS, SIZE, INTERVAL, MAX_WAIT, FREE)).isFalse();
-        assertThat(closes(1, 50 * MS, SIZE, INTERVAL, MAX_WAIT, FREE)).isTrue();
+        assertThat(closes(1, 49 * MS, 0, SIZE, INTERVAL, MAX_WAIT, FREE)).isFalse();
+        assertThat(closes(1, 50 * MS, 0, SIZE, INTERVAL, MAX_WAIT, FREE)).isTrue();
         // a burst: not held back to grow while the thread could apply it
-        assertThat(closes(900, 50 * MS, SIZE, INTERVAL, MAX_WAIT, FREE)).isTrue();
+        assertThat(closes(900, 50 * MS, 0, SIZE, INTERVAL, MAX_WAIT, FREE)).isTrue();
     }
 
     @Test
     void whileTheBatchThreadIsBusyABatchGrowsUntilTheMaxWait() {
-        assertThat(closes(10, 50 * MS, SIZE, INTERVAL, MAX_WAIT, BUSY)).isFalse();
-        assertThat(closes(900, 199 * MS, SIZE, INTERVAL, MAX_WAIT, BUSY)).isFalse();
-        assertThat(closes(10, 200 * MS, SIZE, INTERVAL, MAX_WAIT, UNREAD)).isTrue();
+        assertThat(closes(10, 50 * MS, 0, SIZE, INTERVAL, MAX_WAIT, BUSY)).isFalse();
+        assertThat(closes(900, 199 * MS, 0, SIZE, INTERVAL, MAX_WAIT, BUSY)).isFalse();
+        assertThat(closes(10, 200 * MS, 0, SIZE, INTERVAL, MAX_WAIT, UNREAD)).isTrue();
+    }
+
+    @Test
+    void aBatchNoMessageJoinedForTheIntervalClosesBusyOrNot() {
+        // the timer's question: a trickle that stopped is not held back for the max wait while the thread is busy
+        assertThat(closes(10, 120 * MS, 50 * MS, SIZE, INTERVAL, MAX_WAIT, UNREAD)).isTrue();
+        assertThat(closes(10, 120 * MS, 49 * MS, SIZE, INTERVAL, MAX_WAIT, BUSY)).isFalse();
     }
 
     @Test
     void aYoungBatchDoesNotAskTheBatchThread() {
         // asked for every message that joins: the pool's lock is taken only once the interval has passed
-        assertThat(closes(10, 49 * MS, SIZE, INTERVAL, MAX_WAIT, UNREAD)).isFalse();
+        assertThat(closes(10, 49 * MS, 0, SIZE, INTERVAL, MAX_WAIT, UNREAD)).isFalse();
     }
 }

@@ -43,7 +43,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @UseAdviceWith
 class IngestRouteTest {
 
-    static final String ROUTE = "readings-are-consumed-from-rabbitmq";
     static final String APPLY_ROUTE = "closed-batches-are-applied";
     static final String FINISHING_ROUTE = "committed-batches-are-finished";
     static final long T0 = System.currentTimeMillis() - 600_000; // well inside the 1 h heartbeat timeout
