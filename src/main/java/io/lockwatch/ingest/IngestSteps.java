@@ -91,6 +91,17 @@ public class IngestSteps {
         in.setBody(parsed);
     }
 
+    /**
+     * A message whose parsing failed in a way the parser does not foresee (a defect): it becomes a
+     * {@code processing_failed} rejection, parked and acknowledged with its batch like any bad message, never
+     * left unacknowledged for a later batch's multiple-ack to drop silently.
+     */
+    public void rejectUnreadable(Exchange exchange, Exception cause) {
+        org.apache.camel.Message in = exchange.getMessage();
+        in.setBody(new Rejection(Reason.PROCESSING_FAILED, "unexpected: " + cause, in.getBody(byte[].class),
+                originalRouting(in)));
+    }
+
     /** What a parked message keeps of where it came from; gathered only for a rejection. */
     private static Map<String, Object> originalRouting(org.apache.camel.Message in) {
         Map<String, Object> context = new LinkedHashMap<>();

@@ -45,6 +45,7 @@ class IngestRouteTest {
 
     static final String APPLY_ROUTE = "closed-batches-are-applied";
     static final String FINISHING_ROUTE = "committed-batches-are-finished";
+    static final String CONSUMER_ROUTE = "readings-are-consumed-from-rabbitmq";
     static final long T0 = System.currentTimeMillis() - 600_000; // well inside the 1 h heartbeat timeout
 
     @Autowired CamelContext camel;
@@ -58,6 +59,7 @@ class IngestRouteTest {
     static final AtomicInteger acknowledged = new AtomicInteger();
     static final AtomicBoolean crashBeforeNextAck = new AtomicBoolean();
     static final AtomicInteger databaseAwayFor = new AtomicInteger();
+    static final AtomicInteger parseAttempts = new AtomicInteger();
     /** Per acknowledged batch: the thread that acked it and its highest delivery tag per channel number. */
     static final List<String> ackThreads = java.util.Collections.synchronizedList(new ArrayList<>());
     static final List<Map<Integer, Long>> ackedTags = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -85,6 +87,16 @@ class IngestRouteTest {
                 }
                 if (away > 0) {
                     throw new org.springframework.jdbc.CannotGetJdbcConnectionException("database away (test)");
+                }
+            });
+        });
+        AdviceWith.adviceWith(camel, CONSUMER_ROUTE, route -> {
+            // a defect in parsing, on demand: an exception the parser does not foresee, of a kind that elsewhere
+            // means "the database is away" and is retried
+            route.weaveById("message-is-parsed").before().process(exchange -> {
+                parseAttempts.incrementAndGet();
+                if (new String(exchange.getMessage().getBody(byte[].class), StandardCharsets.UTF_8).contains("\"explode\"")) {
+                    throw new org.springframework.dao.TransientDataAccessResourceException("parser defect (test)");
                 }
             });
         });
@@ -400,6 +412,31 @@ class IngestRouteTest {
         }
         assertThat(parked).isEqualTo(bad);
         assertThat(counter("lockwatch.readings.invalid", "reason", "invalid_data")).isEqualTo(invalidBefore + 1);
+        assertThat(events(s)).containsExactly("1:null->1", "2:1->0");
+    }
+
+    /**
+     * A message that parsing fails on unexpectedly is parked as processing_failed with its batch, at once: the
+     * consumer's steps are in memory, so nothing is retried (a retry would hold every message behind it), and the
+     * message is acknowledged only with its batch, never dropped by a later one's multiple-ack.
+     */
+    @Test
+    void aMessageParsingFailsOnUnexpectedlyIsParkedOnceAndGoodReadingsFlowOn() {
+        amqpAdmin.purgeQueue(props.invalidQueue(), false);
+        String s = register();
+        int before = acknowledged.get();
+        String defect = "{\"sensor_id\":\"" + s + "\",\"data\":1,\"explode\":true}";
+        int attemptsBefore = parseAttempts.get();
+
+        publish(reading(s, 1, T0 + 1000), raw(defect), reading(s, 0, T0 + 2000));
+
+        awaitAcknowledged(before + 3);
+        assertThat(parseAttempts.get() - attemptsBefore).as("each message parsed once, none retried").isEqualTo(3);
+        Message parked = rabbit.receive(props.invalidQueue(), 5000);
+        assertThat(parked).isNotNull();
+        assertThat(parked.getMessageProperties().<String>getHeader(IngestSteps.REASON_HEADER)).isEqualTo("processing_failed");
+        assertThat(parked.getMessageProperties().<String>getHeader(IngestSteps.DETAIL_HEADER)).contains("parser defect (test)");
+        assertThat(new String(parked.getBody(), StandardCharsets.UTF_8)).isEqualTo(defect);
         assertThat(events(s)).containsExactly("1:null->1", "2:1->0");
     }
 
