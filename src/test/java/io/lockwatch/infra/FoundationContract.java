@@ -74,6 +74,11 @@ public abstract class FoundationContract {
 
         assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
         assertThat(response.getBody()).contains("jvm_memory_used_bytes");
+        // log events per level, counted without a turbo filter on every disabled trace and debug call
+        assertThat(response.getBody()).contains("logback_events_total{application=\"lockwatch\",level=\"error\"}");
+        ch.qos.logback.classic.LoggerContext logging =
+                (ch.qos.logback.classic.LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
+        assertThat(logging.getTurboFilterList()).noneMatch(f -> f.getClass().getName().contains("Metrics"));
     }
 
     @Test
