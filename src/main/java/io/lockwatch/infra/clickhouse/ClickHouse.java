@@ -1,11 +1,16 @@
 package io.lockwatch.infra.clickhouse;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Properties;
 
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import ru.yandex.clickhouse.ClickHouseDataSource;
 
 /**
@@ -27,7 +32,7 @@ public class ClickHouse implements AutoCloseable {
         props.setProperty("socket_timeout", String.valueOf(settings.socketTimeout().toMillis()));
         HikariConfig config = new HikariConfig();
         config.setPoolName("clickhouse");
-        config.setDataSource(new ClickHouseDataSource(settings.url(), props));
+        config.setDataSource(withoutAliveCheck(new ClickHouseDataSource(settings.url(), props)));
         config.setMaximumPoolSize(settings.poolSize());
         config.setMinimumIdle(1);
         // ClickHouse may be away when the service starts (history waits for it): the pool starts empty then
@@ -37,6 +42,40 @@ public class ClickHouse implements AutoCloseable {
         config.setValidationTimeout(1_000);
         this.pool = new HikariDataSource(config);
         this.address = settings.url().replaceFirst("\\?.*$", "");
+    }
+
+    /**
+     * The pool checks a connection idle for more than half a second before lending it, and this driver's check is
+     * a query over HTTP: before nearly every history insert and export (once a second each), 2.6% of the service's
+     * CPU at 7,000 readings/s and a query on ClickHouse's side. Over HTTP there is no socket to go stale; a
+     * statement on a server that is away fails by itself and is retried by its flow.
+     */
+    static DataSource withoutAliveCheck(DataSource driver) {
+        return new DelegatingDataSource(driver) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                return aliveWhileOpen(super.getConnection());
+            }
+
+            @Override
+            public Connection getConnection(String username, String password) throws SQLException {
+                return aliveWhileOpen(super.getConnection(username, password));
+            }
+        };
+    }
+
+    private static Connection aliveWhileOpen(Connection connection) {
+        return (Connection) Proxy.newProxyInstance(ClickHouse.class.getClassLoader(), new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("isValid") && method.getParameterCount() == 1) {
+                        return !connection.isClosed();
+                    }
+                    try {
+                        return method.invoke(connection, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     public Connection connection() throws SQLException {
