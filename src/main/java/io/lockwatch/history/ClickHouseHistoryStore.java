@@ -15,6 +15,8 @@ import io.lockwatch.history.HistoryRecords.EventRecord;
 import io.lockwatch.history.HistoryRecords.Page;
 import io.lockwatch.history.HistoryRecords.ReadingRecord;
 import io.lockwatch.infra.clickhouse.ClickHouse;
+import ru.yandex.clickhouse.ClickHouseConnection;
+import ru.yandex.clickhouse.ClickHouseStatement;
 import org.springframework.dao.DataAccessResourceFailureException;
 
 /**
@@ -34,27 +36,32 @@ public class ClickHouseHistoryStore implements HistoryStore {
         this.clickHouse = clickHouse;
     }
 
+    /**
+     * One insert in RowBinary, written straight from the records: the driver's prepared statement would format
+     * every value into SQL text (escaping each string character by character) for ClickHouse to parse back, about
+     * 5% of the service's CPU at 7,000 readings/s, and more of ClickHouse's.
+     */
     @Override
     public void writeReadings(List<ReadingRecord> readings) {
         if (readings.isEmpty()) {
             return;
         }
         run(c -> {
-            try (PreparedStatement ps = c.prepareStatement("""
-                    INSERT INTO readings (reading_id, sensor_id, data, measured_at_ms, received_at_ms, time_source,
-                                          registered, message_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""")) {
-                for (ReadingRecord r : readings) {
-                    ps.setString(1, r.readingId());
-                    ps.setString(2, r.sensorId());
-                    ps.setInt(3, r.data());
-                    ps.setLong(4, r.measuredAt());
-                    ps.setLong(5, r.receivedAt());
-                    ps.setString(6, r.timeSource());
-                    ps.setInt(7, r.registered() ? 1 : 0);
-                    ps.setString(8, r.messageId() == null ? "" : r.messageId());
-                    ps.addBatch();
-                }
-                ps.executeBatch();
+            try (ClickHouseStatement statement = c.unwrap(ClickHouseConnection.class).createStatement()) {
+                statement.sendRowBinaryStream("""
+                        INSERT INTO readings (reading_id, sensor_id, data, measured_at_ms, received_at_ms, time_source,
+                                              registered, message_id)""", row -> {
+                    for (ReadingRecord r : readings) {
+                        row.writeString(r.readingId());
+                        row.writeString(r.sensorId());
+                        row.writeUInt8(r.data());
+                        row.writeInt64(r.measuredAt());
+                        row.writeInt64(r.receivedAt());
+                        row.writeString(r.timeSource());
+                        row.writeUInt8(r.registered());
+                        row.writeString(r.messageId() == null ? "" : r.messageId());
+                    }
+                });
             }
             return null;
         });

@@ -81,6 +81,16 @@ abstract class HistoryStoreContract {
     }
 
     @Test
+    void everyCharacterOfAStringIsKeptExactly() {
+        String s = sensor();
+        String id = "q'uo\"te\\back\tslash\nnew line ünï €";
+        ReadingRecord r = new ReadingRecord(s + "/" + id, s, 0, T0, T0 + 3, "reading", true, id);
+        store.writeReadings(List.of(r));
+
+        assertThat(store.readings(s, T0, T0 + 1, 10, null).items()).containsExactly(r);
+    }
+
+    @Test
     void aRangeIsExactToTheMillisecondAcrossAMonthBoundary() {
         String s = sensor();
         long november = java.time.Instant.parse("2026-11-01T00:00:00Z").toEpochMilli();
