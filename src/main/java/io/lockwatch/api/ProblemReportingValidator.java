@@ -23,6 +23,17 @@ public class ProblemReportingValidator implements RestClientRequestValidator {
 
     @Override
     public ValidationError validate(Exchange exchange, ValidationContext context) {
+        String notUtf8 = notUtf8(exchange);
+        if (notUtf8 != null) {
+            // JSON is UTF-8 (RFC 8259); the validator and Jackson would fail on these bytes as an internal error
+            exchange.getMessage().removeHeaders("*");
+            exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, Problems.CONTENT_TYPE);
+            try {
+                return new ValidationError(400, JSON.writeValueAsString(Problems.body(400, "Bad request", notUtf8, null)));
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
         Object accept = exchange.getMessage().getHeader("Accept");
         String query = exchange.getMessage().getHeader(Exchange.HTTP_QUERY, String.class);
         exchange.getMessage().setHeader("Accept", "application/json"); // the validator then reports in JSON
@@ -44,6 +55,41 @@ public class ProblemReportingValidator implements RestClientRequestValidator {
             return new ValidationError(error.statusCode(), JSON.writeValueAsString(problem(error.statusCode(), error.body())));
         } catch (IOException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * What is wrong with a body that is not UTF-8, or null. The body is read into bytes once and kept so, for the
+     * steps after this one.
+     */
+    static String notUtf8(Exchange exchange) {
+        Object body = exchange.getMessage().getBody();
+        if (body == null || body instanceof String) {
+            return null;
+        }
+        byte[] bytes = exchange.getMessage().getBody(byte[].class);
+        if (bytes == null) {
+            return null;
+        }
+        exchange.getMessage().setBody(bytes);
+        return notUtf8(bytes);
+    }
+
+    static String notUtf8(byte[] bytes) {
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes);
+        java.nio.charset.CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(1024);
+        while (true) {
+            java.nio.charset.CoderResult result = decoder.decode(in, out, true);
+            if (result.isError()) {
+                return "the body is not valid UTF-8: byte 0x%02X at offset %d".formatted(bytes[in.position()] & 0xff, in.position());
+            }
+            if (result.isUnderflow()) {
+                return null;
+            }
+            out.clear();
         }
     }
 

@@ -311,6 +311,27 @@ class ApiTest {
         assertProblem(call("GET", "/notifications?client_id=nope", READER, null), 400, "client_id");
     }
 
+    /** Bytes that are no UTF-8 in a JSON body: a 400 naming the problem, never a 500 (issue 20's first finding). */
+    @Test
+    void aBodyThatIsNoUtf8IsABadRequest() throws Exception {
+        byte[] badAddress = utf8WithInvalidBytes("{\"id\":\"" + sensorId() + "\",\"address\":\"", "\"}");
+        byte[] badSensor = utf8WithInvalidBytes("{\"sensor_id\":\"", "\",\"data\":1}");
+
+        for (Answer a : List.of(bytes("POST", "/sensors", ADMIN, badAddress), bytes("POST", "/readings", ADMIN, badSensor),
+                bytes("POST", "/clients", ADMIN, utf8WithInvalidBytes("{\"name\":\"", "\",\"url\":\"https://example.com/h\"}")))) {
+            assertProblem(a, 400, null);
+            assertThat(a.body().get("detail").asText()).containsIgnoringCase("UTF-8");
+        }
+    }
+
+    private static byte[] utf8WithInvalidBytes(String before, String after) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.writeBytes(before.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        out.writeBytes(new byte[] {(byte) 0xff, (byte) 0xfe});
+        out.writeBytes(after.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return out.toByteArray();
+    }
+
     // --- security and the contract
 
     @Test
@@ -401,6 +422,10 @@ class ApiTest {
     }
 
     private Answer raw(String method, String path, String token, String body) throws IOException, InterruptedException {
+        return bytes(method, path, token, body == null ? null : body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    private Answer bytes(String method, String path, String token, byte[] body) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(10));
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
@@ -408,7 +433,7 @@ class ApiTest {
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
         HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
         JsonNode json = r.body() == null || r.body().isBlank() ? null : JSON.readTree(r.body());
         return new Answer(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), json);
