@@ -68,7 +68,7 @@
 #
 # What it does:
 #   1. starts the services if they are down (scripts/services.sh up, as root); builds the service jar if it is
-#      missing or older than src/main or pom.xml (mvn -B -q -DskipTests -DskipUnitTests=true package, tests
+#      missing or older than src/main or pom.xml (mvn -B -q -DskipTests package, tests
 #      not run); compiles the harness
 #      (mvn -B -q -Pbench test-compile, which also writes its classpath: amqp-client and the PostgreSQL
 #      driver only, no Spring);

@@ -65,8 +65,7 @@ bench_build() {
   bench_lock
   if [[ ! -f "$BENCH_JAR" ]] || [[ -n "$(find src/main pom.xml -newer "$BENCH_JAR" -print -quit)" ]]; then
     log "building the service jar (mvn -B -q -DskipTests package)"
-    # the pom binds surefire's skipTests to skipUnitTests, which -DskipTests alone does not override
-    mvn -B -q -DskipTests -DskipUnitTests=true package
+    mvn -B -q -DskipTests package
   fi
   log "compiling the harness (mvn -B -q -Pbench test-compile)"
   mvn -B -q -Pbench test-compile
