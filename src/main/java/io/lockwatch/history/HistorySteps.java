@@ -7,8 +7,6 @@ import java.util.UUID;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.Channel;
 import io.lockwatch.history.HistoryRecords.ReadingRecord;
 import io.lockwatch.infra.amqp.ConfirmedPublisher;
@@ -26,14 +24,12 @@ import org.springframework.amqp.core.MessageProperties;
 
 /**
  * The steps of the history flow ({@code routes/history.camel.yaml}). Ingest hands each applied batch's readings
- * to a durable queue, one message a batch, confirmed before the batch is acked; the history route gathers them
+ * to a durable queue, in parts of {@value #RECORDS_PER_MESSAGE} ({@link HandoverCodec}), confirmed before the batch
+ * is acked; the history route gathers them
  * into inserts (Camel's Aggregator, by size and time) and acks only after the store accepted the insert. So
  * history never holds up ingest, and a store that is away only lets the queue grow until it is back.
  */
 public class HistorySteps implements AggregationStrategy {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final TypeReference<List<ReadingRecord>> READINGS = new TypeReference<>() { };
 
     private final HistoryStore store;
     private final ConfirmedPublisher publisher;
@@ -53,8 +49,8 @@ public class HistorySteps implements AggregationStrategy {
                 t -> Math.max(0, System.currentTimeMillis() - t.get()) / 1000.0);
     }
 
-    /** In the ingest route, after the batch is committed: its readings, as one durable message. */
-    public void handOver(IngestBatch batch) throws IOException {
+    /** In the ingest route, after the batch is committed: its readings, in durable messages of at most {@value #RECORDS_PER_MESSAGE}. */
+    public void handOver(IngestBatch batch) {
         if (batch.readings().isEmpty()) {
             return;
         }
@@ -69,9 +65,9 @@ public class HistorySteps implements AggregationStrategy {
         for (int from = 0; from < records.size(); from += RECORDS_PER_MESSAGE) {
             MessageProperties p = new MessageProperties();
             p.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
-            p.setContentType("application/json");
+            p.setContentType(HandoverCodec.CONTENT_TYPE);
             List<ReadingRecord> part = records.subList(from, Math.min(records.size(), from + RECORDS_PER_MESSAGE));
-            parts.add(new Outgoing("", props.queue(), new Message(JSON.writeValueAsBytes(part), p)));
+            parts.add(new Outgoing("", props.queue(), new Message(HandoverCodec.encode(part), p)));
         }
         publisher.publish(parts, Duration.ofSeconds(30));
     }
@@ -105,7 +101,7 @@ public class HistorySteps implements AggregationStrategy {
         }
         HistoryBatch batch = target.getMessage().getBody(HistoryBatch.class);
         try {
-            batch.readings().addAll(JSON.readValue(body, READINGS));
+            batch.readings().addAll(HandoverCodec.decode(body));
         } catch (IOException e) {
             // written by ingest itself; unreadable means a defect: leave it to the route configuration
             throw new IllegalStateException("unreadable history message", e);
@@ -114,6 +110,7 @@ public class HistorySteps implements AggregationStrategy {
         return target;
     }
 
+    /** The gathered readings in one insert; they are acked only once it is accepted (the next step). */
     public void write(HistoryBatch batch) {
         store.writeReadings(batch.readings());
         written.increment(batch.size());
