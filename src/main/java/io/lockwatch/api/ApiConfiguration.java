@@ -18,8 +18,9 @@ public class ApiConfiguration {
 
     @Bean
     Registry registry(JdbcTemplate jdbc, TransactionTemplate tx,
-                      @Value("${lockwatch.heartbeat.timeout}") java.time.Duration defaultTimeout) {
-        return new Registry(jdbc, tx, defaultTimeout.toSeconds());
+                      @Value("${lockwatch.heartbeat.timeout}") java.time.Duration defaultTimeout,
+                      io.lockwatch.secrets.SecretCipher cipher) {
+        return new Registry(jdbc, tx, defaultTimeout.toSeconds(), cipher);
     }
 
     @Bean

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import io.lockwatch.secrets.SecretCipher;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -22,9 +23,14 @@ public class NotificationStore {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
 
-    public NotificationStore(JdbcTemplate jdbc, TransactionTemplate tx) {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NotificationStore.class);
+
+    private final SecretCipher cipher;
+
+    public NotificationStore(JdbcTemplate jdbc, TransactionTemplate tx, SecretCipher cipher) {
         this.jdbc = jdbc;
         this.tx = tx;
+        this.cipher = cipher;
     }
 
     /**
@@ -95,10 +101,28 @@ public class NotificationStore {
                 ps.setArray(1, con.createArrayOf("uuid", claimed.toArray()));
                 return ps;
             }, (rs, i) -> new Delivery(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
-                    rs.getString(4), rs.getString(5), rs.getBoolean(6), rs.getString(7), rs.getString(8), rs.getString(9),
+                    openOrNull(rs.getString(4), rs.getObject(2, UUID.class)), openOrNull(rs.getString(5), null), rs.getBoolean(6), rs.getString(7), rs.getString(8), rs.getString(9),
                     (Integer) rs.getObject(10, Integer.class), (Integer) rs.getObject(11, Integer.class), rs.getLong(12),
                     rs.getTimestamp(13).getTime(), rs.getInt(14)));
         });
+    }
+
+    /** Why a delivery is not attempted when its client's secret cannot be opened (its attempt fails with it). */
+    static final String SECRET_UNOPENED = "the client's webhook secret cannot be opened with the configured keys";
+
+    /**
+     * A stored secret opened; null, with the reason logged, when it cannot be (sealed with a key no longer
+     * configured, or altered): that client's deliveries then fail, and no other's.
+     */
+    private String openOrNull(String stored, UUID client) {
+        try {
+            return cipher.open(stored);
+        } catch (IllegalStateException e) {
+            if (client != null) {
+                log.error("Client {}: {}", client, e.getMessage());
+            }
+            return null;
+        }
     }
 
     /** For gauges: notifications matching one of this class's fixed conditions; NaN while the database is away. */
@@ -223,7 +247,8 @@ public class NotificationStore {
     public Target target(UUID client) {
         List<Target> found = jdbc.query("""
                 SELECT url, webhook_secret, CASE WHEN previous_secret_until > now() THEN previous_secret END
-                  FROM clients WHERE id = ?""", (rs, i) -> new Target(rs.getString(1), rs.getString(2), rs.getString(3)),
+                  FROM clients WHERE id = ?""",
+                (rs, i) -> new Target(rs.getString(1), openOrNull(rs.getString(2), client), openOrNull(rs.getString(3), null)),
                 client);
         return found.isEmpty() ? null : found.get(0);
     }

@@ -157,12 +157,14 @@ public class Notifications {
         m.removeHeaders("*");
         m.setHeader("webhook-id", d.id().toString());
         m.setHeader("webhook-timestamp", String.valueOf(timestamp));
-        m.setHeader("webhook-signature",
-                WebhookSigner.header(d.secret(), d.previousSecret(), d.id().toString(), timestamp, body));
+        if (d.secret() != null) {
+            m.setHeader("webhook-signature",
+                    WebhookSigner.header(d.secret(), d.previousSecret(), d.id().toString(), timestamp, body));
+        }
         m.setHeader(Exchange.CONTENT_TYPE, "application/json");
         m.setHeader(Exchange.HTTP_URI, d.url());
         m.setBody(body);
-        String refused = guard.problemWith(d.url());
+        String refused = d.secret() == null ? NotificationStore.SECRET_UNOPENED : guard.problemWith(d.url());
         if (refused != null) {
             exchange.setProperty(REFUSED, refused);
         }

@@ -12,8 +12,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class NotifyConfiguration {
 
     @Bean
-    NotificationStore notificationStore(JdbcTemplate jdbc, TransactionTemplate tx) {
-        return new NotificationStore(jdbc, tx);
+    NotificationStore notificationStore(JdbcTemplate jdbc, TransactionTemplate tx, io.lockwatch.secrets.SecretCipher cipher) {
+        return new NotificationStore(jdbc, tx, cipher);
     }
 
     @Bean

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.lockwatch.notify.WebhookSigner;
+import io.lockwatch.secrets.SecretCipher;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
@@ -51,11 +52,13 @@ public class Registry {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
     private final long defaultTimeoutSeconds;
+    private final SecretCipher cipher;
 
-    public Registry(JdbcTemplate jdbc, TransactionTemplate tx, long defaultTimeoutSeconds) {
+    public Registry(JdbcTemplate jdbc, TransactionTemplate tx, long defaultTimeoutSeconds, SecretCipher cipher) {
         this.jdbc = jdbc;
         this.tx = tx;
         this.defaultTimeoutSeconds = defaultTimeoutSeconds;
+        this.cipher = cipher;
     }
 
     // --- sensors
@@ -130,7 +133,7 @@ public class Registry {
                     VALUES (?, ?, ?, coalesce(?, 'every_event'), ?) RETURNING id""");
             ps.setString(1, name);
             ps.setString(2, url);
-            ps.setString(3, secret);
+            ps.setString(3, cipher.seal(secret));
             ps.setString(4, delivery.mode());
             ps.setArray(5, delivery.eventTypes() == null ? null : con.createArrayOf("text", delivery.eventTypes().toArray()));
             return ps;
@@ -173,7 +176,7 @@ public class Registry {
         int n = jdbc.update("""
                 UPDATE clients SET previous_secret = webhook_secret,
                        previous_secret_until = now() + make_interval(secs => ?), webhook_secret = ?, updated_at = now()
-                 WHERE id = ?""", (double) grace.toSeconds(), secret, id);
+                 WHERE id = ?""", (double) grace.toSeconds(), cipher.seal(secret), id);
         if (n == 0) {
             return null;
         }

@@ -23,6 +23,8 @@ final class ServiceProcess implements AutoCloseable {
 
     /** The bearer token the service is given (full access), for harnesses that call its API. */
     static final String API_TOKEN = "bench-token";
+    /** The key the benchmark's service instances seal webhook secrets with: one for all, as in production. */
+    static final String SECRETS_KEY = "bench:bXv0m3l8nE1pQ2cY6tZ9wR4kH7sJ0aD5fG8jL1xV3bM=";
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
 
     private volatile Process process;
@@ -54,7 +56,8 @@ final class ServiceProcess implements AutoCloseable {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
         command.addAll(jvmOptions);
-        command.addAll(List.of("-jar", jar.toString(), "--spring.profiles.active=external", "--server.port=" + port, "--lockwatch.api.tokens=" + API_TOKEN));
+        command.addAll(List.of("-jar", jar.toString(), "--spring.profiles.active=external", "--server.port=" + port, "--lockwatch.api.tokens=" + API_TOKEN,
+                "--lockwatch.secrets.keys=" + SECRETS_KEY));
         command.addAll(extraArguments);
         Files.deleteIfExists(log);
         return launch(command, port, log, pidFile);

@@ -29,7 +29,7 @@ class AttemptRecorderTest {
         volatile UUID refused;
 
         FakeStore() {
-            super(null, null);
+            super(null, null, null);
         }
 
         @Override

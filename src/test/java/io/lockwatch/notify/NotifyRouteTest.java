@@ -231,6 +231,27 @@ class NotifyRouteTest {
         });
     }
 
+    /** A secret sealed with a key no longer configured fails its own client's attempts, and holds up no other's. */
+    @Test
+    void aSecretThatCannotBeOpenedFailsOnlyItsClientsAttempts() {
+        String sensor = sensor();
+        Client healthy = client();
+        link(healthy, sensor);
+        String path = "/hook-" + UUID.randomUUID();
+        String sealedWithAGoneKey = new io.lockwatch.secrets.SecretCipher(
+                List.of(io.lockwatch.secrets.SecretCipher.newKey("gone"))).seal(WebhookSigner.newSecret());
+        UUID locked = jdbc.queryForObject("INSERT INTO clients (name, url, webhook_secret) VALUES ('test', ?, ?) RETURNING id",
+                UUID.class, receiver.url(path), sealedWithAGoneKey);
+        jdbc.update("INSERT INTO client_sensors (client_id, sensor_id) VALUES (?, ?)", locked, sensor);
+
+        publish(sensor, 1, System.currentTimeMillis());
+
+        awaitOrExplain(healthy, () -> receiver.at(healthy.path()).size() == 1);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(errors(locked)).isNotEmpty().allMatch(e -> e.contains("cannot be opened")));
+        assertThat(receiver.at(path)).as("nothing is posted unsigned").isEmpty();
+    }
+
     @Test
     void aFailingEndpointThatRecoversIsSentOnlyTheNewestStateAndConnectivity() {
         String sensor = sensor();

@@ -45,7 +45,9 @@ public final class ServiceProcess {
         Path log = Path.of("target", "service-" + name + ".log");
         List<String> command = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java", "-Xmx512m",
                 "-jar", jar.getPath(), "--spring.profiles.active=external", "--server.port=" + port,
-                "--logging.structured.format.console=", "--lockwatch.api.tokens=it-token"));
+                "--logging.structured.format.console=", "--lockwatch.api.tokens=it-token",
+                // the keys of the tests run in process (src/test/resources/config/application.yaml): they share the database
+                "--lockwatch.secrets.keys=test-2:LXCmzbXHn7bnJPZvyEDJ3bFzl5AYiLqNKcvkFW4iqH0=,test-1:0Q3Qk8r0vYd0nK2kH2u3HXz3lq8jv1yW0m2f8Q7b6x4="));
         command.addAll(List.of(extraArgs));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         HttpClient http = HttpClient.newHttpClient();
