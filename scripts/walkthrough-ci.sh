@@ -18,3 +18,18 @@ for _ in $(seq 1 120); do
 done
 curl -sf "http://127.0.0.1:$PORT/actuator/health/readiness" >/dev/null || { echo "the service is not ready; see $LOG" >&2; exit 1; }
 scripts/walkthrough.sh "http://127.0.0.1:$PORT/api/v1" local-dev-token
+
+# Then stopped as Ctrl-C stops it (SIGTERM runs the same JVM shutdown hooks as SIGINT, which a script's background
+# job may have ignored): it drains and stops with no WARN or ERROR line on the way. The embedded broker stops after
+# Camel and the pools, not from a shutdown hook of its own under the running consumers.
+FROM=$(( $(wc -l < "$LOG") + 1 ))
+STARTED=$(date +%s%N)
+kill -TERM $SERVICE
+wait $SERVICE || true
+trap - EXIT
+echo "stopped in $(( ($(date +%s%N) - STARTED) / 1000000 )) ms"
+if tail -n +"$FROM" "$LOG" | awk '$2 == "WARN" || $2 == "ERROR" { found = 1; print } END { exit !found }' >&2; then
+  echo "stopping logged the WARN or ERROR lines above; see $LOG" >&2
+  exit 1
+fi
+echo "stopped cleanly: no WARN or ERROR line"

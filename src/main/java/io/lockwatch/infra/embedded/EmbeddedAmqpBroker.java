@@ -71,11 +71,19 @@ public final class EmbeddedAmqpBroker implements AutoCloseable {
         }
         Broker<?> broker = systemConfig.getContainer(Broker.class);
         try {
-            Field hookField = broker.getClass().getDeclaredField("_shutdownHook");
+            // declared by BrokerImpl, of which the container is a subclass
+            Field hookField = null;
+            for (Class<?> c = broker.getClass(); c != null && hookField == null; c = c.getSuperclass()) {
+                hookField = java.util.Arrays.stream(c.getDeclaredFields())
+                        .filter(f -> f.getName().equals("_shutdownHook")).findFirst().orElse(null);
+            }
+            if (hookField == null) {
+                throw new NoSuchFieldException("_shutdownHook in " + broker.getClass().getName() + " and its superclasses");
+            }
             hookField.setAccessible(true);
             Runtime.getRuntime().removeShutdownHook((Thread) hookField.get(broker));
         } catch (ReflectiveOperationException | RuntimeException e) {
-            log.debug("Could not remove the Qpid shutdown hook; the broker may stop before the service on exit", e);
+            log.warn("Could not remove the Qpid shutdown hook ({}); on exit the broker may stop before the service", e.toString());
         }
     }
 
