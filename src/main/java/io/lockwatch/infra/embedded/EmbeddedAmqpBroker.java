@@ -14,14 +14,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Apache Qpid Broker-J, in process, speaking AMQP 0-9-1 on a loopback port with an in-memory store.
- * Messages do not survive a restart of the service: the embedded default is for trying lockwatch and for
- * tests; production runs against RabbitMQ.
+ * Apache Qpid Broker-J, in process, speaking AMQP 0-9-1 on a loopback port. Its messages are kept in a Derby store in
+ * the data directory, so readings queued while the service is down are applied when it starts again; an ephemeral
+ * data directory (tests) keeps them in memory instead. Production runs against RabbitMQ.
  */
 public final class EmbeddedAmqpBroker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedAmqpBroker.class);
     private static final String INITIAL_CONFIG = "/infra/qpid-initial-config.json";
+    private static final String INITIAL_CONFIG_IN_MEMORY = "/infra/qpid-initial-config-memory.json";
     /** The largest message the broker takes; larger ones are refused at publish. */
     public static final int MAX_MESSAGE_BYTES = 128 * 1024;
 
@@ -31,8 +32,14 @@ public final class EmbeddedAmqpBroker implements AutoCloseable {
         this.launcher = launcher;
     }
 
-    public static EmbeddedAmqpBroker start(Path dataDir, int port, String user, String password) throws Exception {
+    /** @param persistent messages kept in the data directory across restarts, else in memory */
+    public static EmbeddedAmqpBroker start(Path dataDir, int port, String user, String password, boolean persistent)
+            throws Exception {
         long started = System.nanoTime();
+        // Derby (the message store) writes derby.log into the working directory unless told where: into the log instead
+        if (System.getProperty("derby.stream.error.method") == null && System.getProperty("derby.stream.error.file") == null) {
+            System.setProperty("derby.stream.error.method", "org.apache.qpid.server.store.derby.DerbyUtils.getDerbyLogWriter");
+        }
         AtomicReference<SystemConfig<?>> systemConfig = new AtomicReference<>();
         SystemLauncher launcher = new SystemLauncher(new SystemLauncherListener.DefaultSystemLauncherListener() {
             @Override
@@ -51,7 +58,7 @@ public final class EmbeddedAmqpBroker implements AutoCloseable {
         Map<String, Object> attributes = new HashMap<>();
         attributes.put(SystemConfig.TYPE, "Memory");
         attributes.put(SystemConfig.INITIAL_CONFIGURATION_LOCATION,
-                EmbeddedAmqpBroker.class.getResource(INITIAL_CONFIG).toExternalForm());
+                EmbeddedAmqpBroker.class.getResource(persistent ? INITIAL_CONFIG : INITIAL_CONFIG_IN_MEMORY).toExternalForm());
         attributes.put(SystemConfig.STARTUP_LOGGED_TO_SYSTEM_OUT, false);
         attributes.put(SystemConfig.CONTEXT, context);
         launcher.startup(attributes);

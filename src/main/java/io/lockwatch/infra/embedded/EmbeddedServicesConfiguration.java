@@ -39,7 +39,7 @@ public class EmbeddedServicesConfiguration {
     @Bean(name = BROKER_BEAN, destroyMethod = "close")
     EmbeddedAmqpBroker embeddedAmqpBroker(EmbeddedProperties props, EphemeralDataDirectory dataDir) throws Exception {
         return EmbeddedAmqpBroker.start(props.dataDir(), props.brokerPort(),
-                EmbeddedEnvironmentPostProcessor.BROKER_USER, EmbeddedEnvironmentPostProcessor.BROKER_USER);
+                EmbeddedEnvironmentPostProcessor.BROKER_USER, EmbeddedEnvironmentPostProcessor.BROKER_USER, !props.ephemeral());
     }
 
     /**
