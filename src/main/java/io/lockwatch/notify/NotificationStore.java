@@ -20,11 +20,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public class NotificationStore {
 
-    private final JdbcTemplate jdbc;
-    private final TransactionTemplate tx;
-
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NotificationStore.class);
 
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate tx;
     private final SecretCipher cipher;
 
     public NotificationStore(JdbcTemplate jdbc, TransactionTemplate tx, SecretCipher cipher) {

@@ -22,6 +22,7 @@ public final class EmbeddedAmqpBroker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedAmqpBroker.class);
     private static final String INITIAL_CONFIG = "/infra/qpid-initial-config.json";
+    /** The same but for its virtual host node: Qpid reads a node's type before it resolves context variables. */
     private static final String INITIAL_CONFIG_IN_MEMORY = "/infra/qpid-initial-config-memory.json";
     /** The largest message the broker takes; larger ones are refused at publish. */
     public static final int MAX_MESSAGE_BYTES = 128 * 1024;
@@ -79,11 +80,7 @@ public final class EmbeddedAmqpBroker implements AutoCloseable {
         Broker<?> broker = systemConfig.getContainer(Broker.class);
         try {
             // declared by BrokerImpl, of which the container is a subclass
-            Field hookField = null;
-            for (Class<?> c = broker.getClass(); c != null && hookField == null; c = c.getSuperclass()) {
-                hookField = java.util.Arrays.stream(c.getDeclaredFields())
-                        .filter(f -> f.getName().equals("_shutdownHook")).findFirst().orElse(null);
-            }
+            Field hookField = org.springframework.util.ReflectionUtils.findField(broker.getClass(), "_shutdownHook");
             if (hookField == null) {
                 throw new NoSuchFieldException("_shutdownHook in " + broker.getClass().getName() + " and its superclasses");
             }

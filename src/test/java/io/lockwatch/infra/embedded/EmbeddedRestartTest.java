@@ -25,7 +25,7 @@ class EmbeddedRestartTest {
     @TempDir Path dataDir;
 
     @Test
-    void readingsQueuedBeforeAStopAreAppliedAfterTheStart() {
+    void readingsQueuedBeforeAStopAreAppliedAfterTheStart() throws Exception {
         String sensor = "R" + Long.toString(System.nanoTime(), 36);
         long ts = System.currentTimeMillis() - 60_000;
 
@@ -35,8 +35,6 @@ class EmbeddedRestartTest {
             first.getBean(CamelContext.class).getRouteController().stopRoute("readings-are-consumed-from-rabbitmq");
             Readings.publishInOrder(first.getBean(RabbitTemplate.class), first.getBean(IngestProperties.class).exchange(),
                     List.of(Readings.reading(sensor, 1, ts), Readings.reading(sensor, 0, ts + 1000)));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
         }
 
         try (ConfigurableApplicationContext second = start()) {
