@@ -351,12 +351,19 @@ class IngestRouteTest {
         byte[] huge = new byte[io.lockwatch.infra.embedded.EmbeddedAmqpBroker.MAX_MESSAGE_BYTES + 1];
         java.util.Arrays.fill(huge, (byte) 'x');
 
-        // never read into the service: the publisher learns it at once, from the broker
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> rabbit.invoke(ops -> {
-            ops.send(props.exchange(), s, new Message(huge, new MessageProperties()));
-            ops.waitForConfirmsOrDie(10_000);
-            return null;
-        })).hasMessageContaining(String.valueOf(io.lockwatch.infra.embedded.EmbeddedAmqpBroker.MAX_MESSAGE_BYTES));
+        // never read into the service: the publisher learns it at once, from the broker, which closes its channel.
+        // A channel of its own, not the template's cached one: that one reopens itself on the next call, so the
+        // wait for the confirm could land on a fresh channel with nothing to confirm, depending on timing.
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> {
+            com.rabbitmq.client.ConnectionFactory factory = ((org.springframework.amqp.rabbit.connection.AbstractConnectionFactory)
+                    rabbit.getConnectionFactory()).getRabbitConnectionFactory();
+            try (com.rabbitmq.client.Connection connection = factory.newConnection("oversized-publisher")) {
+                com.rabbitmq.client.Channel channel = connection.createChannel();
+                channel.confirmSelect();
+                channel.basicPublish(props.exchange(), s, null, huge);
+                channel.waitForConfirmsOrDie(10_000);
+            }
+        }).hasMessageContaining(String.valueOf(io.lockwatch.infra.embedded.EmbeddedAmqpBroker.MAX_MESSAGE_BYTES));
 
         publish(reading(s, 1, T0 + 1000));
         awaitAcknowledged(before + 1);
