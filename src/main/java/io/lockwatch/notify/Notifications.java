@@ -164,7 +164,8 @@ public class Notifications {
         m.setHeader(Exchange.CONTENT_TYPE, "application/json");
         m.setHeader(Exchange.HTTP_URI, d.url());
         m.setBody(body);
-        String refused = d.secret() == null ? NotificationStore.SECRET_UNOPENED : guard.problemWith(d.url());
+        // the form here; the addresses when the poster connects (TargetGuard)
+        String refused = d.secret() == null ? NotificationStore.SECRET_UNOPENED : guard.problemWithForm(d.url());
         if (refused != null) {
             exchange.setProperty(REFUSED, refused);
         }
@@ -198,6 +199,9 @@ public class Notifications {
         WebhookPoster.Answer answer = exchange.getProperty(WebhookPoster.ANSWER, WebhookPoster.Answer.class);
         Integer status = answer == null ? null : answer.status();
         String refused = exchange.getProperty(REFUSED, String.class);
+        if (refused == null && answer != null) {
+            refused = answer.refusal();
+        }
         String error = refused != null ? "target refused: " + refused : answer == null ? "no answer" : answer.error();
         boolean success = error == null;
 

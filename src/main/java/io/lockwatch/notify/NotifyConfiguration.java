@@ -49,8 +49,8 @@ public class NotifyConfiguration {
         return new Notifications(store, recorder, gates, guard, props, meters);
     }
 
-    @Bean
-    WebhookPoster webhookPoster(NotifyProperties props) {
-        return new WebhookPoster(props);
+    @Bean(destroyMethod = "close")
+    WebhookPoster webhookPoster(NotifyProperties props, TargetGuard guard) {
+        return new WebhookPoster(props, guard);
     }
 }

@@ -38,7 +38,7 @@ public class TestPing {
         if (target == null) {
             return null;
         }
-        String refused = target.secret() == null ? NotificationStore.SECRET_UNOPENED : guard.problemWith(target.url());
+        String refused = target.secret() == null ? NotificationStore.SECRET_UNOPENED : guard.problemWithForm(target.url());
         if (refused != null) {
             return new Result(null, 0, "target refused: " + refused);
         }

@@ -1,37 +1,52 @@
 package io.lockwatch.notify;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
-import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.camel.Exchange;
+import org.apache.hc.client5.http.DnsResolver;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.ManagedHttpClientConnectionFactory;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpEntity;
+import org.apache.hc.core5.http.config.Http1Config;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
 
 /**
  * Posts a signed webhook and says how the endpoint answered, bounded against a receiver that is broken or
  * hostile: the whole attempt has a deadline ({@code lockwatch.notify.timeout}, connecting included), so that it ends
  * well inside its lease and is never made twice at once; the answer is its status (a body still trickling in at
  * the deadline does not undo it); at most {@value #BODY_CAP} bytes of the body are read, and dropped; nothing
- * is decompressed; the answer's headers are within the JDK client's limit ({@code jdk.http.maxHeaderSize}, 384
- * KiB unless set); no redirects, no cookies, no retries of its own. HTTP/1.1, one pool for every client.
+ * is decompressed; at most {@value #MAX_HEADERS} header lines of at most {@value #MAX_LINE} bytes are read; no
+ * redirects, no cookies, no retries of its own. HTTP/1.1, one pool for every client.
+ *
+ * <p>The client's DNS resolver is {@link TargetGuard#connectableAddresses}: the host is resolved once, each address
+ * checked, and only those are connected to (Apache HttpClient, because the JDK's client has no resolver of its own
+ * to give, so the guard's lookup and the connection's were two). TLS still verifies the host's name.
  */
-public class WebhookPoster {
+public class WebhookPoster implements AutoCloseable {
 
     /** What of an answer is read at most: the status and headers matter, the body does not. */
     static final int BODY_CAP = 64 * 1024;
+    static final int MAX_HEADERS = 64;
+    static final int MAX_LINE = 8 * 1024;
 
     /** Where the route's step leaves its {@link Answer} on the exchange. */
     static final String ANSWER = "lockwatch.webhookAnswer";
@@ -41,6 +56,9 @@ public class WebhookPoster {
 
         /** What went wrong, on one line as an attempt records it; null for a 2xx. */
         public String error() {
+            if (refusal() != null) {
+                return "target refused: " + refusal();
+            }
             if (failure != null) {
                 Throwable root = failure;
                 while (root.getCause() != null && root.getCause() != root) {
@@ -53,29 +71,68 @@ public class WebhookPoster {
             return status >= 200 && status < 300 ? null : "HTTP " + status;
         }
 
+        /** Why the guard would not let the poster connect; null if it did. */
+        public String refusal() {
+            return failure instanceof TargetGuard.Refused r ? r.getMessage() : null;
+        }
+
         private static String describe(Throwable t) {
             return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
         }
     }
 
-    /** Ends the bodies that outlast their attempt's deadline; one thread for all posters, it only cancels. */
+    /** Ends the attempts that outlast their deadline; one thread for all posters, it only cancels. */
     private static final ScheduledExecutorService DEADLINES = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "lockwatch-webhook-deadlines");
         t.setDaemon(true);
         return t;
     });
 
-    private final HttpClient http;
+    private final CloseableHttpClient http;
     private final Duration deadline;
 
-    public WebhookPoster(NotifyProperties props) {
-        this(props.connectTimeout(), props.timeout());
+    public WebhookPoster(NotifyProperties props, TargetGuard guard) {
+        this(props.connectTimeout(), props.timeout(), guard, props.maxConcurrent());
     }
 
-    WebhookPoster(Duration connectTimeout, Duration deadline) {
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(connectTimeout).followRedirects(HttpClient.Redirect.NEVER).build();
+    WebhookPoster(Duration connectTimeout, Duration deadline, TargetGuard guard, int connections) {
         this.deadline = deadline;
+        DnsResolver resolver = new DnsResolver() {
+            @Override
+            public java.net.InetAddress[] resolve(String host) throws java.net.UnknownHostException {
+                return guard.connectableAddresses(host);
+            }
+
+            @Override
+            public String resolveCanonicalHostname(String host) {
+                return host; // never asked: no authentication schemes
+            }
+        };
+        Timeout attempt = Timeout.of(deadline);
+        this.http = HttpClients.custom()
+                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+                        .setDnsResolver(resolver)
+                        .setConnectionFactory(ManagedHttpClientConnectionFactory.builder().http1Config(Http1Config.custom()
+                                .setMaxHeaderCount(MAX_HEADERS).setMaxLineLength(MAX_LINE).build()).build())
+                        .setDefaultConnectionConfig(ConnectionConfig.custom()
+                                .setConnectTimeout(Timeout.of(connectTimeout.compareTo(deadline) < 0 ? connectTimeout : deadline))
+                                .setSocketTimeout(attempt).setValidateAfterInactivity(TimeValue.ofSeconds(2))
+                                .setTimeToLive(TimeValue.ofMinutes(5)).build())
+                        // a route is a host: several clients may share one, so any may take every connection
+                        .setMaxConnTotal(connections + 2).setMaxConnPerRoute(connections + 2)
+                        .build())
+                .setDefaultRequestConfig(RequestConfig.custom().setResponseTimeout(attempt)
+                        .setConnectionRequestTimeout(attempt).setRedirectsEnabled(false).build())
+                .disableRedirectHandling().disableCookieManagement().disableAutomaticRetries()
+                .disableContentCompression().disableAuthCaching().disableConnectionState()
+                .evictIdleConnections(TimeValue.ofSeconds(30))
+                .setUserAgent("lockwatch-webhooks/1")
+                .build();
+    }
+
+    @Override
+    public void close() throws IOException {
+        http.close();
     }
 
     /** The most one attempt can take. */
@@ -92,88 +149,73 @@ public class WebhookPoster {
                 "webhook-signature", m.getHeader("webhook-signature", String.class)), m.getBody(String.class)));
     }
 
-    /**
-     * One POST of a JSON body with the given headers; never throws for what the endpoint or network does.
-     * Synchronous on purpose: the JDK client's {@code sendAsync} hands each response to the default executor of
-     * CompletableFuture, which on a machine of two cores or fewer starts a thread per call.
-     */
+    /** One POST of a JSON body with the given headers; never throws for what the endpoint or network does. */
     public Answer send(String url, Map<String, String> headers, String body) {
-        long deadlineAt = System.nanoTime() + deadline.toNanos();
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(deadline)
-                .header("Content-Type", "application/json").header("User-Agent", "lockwatch-webhooks/1")
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-        headers.forEach(request::header);
+        long startedAt = System.nanoTime();
+        HttpPost request;
         try {
-            // the request timeout bounds the wait for the status and headers; the body's own deadline the rest
-            HttpResponse<Void> response = http.send(request.build(), info -> new CappedDiscard(deadlineAt));
-            return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null), null);
-        } catch (java.net.http.HttpConnectTimeoutException e) {
+            request = new HttpPost(URI.create(url));
+        } catch (IllegalArgumentException e) {
             return new Answer(null, null, e);
-        } catch (HttpTimeoutException e) {
-            return new Answer(null, null, new HttpTimeoutException("timed out: no answer within " + deadline.toMillis() + " ms"));
+        }
+        request.setEntity(new ByteArrayEntity(body.getBytes(StandardCharsets.UTF_8), JSON));
+        headers.forEach(request::setHeader);
+        // the socket and response timeouts bound each wait; this bounds the whole attempt, trickles included
+        ScheduledFuture<?> expiry = DEADLINES.schedule(request::cancel, deadline.toNanos(), TimeUnit.NANOSECONDS);
+        ClassicHttpResponse response = null;
+        try {
+            response = http.executeOpen(null, request, null);
+            Header retryAfter = response.getFirstHeader("Retry-After");
+            Answer answer = new Answer(response.getCode(), retryAfter == null ? null : retryAfter.getValue(), null);
+            if (!readUpToCap(response.getEntity())) {
+                request.cancel(); // the rest of the body is not worth its bytes or its time: the connection goes
+            }
+            return answer;
         } catch (IOException e) {
+            if (request.isCancelled() || System.nanoTime() - startedAt >= deadline.toNanos()) {
+                // the same words as before the client changed: operators may search the attempts for them
+                return new Answer(null, null, new java.net.http.HttpTimeoutException("timed out: no answer within " + deadline.toMillis() + " ms"));
+            }
             return new Answer(null, null, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Answer(null, null, e);
+        } finally {
+            expiry.cancel(false);
+            if (response != null) {
+                try {
+                    response.close();
+                } catch (IOException e) {
+                    // the answer stands; the connection is discarded
+                }
+            }
         }
     }
 
-    /** Reads the answer's body up to {@link #BODY_CAP} bytes, keeping none; beyond that, stops reading. */
-    private static final class CappedDiscard implements HttpResponse.BodySubscriber<Void> {
+    /** JSON (RFC 8259 has no charset parameter: it is UTF-8). */
+    private static final ContentType JSON = ContentType.create("application/json");
 
-        private final CompletableFuture<Void> done = new CompletableFuture<>();
-        private final long deadlineAt;
-        private volatile Flow.Subscription subscription;
-        private ScheduledFuture<?> expiry;
-        private long read;
-
-        /** @param deadlineAt by when ({@link System#nanoTime()}) the body must be over: the answer stands then */
-        CappedDiscard(long deadlineAt) {
-            this.deadlineAt = deadlineAt;
+    /**
+     * Reads and drops the answer's body, without closing it early: closing would read the rest to reuse the
+     * connection, so a body cut short is left to {@code request.cancel()}, which drops the connection instead.
+     *
+     * @return whether it ended within {@link #BODY_CAP} bytes and the deadline
+     */
+    private static boolean readUpToCap(HttpEntity entity) {
+        if (entity == null) {
+            return true;
         }
-
-        @Override
-        public CompletionStage<Void> getBody() {
-            return done;
-        }
-
-        @Override
-        public void onSubscribe(Flow.Subscription subscription) {
-            this.subscription = subscription;
-            expiry = DEADLINES.schedule(this::stop, Math.max(0, deadlineAt - System.nanoTime()), TimeUnit.NANOSECONDS);
-            subscription.request(Long.MAX_VALUE);
-        }
-
-        /** Enough read: the rest of the body is not worth its bytes or its time (the connection is closed). */
-        private void stop() {
-            if (expiry != null) {
-                expiry.cancel(false);
+        byte[] buffer = new byte[8192];
+        long read = 0;
+        try {
+            InputStream in = entity.getContent();
+            int n;
+            while ((n = in.read(buffer)) >= 0) {
+                read += n;
+                if (read > BODY_CAP) {
+                    return false;
+                }
             }
-            subscription.cancel();
-            done.complete(null);
-        }
-
-        @Override
-        public void onNext(List<ByteBuffer> buffers) {
-            for (ByteBuffer b : buffers) {
-                read += b.remaining();
-            }
-            if (read > BODY_CAP && !done.isDone()) {
-                stop();
-            }
-        }
-
-        @Override
-        public void onError(Throwable failure) {
-            expiry.cancel(false);
-            done.completeExceptionally(failure);
-        }
-
-        @Override
-        public void onComplete() {
-            expiry.cancel(false);
-            done.complete(null);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false; // cut off at the deadline or by the endpoint: its status was the answer
         }
     }
 }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.GZIPOutputStream;
 
@@ -23,12 +24,13 @@ import org.junit.jupiter.api.Test;
 /**
  * The webhook POST against receivers that misbehave on purpose, each a raw socket server on loopback: one that
  * trickles its answer, one that answers with a gzip bomb, one with a 1 GB body, one with huge headers. Each
- * attempt ends by its deadline, reads little, and says what happened.
+ * attempt ends by its deadline, reads little, and says what happened. And the guard at connect time: the poster
+ * connects only to the addresses its guard checked, whatever the name resolves to at registration.
  */
 class WebhookPosterTest {
 
     static final Duration DEADLINE = Duration.ofMillis(1500);
-    final WebhookPoster poster = new WebhookPoster(Duration.ofMillis(500), DEADLINE);
+    final WebhookPoster poster = new WebhookPoster(Duration.ofMillis(500), DEADLINE, new TargetGuard(true), 4);
     final AtomicLong written = new AtomicLong();
     final CompletableFuture<Long> finished = new CompletableFuture<>();
     ServerSocket server;
@@ -36,6 +38,7 @@ class WebhookPosterTest {
     @AfterEach
     void stop() throws IOException {
         server.close();
+        poster.close();
     }
 
     /** A server that reads one request, then answers as {@code answer} writes. */
@@ -180,6 +183,44 @@ class WebhookPosterTest {
                         .getBytes(StandardCharsets.US_ASCII)));
 
         assertThat(post(url).status()).isEqualTo(307);
+    }
+
+    @Test
+    void aNameThatIsPublicAtRegistrationAndLoopbackAtDeliveryIsNeverConnectedTo() throws Exception {
+        String local = serve(out -> out.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.US_ASCII)));
+        // DNS rebinding: the first answer public, every later one loopback, where the receiver listens
+        AtomicInteger lookups = new AtomicInteger();
+        TargetGuard guard = new TargetGuard(false, host -> new InetAddress[] {lookups.getAndIncrement() == 0
+                ? InetAddress.getByAddress(host, new byte[] {93, (byte) 184, (byte) 215, 14})
+                : InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1})});
+        String url = local.replace("127.0.0.1", "rebinding.example");
+
+        assertThat(guard.problemWith(url)).isNull();
+        WebhookPoster.Answer answer;
+        try (WebhookPoster guarded = new WebhookPoster(Duration.ofMillis(500), DEADLINE, guard, 4)) {
+            answer = guarded.send(url, Map.of("webhook-id", "msg_1"), "{}");
+        }
+
+        assertThat(answer.status()).isNull();
+        assertThat(answer.refusal()).isEqualTo("host rebinding.example resolves to a loopback address (127.0.0.1)");
+        assertThat(answer.error()).startsWith("target refused: host rebinding.example");
+        assertThat(lookups).hasValue(2);
+        assertThat(written).hasValue(0); // the receiver never answered anything: nobody asked
+    }
+
+    @Test
+    void thePosterConnectsToTheAddressItsGuardResolved() throws Exception {
+        String local = serve(out -> out.write("HTTP/1.1 204 No Content\r\n\r\n".getBytes(StandardCharsets.US_ASCII)));
+        // a name no DNS knows: only the guard's resolver can make it the receiver's address
+        TargetGuard guard = new TargetGuard(true, host -> new InetAddress[] {InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1})});
+
+        WebhookPoster.Answer answer;
+        try (WebhookPoster guarded = new WebhookPoster(Duration.ofMillis(500), DEADLINE, guard, 4)) {
+            answer = guarded.send(local.replace("127.0.0.1", "receiver.invalid"), Map.of("webhook-id", "msg_1"), "{}");
+        }
+
+        assertThat(answer.status()).isEqualTo(204);
+        assertThat(answer.error()).isNull();
     }
 
     interface Answerer {
