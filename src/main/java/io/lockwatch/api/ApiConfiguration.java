@@ -55,6 +55,35 @@ public class ApiConfiguration {
         return ApiDocument.load(ApiDocument.CONTRACT);
     }
 
+    /** First of all filters: even a request the firewall refuses has an id to quote. */
+    @Bean
+    org.springframework.boot.web.servlet.FilterRegistrationBean<CorrelationIds> correlationIds() {
+        var filter = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new CorrelationIds());
+        filter.setOrder(org.springframework.core.Ordered.HIGHEST_PRECEDENCE);
+        return filter;
+    }
+
+    /** On the API only, after the path's normal form is vouched for. */
+    @Bean
+    org.springframework.boot.web.servlet.FilterRegistrationBean<IdentityEncodingOnly> identityEncodingOnly() {
+        var filter = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new IdentityEncodingOnly());
+        filter.addUrlPatterns("/api/*");
+        filter.setOrder(org.springframework.core.Ordered.HIGHEST_PRECEDENCE + 2);
+        return filter;
+    }
+
+    /** Tomcat's host reports its own refusals (before any servlet) with {@link ProblemErrorReportValve}. */
+    @Bean
+    org.springframework.boot.web.server.WebServerFactoryCustomizer<org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory>
+            problemErrorReports() {
+        return factory -> factory.addContextCustomizers(context -> {
+            if (!(context.getParent() instanceof org.apache.catalina.core.StandardHost host)) {
+                throw new IllegalStateException("the servlet context has no Tomcat host to set the error report of");
+            }
+            host.setErrorReportValveClass(ProblemErrorReportValve.class.getName());
+        });
+    }
+
     /** Found by Camel's REST binding in the registry, before its own. */
     @Bean
     ProblemReportingValidator problemReportingValidator() {

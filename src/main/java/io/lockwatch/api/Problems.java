@@ -26,6 +26,15 @@ public class Problems {
                 problem.field())));
     }
 
+    /** A problem's body as JSON text. */
+    public static String json(Map<String, Object> body) {
+        try {
+            return JSON.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public static Map<String, Object> body(int status, String title, String detail, String field) {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("type", "about:blank");

@@ -49,6 +49,10 @@ final class Validation {
         if (!node.isTextual() || node.textValue().isBlank() || node.textValue().length() > max) {
             throw ApiProblem.badRequest(field, field + " must be a non-empty string of at most " + max + " characters");
         }
+        if (!ReadingParser.isPlainText(node.textValue(), true)) {
+            throw ApiProblem.badRequest(field, field + " must not contain control characters other than tabs and line "
+                    + "breaks (NUL, for example), nor a broken UTF-16 escape");
+        }
         return node.textValue();
     }
 

@@ -199,6 +199,28 @@ public class ReadingParser {
     }
 
     /** The fields of a reading as read, each null where absent; the others are skipped. */
+    /**
+     * Text without control characters (NUL among them: PostgreSQL keeps none) and without a lone surrogate (it
+     * would be stored as '?'); tabs and line breaks only if allowed.
+     */
+    public static boolean isPlainText(String s, boolean tabsAndLineBreaks) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if ((c < 0x20 || c == 0x7f) && !(tabsAndLineBreaks && (c == '\t' || c == '\n' || c == '\r'))) {
+                return false;
+            }
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 == s.length() || !Character.isLowSurrogate(s.charAt(i + 1))) {
+                    return false;
+                }
+                i++;
+            } else if (Character.isLowSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private record Fields(JsonNode sensor, JsonNode data, JsonNode messageId, JsonNode ts) {
     }
 
@@ -279,6 +301,11 @@ public class ReadingParser {
                         + " characters, got " + shown(mid), body.get(), context);
             }
             messageId = mid.textValue();
+        }
+        if (messageId != null && !isPlainText(messageId, false)) {
+            // PostgreSQL keeps no NUL in text: the history's insert would fail for the whole batch
+            return reject(Reason.INVALID_MESSAGE_ID, "message_id must not contain control characters or broken UTF-16",
+                    body.get(), context);
         }
 
         long measuredAt;

@@ -77,11 +77,14 @@ class SecurityConfiguration {
     }
 
 
-    /** Ahead of every other filter, Spring Security's own included: they parse the path it vouches for. */
+    /**
+     * Ahead of every other filter but the correlation id's, Spring Security's own included: they parse the path it
+     * vouches for.
+     */
     @Bean
     FilterRegistrationBean<NormalFormFilter> normalFormFilter(ProblemResponses problems) {
         FilterRegistrationBean<NormalFormFilter> filter = new FilterRegistrationBean<>(new NormalFormFilter(problems));
-        filter.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        filter.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
         return filter;
     }
 

@@ -12,7 +12,7 @@ import org.springframework.stereotype.Component;
  * What the route configuration does with a failure it has no rule for. Whatever the flow, the message must not
  * be lost and must not come back into the same failure: an ingest batch is parked whole and acknowledged, a
  * readings message its parsing failed on is parked with its batch;
- * an API request is answered 500; anything else is logged with its route, and its own flow's durable state (an
+ * an API request is answered 500 with its correlation id, which the log line names too; anything else is logged with its route, and its own flow's durable state (an
  * outbox row, a lease) brings it back later.
  */
 @Component("unexpectedFailures")
@@ -42,13 +42,17 @@ public class UnexpectedFailures {
             ingest.rejectUnreadable(exchange, cause);
             batches.add(exchange);
         } else if (exchange.getProperty(Exchange.REST_OPENAPI) != null) {
-            // an API request: a plain 500, the details stay in the log
-            log.error("Unexpected failure answering {}", exchange.getFromRouteId(), cause);
+            // an API request: a 500 that names the log line of its failure by the request's correlation id
+            String id = exchange.getMessage().getHeader(io.lockwatch.api.CorrelationIds.HEADER, String.class);
+            log.error("Unexpected failure answering {} (correlation id {})", exchange.getFromRouteId(), id, cause);
             exchange.getMessage().removeHeaders("*");
             exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, 500);
             exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, io.lockwatch.api.Problems.CONTENT_TYPE);
-            exchange.getMessage().setBody("{\"type\":\"about:blank\",\"title\":\"Internal error\",\"status\":500,"
-                    + "\"detail\":\"the service could not answer; the error is logged\"}");
+            // the answer's X-Correlation-Id header is the filter's (CorrelationIds); set here too, it would come twice
+            java.util.Map<String, Object> problem = io.lockwatch.api.Problems.body(500, "Internal Server Error",
+                    "the service could not answer; the error is logged with correlation id " + id, null);
+            problem.put("correlation_id", id);
+            exchange.getMessage().setBody(io.lockwatch.api.Problems.json(problem));
         } else {
             log.error("Unexpected failure in route {}", exchange.getFromRouteId(), cause);
         }
