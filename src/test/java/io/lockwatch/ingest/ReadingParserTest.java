@@ -110,7 +110,10 @@ class ReadingParserTest {
             "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": \"1970-01-02T00:00:00Z\"}  | INVALID_TS",
             "{\"sensor_id\": \"a\", \"data\": 1, \"ts\": 99999999999999999999}     | INVALID_TS",
             "{\"sensor_id\": \"a\", \"data\": 1, \"message_id\": 7}                 | INVALID_MESSAGE_ID",
-            "{\"sensor_id\": \"a\", \"data\": 1, \"message_id\": \"\"}             | INVALID_MESSAGE_ID"})
+            "{\"sensor_id\": \"a\", \"data\": 1, \"message_id\": \"\"}             | INVALID_MESSAGE_ID",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"message_id\": \"m\\u0000\"}      | INVALID_MESSAGE_ID",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"message_id\": \"m\\t1\"}         | INVALID_MESSAGE_ID",
+            "{\"sensor_id\": \"a\", \"data\": 1, \"message_id\": \"\\ud800\"}      | INVALID_MESSAGE_ID"})
     void invalidInputIsRejectedWithItsReason(String body, Reason reason) {
         Object parsed = parse(body);
 
@@ -165,6 +168,17 @@ class ReadingParserTest {
         Rejection r = (Rejection) parser.parse(body, null, null, Map::of);
 
         assertThat(r.reason()).isEqualTo(Reason.MALFORMED_JSON);
+    }
+
+    @Test
+    void anAmqpMessageIdThatADatabaseCannotKeepIsRejectedAndAnEmojiIsNot() {
+        byte[] body = "{\"sensor_id\":\"a\",\"data\":1}".getBytes(StandardCharsets.UTF_8);
+
+        Rejection nul = (Rejection) parser.parse(body, "id\u0000x", null, Map::of);
+        Reading emoji = (Reading) parser.parse(body, "door-\uD83D\uDEAA", null, Map::of);
+
+        assertThat(nul.reason()).isEqualTo(Reason.INVALID_MESSAGE_ID);
+        assertThat(emoji.messageId()).isEqualTo("door-\uD83D\uDEAA");
     }
 
     @Test
