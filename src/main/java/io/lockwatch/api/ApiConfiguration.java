@@ -19,8 +19,10 @@ public class ApiConfiguration {
     @Bean
     Registry registry(JdbcTemplate jdbc, TransactionTemplate tx,
                       @Value("${lockwatch.heartbeat.timeout}") java.time.Duration defaultTimeout,
+                      @Value("${lockwatch.alarms.open-after:#{null}}") java.time.Duration openAfter,
                       io.lockwatch.secrets.SecretCipher cipher) {
-        return new Registry(jdbc, tx, defaultTimeout.toSeconds(), cipher);
+        return new Registry(jdbc, tx, defaultTimeout.toSeconds(), openAfter == null ? null : (int) openAfter.toSeconds(),
+                cipher);
     }
 
     @Bean
@@ -43,6 +45,11 @@ public class ApiConfiguration {
     @Bean
     NotificationsApi notificationsApi(JdbcTemplate jdbc, ClaimWakeUp claims) {
         return new NotificationsApi(jdbc, claims);
+    }
+
+    @Bean
+    AlarmsApi alarmsApi(io.lockwatch.alarms.AlarmStore store) {
+        return new AlarmsApi(store);
     }
 
     @Bean

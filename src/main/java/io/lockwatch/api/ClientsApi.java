@@ -18,7 +18,7 @@ import org.apache.camel.Exchange;
 public class ClientsApi {
 
     static final List<String> EVENT_TYPES = List.of("sensor.state_changed", "sensor.connection_lost",
-            "sensor.connection_restored");
+            "sensor.connection_restored", "sensor.alarm_raised", "sensor.alarm_cleared");
     private static final List<String> DELIVERY_MODES = List.of("every_event", "latest_state");
     private static final String[] FIELDS = {"name", "url", "delivery_mode", "event_types", "enabled"};
 

@@ -18,12 +18,14 @@ public class SensorsApi {
     }
 
     public void create(Exchange exchange) {
-        JsonNode body = Validation.object(Json.body(exchange), "id", "address", "heartbeat_timeout_seconds");
+        JsonNode body = Validation.object(Json.body(exchange), "id", "address", "heartbeat_timeout_seconds",
+                "open_alarm_seconds");
         String id = Validation.sensorId(body.get("id"), "id");
         String address = Validation.text(body.get("address"), "address", 500, true);
         Integer timeout = Validation.timeout(body.get("heartbeat_timeout_seconds"));
+        Integer openAlarm = Validation.seconds(body.get("open_alarm_seconds"), "open_alarm_seconds");
         try {
-            Json.respond(exchange, 201, registry.createSensor(id, address, timeout));
+            Json.respond(exchange, 201, registry.createSensor(id, address, timeout, openAlarm));
         } catch (Registry.AlreadyExists e) {
             throw ApiProblem.conflict(e.getMessage());
         }
@@ -48,14 +50,18 @@ public class SensorsApi {
 
     public void update(Exchange exchange) {
         String id = sensorId(exchange);
-        JsonNode body = Validation.object(Json.body(exchange), "address", "heartbeat_timeout_seconds");
+        JsonNode body = Validation.object(Json.body(exchange), "address", "heartbeat_timeout_seconds",
+                "open_alarm_seconds");
         if (body.isEmpty()) {
-            throw ApiProblem.badRequest(null, "nothing to change: give address and/or heartbeat_timeout_seconds");
+            throw ApiProblem.badRequest(null,
+                    "nothing to change: give address, heartbeat_timeout_seconds and/or open_alarm_seconds");
         }
         String address = body.has("address") ? Validation.text(body.get("address"), "address", 500, true) : null;
         boolean setTimeout = body.has("heartbeat_timeout_seconds");
         Integer timeout = Validation.timeout(body.get("heartbeat_timeout_seconds"));
-        Map<String, Object> sensor = registry.updateSensor(id, address, setTimeout, timeout);
+        boolean setOpenAlarm = body.has("open_alarm_seconds");
+        Integer openAlarm = Validation.seconds(body.get("open_alarm_seconds"), "open_alarm_seconds");
+        Map<String, Object> sensor = registry.updateSensor(id, address, setTimeout, timeout, setOpenAlarm, openAlarm);
         if (sensor == null) {
             throw ApiProblem.notFound("sensor " + id);
         }

@@ -56,6 +56,17 @@ final class Validation {
         return node.textValue();
     }
 
+    /** A number of seconds from 1 to 30 days, or null. */
+    static Integer seconds(JsonNode node, String field) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isIntegralNumber() || node.asLong() < 1 || node.asLong() > 2_592_000) {
+            throw ApiProblem.badRequest(field, field + " must be a whole number of seconds from 1 to 2592000 (30 days)");
+        }
+        return node.intValue();
+    }
+
     static Integer timeout(JsonNode node) {
         if (node == null || node.isNull()) {
             return null;

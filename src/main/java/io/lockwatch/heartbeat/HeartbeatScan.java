@@ -6,7 +6,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.ingest.SensorEvent;
@@ -16,7 +15,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.AmqpAdmin;
-import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -62,10 +60,11 @@ public class HeartbeatScan {
 
     /** @return the number of sensors declared lost by this scan; new notifications are then due */
     public int scan() {
-        Long backlog = backlog();
+        Long backlog = backlog().messages();
         if (backlog != null && backlog > props.maxBacklog()) {
             deferred.increment();
-            log.info("Heartbeat scan deferred: {} readings still queued", backlog);
+            log.info("Heartbeat scan deferred: {} readings still queued",
+                    backlog == Long.MAX_VALUE ? "an unknown number of" : backlog);
             return 0;
         }
         int total = 0;
@@ -156,22 +155,8 @@ public class HeartbeatScan {
         });
     }
 
-    private Long backlog() {
-        try {
-            Long total = null;
-            for (String name : io.lockwatch.ingest.IngestPartitions.readingQueues(ingest)) {
-                Properties queue = amqp.getQueueProperties(name);
-                Object count = queue == null ? null : queue.get(RabbitAdmin.QUEUE_MESSAGE_COUNT);
-                if (count != null) {
-                    total = (total == null ? 0 : total) + ((Number) count).longValue();
-                }
-            }
-            return total;
-        } catch (RuntimeException e) {
-            // the broker is away: ingest is not moving either, so nobody's silence can be trusted
-            log.warn("Heartbeat scan deferred: readings queue depth unknown ({})", e.toString());
-            return Long.MAX_VALUE;
-        }
+    private io.lockwatch.ingest.ReadingsBacklog backlog() {
+        return new io.lockwatch.ingest.ReadingsBacklog(amqp, ingest);
     }
 
     private double countLost() {

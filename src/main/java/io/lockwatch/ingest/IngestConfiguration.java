@@ -112,10 +112,11 @@ public class IngestConfiguration {
     @Bean
     SensorStateStore sensorStateStore(JdbcTemplate jdbc, TransactionTemplate tx, IngestProperties props,
                                       @org.springframework.beans.factory.annotation.Value("${lockwatch.heartbeat.timeout}") java.time.Duration timeout,
+                                      @org.springframework.beans.factory.annotation.Value("${lockwatch.alarms.open-after:#{null}}") java.time.Duration openAfter,
                                       MeterRegistry meters) {
         // a repeat is written once its stored deadline is 10 s away: far more than this machine's clock and the
         // database's may differ by, and the deadline of a sensor that reports is an hour away
-        SensorStateStore store = new SensorStateStore(jdbc, tx, timeout, props.heldSensors(), java.time.Duration.ofSeconds(10),
+        SensorStateStore store = new SensorStateStore(jdbc, tx, timeout, openAfter, props.heldSensors(), java.time.Duration.ofSeconds(10),
                 System::currentTimeMillis);
         meters.gauge("lockwatch.ingest.sensors.held", store, SensorStateStore::heldSensors);
         return store;

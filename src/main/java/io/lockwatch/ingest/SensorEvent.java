@@ -3,7 +3,8 @@ package io.lockwatch.ingest;
 /**
  * An event of a sensor, recorded in {@code sensor_events} and handed on to notification and history.
  *
- * @param type          {@code sensor.state_changed}, {@code sensor.connection_lost} or {@code sensor.connection_restored}
+ * @param type          {@code sensor.state_changed}, {@code sensor.connection_lost}, {@code sensor.connection_restored},
+ *                      or an alarm's: {@code sensor.alarm_raised}, {@code sensor.alarm_cleared} (recorded by the alarm scan)
  * @param state         the sensor's state after the event (null if never known)
  * @param previousState for a state change, the state before (null for the first reading); else null
  */
@@ -13,6 +14,8 @@ public record SensorEvent(String sensorId, long sequence, String type, Integer s
     public static final String STATE_CHANGED = "sensor.state_changed";
     public static final String CONNECTION_LOST = "sensor.connection_lost";
     public static final String CONNECTION_RESTORED = "sensor.connection_restored";
+    public static final String ALARM_RAISED = "sensor.alarm_raised";
+    public static final String ALARM_CLEARED = "sensor.alarm_cleared";
 
     public boolean isStateChange() {
         return STATE_CHANGED.equals(type);

@@ -61,6 +61,7 @@ public class SensorStateStore {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
     private final long defaultTimeoutMillis;
+    private final Integer openAlarmDefaultSeconds;
     private final int maxSensors;
     private final long guardMillis;
     private final java.util.function.LongSupplier clock;
@@ -78,6 +79,17 @@ public class SensorStateStore {
      */
     public SensorStateStore(JdbcTemplate jdbc, TransactionTemplate tx, java.time.Duration defaultTimeout,
                             int maxSensors, java.time.Duration guard, java.util.function.LongSupplier clock) {
+        this(jdbc, tx, defaultTimeout, null, maxSensors, guard, clock);
+    }
+
+    /**
+     * @param openAlarmDefault a door open longer than this raises an alarm, unless its sensor has a threshold of
+     *                         its own; null: only those sensors (lockwatch.alarms.open-after)
+     */
+    public SensorStateStore(JdbcTemplate jdbc, TransactionTemplate tx, java.time.Duration defaultTimeout,
+                            java.time.Duration openAlarmDefault, int maxSensors, java.time.Duration guard,
+                            java.util.function.LongSupplier clock) {
+        this.openAlarmDefaultSeconds = openAlarmDefault == null ? null : (int) openAlarmDefault.toSeconds();
         this.jdbc = jdbc;
         this.tx = tx;
         this.defaultTimeoutMillis = defaultTimeout.toMillis();
@@ -334,21 +346,34 @@ public class SensorStateStore {
                        recent_message_ids = u.recent::bigint[],
                        connectivity = 'online',
                        lost_deadline = to_timestamp(u.deadline / 1000.0),
-                       lost_at = NULL
+                       lost_at = NULL,
+                       -- an opening's alarm deadline; kept through the same opening, where the alarm scan may have
+                       -- taken it (null: raised); gone once the door closes (the scan then clears the alarm)
+                       alarm_due_at = CASE
+                           WHEN u.state <> 0 THEN NULL
+                           WHEN s.state = 0 AND s.state_changed_at = to_timestamp(u.changed_at / 1000.0) THEN s.alarm_due_at
+                           ELSE to_timestamp(u.changed_at / 1000.0)
+                                + make_interval(secs => coalesce(s.open_alarm_seconds, ?::integer))
+                       END
                   FROM unnest(?::varchar[], ?::smallint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[],
                               ?::bigint[], ?::text[])
                        AS u(id, state, changed_at, reading_at, seen_at, seq, recent, deadline, version)
                  WHERE s.sensor_id = u.id AND s.xmin = u.version::xid
                 RETURNING s.sensor_id, s.xmin::text""")) {
-            ps.setArray(1, c.createArrayOf("varchar", ids.toArray()));
-            ps.setArray(2, c.createArrayOf("int2", states));
-            ps.setArray(3, c.createArrayOf("int8", changedAt));
-            ps.setArray(4, c.createArrayOf("int8", readingAt));
-            ps.setArray(5, c.createArrayOf("int8", seenAt));
-            ps.setArray(6, c.createArrayOf("int8", sequences));
-            ps.setArray(7, c.createArrayOf("text", recent));
-            ps.setArray(8, c.createArrayOf("int8", deadlines));
-            ps.setArray(9, c.createArrayOf("text", versions));
+            if (openAlarmDefaultSeconds == null) {
+                ps.setNull(1, java.sql.Types.INTEGER);
+            } else {
+                ps.setInt(1, openAlarmDefaultSeconds);
+            }
+            ps.setArray(2, c.createArrayOf("varchar", ids.toArray()));
+            ps.setArray(3, c.createArrayOf("int2", states));
+            ps.setArray(4, c.createArrayOf("int8", changedAt));
+            ps.setArray(5, c.createArrayOf("int8", readingAt));
+            ps.setArray(6, c.createArrayOf("int8", seenAt));
+            ps.setArray(7, c.createArrayOf("int8", sequences));
+            ps.setArray(8, c.createArrayOf("text", recent));
+            ps.setArray(9, c.createArrayOf("int8", deadlines));
+            ps.setArray(10, c.createArrayOf("text", versions));
             Set<String> notWritten = new HashSet<>(ids);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

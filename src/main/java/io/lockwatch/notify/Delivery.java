@@ -10,8 +10,16 @@ import java.util.UUID;
  * @param previousSecret the client's secret before its last rotation, while it still signs too; else null
  * @param linked   whether the client is still linked to the sensor
  * @param attempt  the number of this attempt, 1 for the first
+ * @param alarm    of an alarm's event, the alarm as the webhook shows it; else null
  */
 public record Delivery(UUID id, UUID clientId, String url, String secret, String previousSecret, boolean linked, String sensorId,
                        String address, String type, Integer state, Integer previousState, long sequence,
-                       long occurredAt, int attempt) {
+                       long occurredAt, int attempt, java.util.Map<String, Object> alarm) {
+
+    public Delivery(UUID id, UUID clientId, String url, String secret, String previousSecret, boolean linked,
+                    String sensorId, String address, String type, Integer state, Integer previousState, long sequence,
+                    long occurredAt, int attempt) {
+        this(id, clientId, url, secret, previousSecret, linked, sensorId, address, type, state, previousState, sequence,
+                occurredAt, attempt, null);
+    }
 }

@@ -89,9 +89,11 @@ public class NotificationStore {
                                CASE WHEN c.previous_secret_until > now() THEN c.previous_secret END,
                                cs.client_id IS NOT NULL,
                                n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
-                               e.occurred_at, n.attempts
+                               e.occurred_at, n.attempts,
+                               a.id, a.type, a.opened_at, a.threshold_seconds, a.raised_at, a.cleared_at
                           FROM notifications n
                           JOIN sensor_events e ON e.id = n.event_id
+                          LEFT JOIN alarms a ON a.id = e.alarm_id
                           LEFT JOIN clients c ON c.id = n.client_id
                           LEFT JOIN client_sensors cs ON cs.client_id = n.client_id AND cs.sensor_id = n.sensor_id
                           LEFT JOIN sensors s ON s.id = n.sensor_id
@@ -102,8 +104,27 @@ public class NotificationStore {
             }, (rs, i) -> new Delivery(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
                     openOrNull(rs.getString(4), rs.getObject(2, UUID.class)), openOrNull(rs.getString(5), null), rs.getBoolean(6), rs.getString(7), rs.getString(8), rs.getString(9),
                     (Integer) rs.getObject(10, Integer.class), (Integer) rs.getObject(11, Integer.class), rs.getLong(12),
-                    rs.getTimestamp(13).getTime(), rs.getInt(14)));
+                    rs.getTimestamp(13).getTime(), rs.getInt(14), alarm(rs)));
         });
+    }
+
+    /** The alarm of an alarm's event, as its webhook shows it (columns 15 to 20 of the claim); else null. */
+    private static Map<String, Object> alarm(java.sql.ResultSet rs) throws java.sql.SQLException {
+        UUID id = rs.getObject(15, UUID.class);
+        if (id == null) {
+            return null;
+        }
+        Map<String, Object> a = new java.util.LinkedHashMap<>();
+        a.put("id", id.toString());
+        a.put("type", rs.getString(16));
+        java.sql.Timestamp opened = rs.getTimestamp(17);
+        java.sql.Timestamp cleared = rs.getTimestamp(20);
+        a.put("opened_at", opened.toInstant().toString());
+        a.put("threshold_seconds", rs.getInt(18));
+        a.put("raised_at", rs.getTimestamp(19).toInstant().toString());
+        a.put("cleared_at", cleared == null ? null : cleared.toInstant().toString());
+        a.put("open_seconds", cleared == null ? null : (cleared.getTime() - opened.getTime()) / 1000.0);
+        return a;
     }
 
     /** Why a delivery is not attempted when its client's secret cannot be opened (its attempt fails with it). */

@@ -312,6 +312,9 @@ public class Notifications {
         p.put("sequence", d.sequence());
         p.put("occurred_at", RFC3339_MILLIS.format(Instant.ofEpochMilli(d.occurredAt())));
         p.put("client_id", d.clientId().toString());
+        if (d.alarm() != null) {
+            p.put("alarm", d.alarm());
+        }
         return p;
     }
 }

@@ -29,7 +29,8 @@ public class Registry {
     }
 
     private static final String SENSOR_VIEW = """
-            SELECT s.id, s.address, s.heartbeat_timeout_seconds, st.state, st.state_changed_at, st.last_seen_at,
+            SELECT s.id, s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds, st.state, st.state_changed_at,
+                   st.last_seen_at,
                    coalesce(st.connectivity, 'unknown') AS connectivity, coalesce(st.sequence, 0) AS sequence,
                    s.created_at, s.updated_at
               FROM sensors s LEFT JOIN sensor_state st ON st.sensor_id = s.id
@@ -52,9 +53,17 @@ public class Registry {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
     private final long defaultTimeoutSeconds;
+    private final Integer defaultOpenAlarmSeconds;
     private final SecretCipher cipher;
 
     public Registry(JdbcTemplate jdbc, TransactionTemplate tx, long defaultTimeoutSeconds, SecretCipher cipher) {
+        this(jdbc, tx, defaultTimeoutSeconds, null, cipher);
+    }
+
+    /** @param defaultOpenAlarmSeconds lockwatch.alarms.open-after; null: off for sensors without their own */
+    public Registry(JdbcTemplate jdbc, TransactionTemplate tx, long defaultTimeoutSeconds, Integer defaultOpenAlarmSeconds,
+                    SecretCipher cipher) {
+        this.defaultOpenAlarmSeconds = defaultOpenAlarmSeconds;
         this.jdbc = jdbc;
         this.tx = tx;
         this.defaultTimeoutSeconds = defaultTimeoutSeconds;
@@ -64,9 +73,14 @@ public class Registry {
     // --- sensors
 
     public Map<String, Object> createSensor(String id, String address, Integer timeoutSeconds) {
+        return createSensor(id, address, timeoutSeconds, null);
+    }
+
+    /** @param openAlarmSeconds the sensor's own open-door alarm threshold; null: the default */
+    public Map<String, Object> createSensor(String id, String address, Integer timeoutSeconds, Integer openAlarmSeconds) {
         try {
-            jdbc.update("INSERT INTO sensors (id, address, heartbeat_timeout_seconds) VALUES (?, ?, ?)", id, address,
-                    timeoutSeconds);
+            jdbc.update("INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds) VALUES (?, ?, ?, ?)",
+                    id, address, timeoutSeconds, openAlarmSeconds);
         } catch (DuplicateKeyException e) {
             throw new AlreadyExists("sensor " + id + " is already registered");
         }
@@ -91,12 +105,35 @@ public class Registry {
      * @return the sensor, or null if there is none
      */
     public Map<String, Object> updateSensor(String id, String address, boolean setTimeout, Integer timeoutSeconds) {
+        return updateSensor(id, address, setTimeout, timeoutSeconds, false, null);
+    }
+
+    /**
+     * @param openAlarmSeconds the sensor's own open-door alarm threshold, applied with {@code setOpenAlarm}; null
+     *                         sets it back to the default
+     * @return the sensor, or null if there is none
+     */
+    public Map<String, Object> updateSensor(String id, String address, boolean setTimeout, Integer timeoutSeconds,
+                                            boolean setOpenAlarm, Integer openAlarmSeconds) {
         Integer updated = tx.execute(status -> {
             int n = jdbc.update("""
                     UPDATE sensors SET address = coalesce(?, address),
                            heartbeat_timeout_seconds = CASE WHEN ? THEN ? ELSE heartbeat_timeout_seconds END,
+                           open_alarm_seconds = CASE WHEN ? THEN ?::integer ELSE open_alarm_seconds END,
                            updated_at = now()
-                     WHERE id = ?""", address, setTimeout, timeoutSeconds, id);
+                     WHERE id = ?""", address, setTimeout, timeoutSeconds, setOpenAlarm, openAlarmSeconds, id);
+            if (n > 0 && setOpenAlarm) {
+                // an open door without an alarm for this opening gets the deadline of its new threshold at once
+                jdbc.update("""
+                        UPDATE sensor_state st
+                           SET open_alarm_seconds = ?::integer,
+                               alarm_due_at = CASE
+                                   WHEN st.state = 0 AND NOT EXISTS (SELECT 1 FROM alarms a
+                                           WHERE a.sensor_id = st.sensor_id AND a.opened_at = st.state_changed_at)
+                                   THEN st.state_changed_at + make_interval(secs => coalesce(?::integer, ?::integer))
+                                   ELSE st.alarm_due_at END
+                         WHERE st.sensor_id = ?""", openAlarmSeconds, openAlarmSeconds, defaultOpenAlarmSeconds, id);
+            }
             if (n > 0 && setTimeout) {
                 // the deadline of an online sensor follows its new timeout at once; the stored last-seen time may lag
                 // the readings applied by up to the largest tolerance, which ingest's next write of it takes back
@@ -231,6 +268,7 @@ public class Registry {
         s.put("id", rs.getString("id"));
         s.put("address", rs.getString("address"));
         s.put("heartbeat_timeout_seconds", (Integer) rs.getObject("heartbeat_timeout_seconds"));
+        s.put("open_alarm_seconds", (Integer) rs.getObject("open_alarm_seconds"));
         short state = rs.getShort("state");
         s.put("state", rs.wasNull() ? null : (int) state);
         s.put("state_changed_at", time(rs, "state_changed_at"));

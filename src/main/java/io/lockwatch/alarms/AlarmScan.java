@@ -1,0 +1,235 @@
+package io.lockwatch.alarms;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.lockwatch.heartbeat.HeartbeatProperties;
+import io.lockwatch.ingest.ReadingsBacklog;
+import io.lockwatch.ingest.SensorEvent;
+import io.lockwatch.notify.Outbox;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Raises the alarm of every door open past its deadline, and clears the alarm of every door that has closed,
+ * set-based, in transactions of {@code scanBatch}; each with its event ({@code sensor.alarm_raised},
+ * {@code sensor.alarm_cleared}) and that event's notifications, in the same transaction.
+ *
+ * <p>The deadline is ingest's: the measured time of the reading that opened the door plus the threshold, kept in
+ * {@code sensor_state.alarm_due_at} (indexed where set). Raising takes it back to null, and ingest keeps it null for
+ * the rest of that opening, so an opening raises at most once; the alarms table's unique indexes (one per opening,
+ * one active per sensor) hold that even for two scans at once. Clearing comes first in a scan, so that a door closed
+ * and opened again since the last scan has its old alarm cleared before its new one is raised. An alarm is cleared
+ * at the measured time of the reading that closed the door; losing the sensor's connection does not clear it.
+ *
+ * <p>Like the heartbeat, the scan waits while readings are queued beyond the heartbeat's {@code max-backlog}: a door
+ * closed during a downtime has its closing reading still in the broker.
+ */
+public class AlarmScan {
+
+    private static final Logger log = LoggerFactory.getLogger(AlarmScan.class);
+    static final String DOOR_OPEN_TOO_LONG = "door_open_too_long";
+
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate tx;
+    private final AlarmProperties props;
+    private final ReadingsBacklog backlog;
+    private final long maxBacklog;
+    private final Counter raised;
+    private final Counter cleared;
+    private final Counter deferred;
+
+    public AlarmScan(JdbcTemplate jdbc, TransactionTemplate tx, AlarmProperties props, ReadingsBacklog backlog,
+                     HeartbeatProperties heartbeat, MeterRegistry meters) {
+        this.jdbc = jdbc;
+        this.tx = tx;
+        this.props = props;
+        this.backlog = backlog;
+        this.maxBacklog = heartbeat.maxBacklog();
+        this.raised = meters.counter("lockwatch.alarms.raised");
+        this.cleared = meters.counter("lockwatch.alarms.cleared");
+        this.deferred = meters.counter("lockwatch.alarms.scans.deferred");
+        meters.gauge("lockwatch.alarms.active", this, AlarmScan::countActive);
+    }
+
+    /** @return the alarm events recorded by this scan; their notifications are then due */
+    public int scan() {
+        Long queued = backlog.messages();
+        if (queued != null && queued > maxBacklog) {
+            deferred.increment();
+            log.info("Alarm scan deferred: {} readings still queued", queued == Long.MAX_VALUE ? "an unknown number of" : queued);
+            return 0;
+        }
+        int closed = inBatches(this::clearClosed);
+        int opened = inBatches(this::raiseDue);
+        cleared.increment(closed);
+        raised.increment(opened);
+        if (closed + opened > 0) {
+            log.info("Alarms: {} raised, {} cleared", opened, closed);
+        }
+        return closed + opened;
+    }
+
+    private interface Step {
+        int run(Connection c) throws SQLException;
+    }
+
+    /** Runs a step in transactions until one does less than a batch. */
+    private int inBatches(Step step) {
+        int total = 0;
+        int n;
+        do {
+            n = tx.execute(status -> jdbc.execute((Connection c) -> step.run(c)));
+            total += n;
+        } while (n == props.scanBatch());
+        return total;
+    }
+
+    /**
+     * The doors open past their deadline: their deadline is taken (null), their sequence moved on, the alarm
+     * recorded with its event, at the deadline. Locked rows are skipped: ingest holds them, and may be closing the
+     * door right now.
+     */
+    private int raiseDue(Connection c) throws SQLException {
+        List<Long> events = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                WITH due AS (
+                    SELECT sensor_id, alarm_due_at
+                      FROM sensor_state
+                     WHERE alarm_due_at < now() AND state = 0
+                     ORDER BY alarm_due_at
+                     LIMIT ?
+                       FOR UPDATE SKIP LOCKED),
+                taken AS (
+                    UPDATE sensor_state s
+                       SET alarm_due_at = NULL, sequence = s.sequence + 1
+                      FROM due
+                     WHERE s.sensor_id = due.sensor_id
+                    RETURNING s.sensor_id, s.sequence, s.state_changed_at, due.alarm_due_at),
+                alarm AS (
+                    INSERT INTO alarms (sensor_id, type, opened_at, threshold_seconds, raised_at, raised_sequence)
+                    SELECT sensor_id, ?, state_changed_at, round(extract(epoch FROM alarm_due_at - state_changed_at))::int,
+                           alarm_due_at, sequence
+                      FROM taken
+                    ON CONFLICT DO NOTHING
+                    RETURNING id, sensor_id, raised_sequence, raised_at)
+                INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
+                SELECT sensor_id, raised_sequence, ?, 0, raised_at, id FROM alarm
+                RETURNING id""")) {
+            ps.setInt(1, props.scanBatch());
+            ps.setString(2, DOOR_OPEN_TOO_LONG);
+            ps.setString(3, SensorEvent.ALARM_RAISED);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    events.add(rs.getLong(1));
+                }
+            }
+        }
+        Outbox.notificationsFor(c, events);
+        return events.size();
+    }
+
+    /**
+     * The active alarms whose door is no longer in the opening that raised them: cleared at the measured time of
+     * the first reading that closed it after the alarm, with their event. An alarm whose sensor was deleted is
+     * closed without one (nobody is linked to it any more).
+     */
+    private int clearClosed(Connection c) throws SQLException {
+        List<Long> events = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                WITH closing AS (
+                    SELECT a.id, a.sensor_id, a.raised_sequence
+                      FROM alarms a JOIN sensor_state s ON s.sensor_id = a.sensor_id
+                     WHERE a.cleared_at IS NULL
+                       AND (s.state IS DISTINCT FROM 0 OR s.state_changed_at <> a.opened_at)
+                     ORDER BY a.sensor_id
+                     LIMIT ?
+                       FOR UPDATE OF s SKIP LOCKED),
+                moved AS (
+                    UPDATE sensor_state s
+                       SET sequence = s.sequence + 1
+                      FROM closing
+                     WHERE s.sensor_id = closing.sensor_id
+                    RETURNING s.sensor_id, s.sequence, s.state),
+                done AS (
+                    UPDATE alarms a
+                       SET cleared_at = coalesce(
+                               (SELECT e.occurred_at FROM sensor_events e
+                                 WHERE e.sensor_id = closing.sensor_id AND e.sequence > closing.raised_sequence
+                                   AND e.type = ? AND e.state = 1
+                                 ORDER BY e.sequence LIMIT 1),
+                               now())
+                      FROM closing
+                     WHERE a.id = closing.id
+                    RETURNING a.id, a.sensor_id, a.cleared_at)
+                INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
+                SELECT done.sensor_id, moved.sequence, ?, moved.state, done.cleared_at, done.id
+                  FROM done JOIN moved ON moved.sensor_id = done.sensor_id
+                RETURNING id""")) {
+            ps.setInt(1, props.scanBatch());
+            ps.setString(2, SensorEvent.STATE_CHANGED);
+            ps.setString(3, SensorEvent.ALARM_CLEARED);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    events.add(rs.getLong(1));
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("""
+                UPDATE alarms a SET cleared_at = now()
+                 WHERE a.cleared_at IS NULL
+                   AND NOT EXISTS (SELECT 1 FROM sensor_state s WHERE s.sensor_id = a.sensor_id)""")) {
+            ps.executeUpdate();
+        }
+        Outbox.notificationsFor(c, events);
+        return events.size();
+    }
+
+    /**
+     * When {@code open-after} changed since the last start, the deadlines of the open doors that follow it (no
+     * threshold of their own, no alarm yet for this opening) are computed again, once, by whichever instance
+     * starts first.
+     */
+    public void reconcileDefault() {
+        String value = props.openAfter() == null ? "off" : String.valueOf(props.openAfter().toSeconds());
+        tx.executeWithoutResult(status -> {
+            List<String> stored = jdbc.queryForList(
+                    "SELECT value FROM service_settings WHERE name = 'alarms.default_open_seconds' FOR UPDATE", String.class);
+            if (!stored.isEmpty() && stored.get(0).equals(value)) {
+                return;
+            }
+            Integer seconds = props.openAfter() == null ? null : (int) props.openAfter().toSeconds();
+            int updated = jdbc.update("""
+                    UPDATE sensor_state st
+                       SET alarm_due_at = st.state_changed_at + make_interval(secs => ?::integer)
+                     WHERE st.open_alarm_seconds IS NULL AND st.state = 0
+                       AND NOT EXISTS (SELECT 1 FROM alarms a
+                                        WHERE a.sensor_id = st.sensor_id AND a.opened_at = st.state_changed_at)""",
+                    seconds);
+            jdbc.update("""
+                    INSERT INTO service_settings (name, value) VALUES ('alarms.default_open_seconds', ?)
+                    ON CONFLICT (name) DO UPDATE SET value = excluded.value""", value);
+            if (!stored.isEmpty() || updated > 0) {
+                log.info("Open-door alarm threshold is now {}: {} deadlines of open doors recomputed",
+                        props.openAfter() == null ? "off" : value + " s", updated);
+            }
+        });
+    }
+
+    private double countActive() {
+        try {
+            Long n = jdbc.queryForObject("SELECT count(*) FROM alarms WHERE cleared_at IS NULL", Long.class);
+            return n == null ? 0 : n;
+        } catch (RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.lockwatch.alarms;
+
+import io.lockwatch.heartbeat.HeartbeatProperties;
+import io.lockwatch.ingest.IngestProperties;
+import io.lockwatch.ingest.ReadingsBacklog;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(AlarmProperties.class)
+public class AlarmsConfiguration {
+
+    @Bean(initMethod = "reconcileDefault")
+    AlarmScan alarms(JdbcTemplate jdbc, TransactionTemplate tx, AlarmProperties props, AmqpAdmin amqp,
+                     IngestProperties ingest, HeartbeatProperties heartbeat, MeterRegistry meters) {
+        return new AlarmScan(jdbc, tx, props, new ReadingsBacklog(amqp, ingest), heartbeat, meters);
+    }
+
+    @Bean
+    AlarmStore alarmStore(JdbcTemplate jdbc, TransactionTemplate tx) {
+        return new AlarmStore(jdbc, tx);
+    }
+}

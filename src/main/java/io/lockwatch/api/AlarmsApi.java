@@ -1,0 +1,105 @@
+package io.lockwatch.api;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lockwatch.alarms.AlarmStore;
+import io.lockwatch.ingest.ReadingParser;
+import org.apache.camel.Exchange;
+
+/** Alarms: listed by sensor, client, activity and time; read; acknowledged by an operator. */
+public class AlarmsApi {
+
+    private static final long DAY = 86_400_000L;
+
+    private final AlarmStore store;
+
+    public AlarmsApi(AlarmStore store) {
+        this.store = store;
+    }
+
+    public void list(Exchange exchange) {
+        int limit = Json.limit(exchange);
+        String sensor = Json.header(exchange, "sensor_id");
+        if (sensor != null && !ReadingParser.SENSOR_ID.matcher(sensor).matches()) {
+            throw ApiProblem.badRequest("sensor_id", "sensor_id must be 1 to 16 letters and digits");
+        }
+        String client = Json.header(exchange, "client_id");
+        UUID clientId = null;
+        if (client != null) {
+            try {
+                clientId = UUID.fromString(client);
+            } catch (IllegalArgumentException e) {
+                throw ApiProblem.badRequest("client_id", "client_id must be a UUID");
+            }
+        }
+        String activeText = Json.header(exchange, "active");
+        Boolean active = null;
+        if (activeText != null) {
+            if (!activeText.equals("true") && !activeText.equals("false")) {
+                throw ApiProblem.badRequest("active", "active must be true or false");
+            }
+            active = Boolean.valueOf(activeText);
+        }
+        // [from, to): by default the last 30 days
+        long to = Json.time(exchange, "to", System.currentTimeMillis() + 1);
+        long from = Json.time(exchange, "from", to - 30 * DAY);
+        if (from >= to) {
+            throw ApiProblem.badRequest("from", "from must be before to");
+        }
+        Object[] after = cursor(Json.header(exchange, "cursor"));
+        List<Map<String, Object>> rows = store.list(sensor, clientId, active, from, to,
+                after == null ? null : (Timestamp) after[0], after == null ? null : (UUID) after[1], limit);
+        String next = null;
+        if (rows.size() > limit) {
+            Map<String, Object> last = rows.get(limit - 1);
+            next = Base64.getUrlEncoder().withoutPadding().encodeToString(
+                    (last.get("raised_at") + "|" + last.get("id")).getBytes(StandardCharsets.UTF_8));
+            rows = rows.subList(0, limit);
+        }
+        Json.respond(exchange, 200, Json.page(rows, next));
+    }
+
+    public void get(Exchange exchange) {
+        Json.respond(exchange, 200, found(Json.uuid(exchange, "alarmId", "alarm")));
+    }
+
+    public void acknowledge(Exchange exchange) {
+        UUID id = Json.uuid(exchange, "alarmId", "alarm");
+        JsonNode body = Validation.object(Json.body(exchange), "by", "comment");
+        String by = Validation.text(body.get("by"), "by", 200, true);
+        String comment = Validation.text(body.get("comment"), "comment", 2000, false);
+        switch (store.acknowledge(id, by, comment)) {
+            case NOT_FOUND -> throw ApiProblem.notFound("alarm " + id);
+            case ALREADY -> throw ApiProblem.conflict("alarm " + id + " is already acknowledged");
+            case DONE -> Json.respond(exchange, 200, found(id));
+        }
+    }
+
+    private Map<String, Object> found(UUID id) {
+        Map<String, Object> alarm = store.find(id);
+        if (alarm == null) {
+            throw ApiProblem.notFound("alarm " + id);
+        }
+        return alarm;
+    }
+
+    /** The (raised_at, id) a cursor names, or null for the first page. */
+    private static Object[] cursor(String cursor) {
+        if (cursor == null) {
+            return null;
+        }
+        try {
+            String[] parts = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8).split("\\|", 2);
+            return new Object[] {Timestamp.from(Instant.parse(parts[0])), UUID.fromString(parts[1])};
+        } catch (RuntimeException e) {
+            throw ApiProblem.badRequest("cursor", "invalid cursor");
+        }
+    }
+}
