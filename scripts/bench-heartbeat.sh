@@ -6,7 +6,7 @@
 #
 # Usage:
 #   scripts/bench-heartbeat.sh [--sensors 1000000] [--silent 100000] [--timeout 120] [--rate 2000]
-#                              [--scan-interval 10] [--phase worst|any] [--restore 1000] [--max-wait 300] [--seed N]
+#                              [--scan-interval 10] [--phase worst|any] [--restore 1000] [--alarm] [--max-wait 300] [--seed N]
 #                              [--confirm-window 1000] [--diagnostics] [--service-arg --name=value ...]
 #
 #   --sensors N        sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
@@ -21,6 +21,11 @@
 #                      Quartz's job store), so the silent sensors just miss that scan and wait a whole interval for
 #                      the next; any: T is whenever the harness gets there
 #   --restore N        lost sensors that report once more afterwards; each must get exactly one restored event
+#   --alarm            open-door alarms instead (issue 19): the --silent sensors open their door (data 0) at T and
+#                      report nothing more, with open_alarm_seconds = --timeout; each sensor.alarm_raised is timed
+#                      from T + threshold; --restore of the alarmed doors then close, each must get exactly one
+#                      sensor.alarm_cleared; --scan-interval is the alarm scan's (5 s by default); the check counts
+#                      the active alarms instead of connectivity. Figures: target/bench/alarms-<timestamp>.json
 #   --max-wait S       how long after the timeout expired to wait for all lost events before giving up
 #   --seed N           random seed of the silent sensors' choice and of the readings (printed; random by default)
 #   --confirm-window N unconfirmed messages allowed per publisher (1000)

@@ -50,8 +50,9 @@ final class BenchDatabase {
             c.setAutoCommit(false);
             for (int attempt = 1; ; attempt++) {
                 try (Statement s = c.createStatement()) {
-                    // sensor_events has no foreign key to sensors (events outlive their sensor): truncated by name
-                    s.execute("TRUNCATE sensors, clients, sensor_events CASCADE");
+                    // sensor_events and alarms have no foreign key to sensors (they outlive their sensor): truncated
+                    // by name, or a run's alarms would be the next run's, on sensors of the same ids
+                    s.execute("TRUNCATE sensors, clients, sensor_events, alarms CASCADE");
                     break;
                 } catch (SQLException e) {
                     // the running service's notification claim locks notifications, then clients and sensors: the

@@ -39,6 +39,11 @@ import com.rabbitmq.client.ConnectionFactory;
  * timeout expired its {@code sensor.connection_lost} event became visible, checks that every silent sensor got
  * exactly one and no other sensor any, and asserts no timing.
  *
+ * <p>With {@code --alarm} it measures open-door alarms the same way (issue 19): the chosen sensors open their door
+ * (data 0) at one moment T and report nothing more, with {@code open_alarm_seconds} = {@code --timeout}; each
+ * {@code sensor.alarm_raised} is timed from T + threshold, exactly one per door and none for any other sensor is
+ * checked, and {@code --restore} doors then close, each of which must get exactly one {@code sensor.alarm_cleared}.
+ *
  * <ol>
  *   <li>starts the service ({@link ServiceProcess}, its own virtual host and databases) and registers the
  *       sensors ({@link BenchDatabase}); the silent ones, chosen at random, get their own timeout, as
@@ -70,8 +75,19 @@ public final class HeartbeatBenchmark {
     private final HeartbeatOptions o;
     private final String stamp = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'"));
 
+    /** The event measured and the one that ends it: lost and restored, or an alarm raised and cleared. */
+    private final String first;
+    private final String again;
+    /** How the report calls the measured event, and the deadline it is timed from. */
+    private final String noun;
+    private final String deadline;
+
     private HeartbeatBenchmark(HeartbeatOptions options) {
         this.o = options;
+        this.first = o.alarm() ? HeartbeatDatabase.ALARM_RAISED : HeartbeatDatabase.LOST;
+        this.again = o.alarm() ? HeartbeatDatabase.ALARM_CLEARED : HeartbeatDatabase.RESTORED;
+        this.noun = o.alarm() ? "alarm" : "lost event";
+        this.deadline = o.alarm() ? "threshold" : "timeout";
     }
 
     public static void main(String[] args) {
@@ -97,8 +113,9 @@ public final class HeartbeatBenchmark {
 
     private int run() throws Exception {
         Files.createDirectories(o.outDir());
-        log("%,d sensors, %,d of them silent from one moment on (own timeout %d s), the others %s readings/s, scan every %d s, seed %d",
-                o.sensors(), o.silent(), o.timeout(), o.rate() == 0 ? "as many" : fmt(o.rate()), o.scanInterval(), o.seed());
+        log("%,d sensors, %,d of them %s from one moment on (own %s %d s), the others %s readings/s, scan every %d s, seed %d",
+                o.sensors(), o.silent(), o.alarm() ? "with their door open" : "silent", deadline, o.timeout(),
+                o.rate() == 0 ? "as many" : fmt(o.rate()), o.scanInterval(), o.seed());
         log("RabbitMQ %s, PostgreSQL %s, ClickHouse %s", o.amqpUri().replaceAll("//[^@]*@", "//"), o.jdbcUrl(),
                 o.clickHouseUrl());
         ConnectionFactory amqp = Broker.factory(o.amqpUri());
@@ -111,7 +128,7 @@ public final class HeartbeatBenchmark {
                 }
                 broker.purge(QUEUE);
             }
-            Path serviceLog = o.outDir().resolve("heartbeat-service.log");
+            Path serviceLog = o.outDir().resolve(o.alarm() ? "alarms-service.log" : "heartbeat-service.log");
             ServiceProcess service = ServiceProcess.start(o.jar(), List.of(), o.serviceArguments(), serviceLog,
                     o.outDir().resolve("service.pid"));
             Thread hook = new Thread(service::close, "bench-stop-service");
@@ -143,7 +160,7 @@ public final class HeartbeatBenchmark {
         BenchDatabase bench = new BenchDatabase(o.jdbcUrl(), o.dbUser(), o.dbPassword());
         HeartbeatDatabase db = new HeartbeatDatabase(o.jdbcUrl(), o.dbUser(), o.dbPassword());
 
-        log("registering %,d sensors (TRUNCATE sensors, sensor_events CASCADE; one INSERT ... SELECT)", o.sensors());
+        log("registering %,d sensors (TRUNCATE sensors, clients, sensor_events, alarms CASCADE; one INSERT ... SELECT)", o.sensors());
         long rows = bench.registerSensors(o.sensors());
         if (rows != o.sensors()) {
             throw new IllegalStateException("sensor_state has " + rows + " rows after registering " + o.sensors());
@@ -152,11 +169,12 @@ public final class HeartbeatBenchmark {
 
         Run run = new Run(o.sensors(), o.seed());
         run.choose(o.silent());
-        int updated = db.setTimeout(run.ids(run.silent), o.timeout());
+        int updated = o.alarm() ? db.setOpenAlarm(run.ids(run.silent), o.timeout()) : db.setTimeout(run.ids(run.silent), o.timeout());
         if (updated != o.silent()) {
-            throw new IllegalStateException("gave " + updated + " sensors their own timeout, expected " + o.silent());
+            throw new IllegalStateException("gave " + updated + " sensors their own " + deadline + ", expected " + o.silent());
         }
-        log("%,d silent sensors chosen at random, heartbeat_timeout_seconds = %d", o.silent(), o.timeout());
+        log("%,d %s chosen at random, %s = %d", o.silent(), o.alarm() ? "doors" : "silent sensors",
+                o.alarm() ? "open_alarm_seconds" : "heartbeat_timeout_seconds", o.timeout());
 
         PrometheusScraper prometheus = new PrometheusScraper(service.baseUri());
         CpuSampler cpu = new CpuSampler(service.pid());
@@ -189,7 +207,7 @@ public final class HeartbeatBenchmark {
             Diagnostics diagnostics = null;
             try {
                 publishSilentOnce(run, burst, db);
-                watch = new LostEventWatch(db);
+                watch = new LostEventWatch(db, first);
                 watch.start();
                 if (o.diagnostics()) {
                     diagnostics = new Diagnostics(bench, o.outDir().resolve("heartbeat-diagnostics-" + stamp + ".txt"));
@@ -199,7 +217,7 @@ public final class HeartbeatBenchmark {
                 if (diagnostics != null) {
                     diagnostics.stop();
                 }
-                log("waiting two more scans (%d s): a second lost event would show", 2 * o.scanInterval());
+                log("waiting two more scans (%d s): a second %s would show", 2 * o.scanInterval(), noun);
                 Thread.sleep(2000L * o.scanInterval() + 1000);
                 restore(run, watch, burst, db, service);
             } finally {
@@ -228,7 +246,8 @@ public final class HeartbeatBenchmark {
             run.followerFailure = watch.failure();
         }
 
-        log("checking every connectivity event and every sensor's connectivity in PostgreSQL");
+        log(o.alarm() ? "checking every alarm event and the alarms in PostgreSQL"
+                : "checking every connectivity event and every sensor's connectivity in PostgreSQL");
         Verdict verdict = verify(run, db);
         report(run, verdict, cpu.topOthers(5));
         return verdict.ok() ? 0 : 1;
@@ -239,10 +258,11 @@ public final class HeartbeatBenchmark {
     /** The silent sensors' one reading each, all measured at one moment; returns once all are online. */
     private void publishSilentOnce(Run run, Publisher burst, HeartbeatDatabase db) throws Exception {
         run.silentAt = o.worstPhase() ? awaitWorstPhase(run, db) : System.currentTimeMillis();
-        log("the %,d silent sensors report once, all measured at T = %s, then fall silent", run.silent.length,
+        log(o.alarm() ? "the %,d doors open, all measured at T = %s, then report nothing more"
+                : "the %,d silent sensors report once, all measured at T = %s, then fall silent", run.silent.length,
                 Instant.ofEpochMilli(run.silentAt));
         for (int sensor : run.silent) {
-            burst.publish(run.silentSource.first(sensor, run.silentAt));
+            burst.publish(o.alarm() ? run.silentSource.first(sensor, run.silentAt, 0) : run.silentSource.first(sensor, run.silentAt));
         }
         burst.awaitConfirms();
         run.expiry = run.silentAt + o.timeout() * 1000L;
@@ -264,7 +284,7 @@ public final class HeartbeatBenchmark {
             Thread.sleep(500);
         }
         run.silentAppliedAfter = (System.currentTimeMillis() - run.silentAt) / 1e3;
-        log("all online %.1f s after T; their timeout expires at T + %d s", run.silentAppliedAfter, o.timeout());
+        log("all online %.1f s after T; their %s expires at T + %d s", run.silentAppliedAfter, deadline, o.timeout());
     }
 
     /**
@@ -275,17 +295,17 @@ public final class HeartbeatBenchmark {
      * @return T
      */
     private long awaitWorstPhase(Run run, HeartbeatDatabase db) throws Exception {
-        HeartbeatDatabase.ScanSchedule schedule = db.scanSchedule();
+        HeartbeatDatabase.ScanSchedule schedule = db.scanSchedule(o.alarm() ? "alarm-scan" : "heartbeat-scan");
         long now = System.currentTimeMillis();
         if (schedule == null) {
-            run.phase = "left to chance (no heartbeat scan trigger found in Quartz's tables)";
+            run.phase = "left to chance (no scan trigger found in Quartz's tables)";
             log("WARNING: the phase is %s", run.phase);
             return now;
         }
         long base = schedule.nextFire() + AFTER_SCAN_MS - o.timeout() * 1000L;
         long t = base + Math.floorDiv(now - base + schedule.interval() - 1, schedule.interval()) * schedule.interval();
-        run.phase = String.format(Locale.US, "the timeout expires %.1f s after a scan fired (the unluckiest phase: "
-                + "they wait a whole interval for the next)", AFTER_SCAN_MS / 1e3);
+        run.phase = String.format(Locale.US, "the %s expires %.1f s after a scan fired (the unluckiest phase: "
+                + "they wait a whole interval for the next)", deadline, AFTER_SCAN_MS / 1e3);
         log("waiting %.1f s so that %s", (t - now) / 1e3, run.phase);
         Thread.sleep(Math.max(0, t - System.currentTimeMillis()));
         return t;
@@ -299,22 +319,22 @@ public final class HeartbeatBenchmark {
             long now = System.currentTimeMillis();
             int seen = watch.count();
             if (seen >= run.silent.length) {
-                log("T + %.1f s: all %,d lost events visible", (now - run.silentAt) / 1e3, seen);
+                log("T + %.1f s: all %,d %ss visible", (now - run.silentAt) / 1e3, seen, noun);
                 return;
             }
             if (now > giveUp) {
-                log("WARNING: only %,d of %,d lost events visible %d s after the timeout expired; giving up",
-                        seen, run.silent.length, o.maxWait());
+                log("WARNING: only %,d of %,d %ss visible %d s after the %s expired; giving up",
+                        seen, run.silent.length, noun, o.maxWait(), deadline);
                 return;
             }
             if (!service.isAlive()) {
                 throw new IllegalStateException("the service died; see its log");
             }
             if (watch.failure() != null) {
-                throw new IllegalStateException("following the lost events failed", watch.failure());
+                throw new IllegalStateException("following the " + noun + "s failed", watch.failure());
             }
             if (now >= nextLog) {
-                log("T + %.0f s: %,d lost events visible", (now - run.silentAt) / 1e3, seen);
+                log("T + %.0f s: %,d %ss visible", (now - run.silentAt) / 1e3, seen, noun);
                 nextLog = now + 5000;
             }
             Thread.sleep(200);
@@ -338,22 +358,25 @@ public final class HeartbeatBenchmark {
             }
         }
         run.restored = chosen.stream().mapToInt(Integer::intValue).toArray();
-        log("%,d lost sensors report again (one reading each)", run.restored.length);
+        log(o.alarm() ? "%,d alarmed doors close (one reading each)" : "%,d lost sensors report again (one reading each)",
+                run.restored.length);
         for (int sensor : run.restored) {
-            burst.publish(run.silentSource.next(sensor));
+            burst.publish(o.alarm() ? run.silentSource.next(sensor, 1) : run.silentSource.next(sensor));
             run.restoredAt.put(sensor, run.silentSource.reference().lastTs(sensor));
         }
         burst.awaitConfirms();
         List<String> ids = run.ids(run.restored);
         long giveUp = System.currentTimeMillis() + 60_000;
         long online;
-        while ((online = db.countOnline(ids)) < run.restored.length && System.currentTimeMillis() < giveUp) {
+        while ((online = o.alarm() ? db.countState(ids, 1) : db.countOnline(ids)) < run.restored.length
+                && System.currentTimeMillis() < giveUp) {
             if (!service.isAlive()) {
                 throw new IllegalStateException("the service died; see its log");
             }
             Thread.sleep(200);
         }
-        log("%,d of %,d online again; waiting one more scan (%d s)", online, run.restored.length, o.scanInterval());
+        log("%,d of %,d %s; waiting one more scan (%d s)", online, run.restored.length,
+                o.alarm() ? "closed" : "online again", o.scanInterval());
         Thread.sleep(1000L * o.scanInterval() + 1000);
     }
 
@@ -374,22 +397,22 @@ public final class HeartbeatBenchmark {
         Map<Integer, Integer> lostFirst = new HashMap<>();
         Map<Integer, Integer> lostAgain = new HashMap<>();
         Map<Integer, Integer> restoredEvents = new HashMap<>();
-        db.forEachConnectivityEvent(e -> {
+        db.forEachEvent(first, again, e -> {
             int sensor = silentRef.indexOf(e.sensorId());
             if (sensor < 0) {
                 v.problem("an event of an unknown sensor: " + e);
                 return;
             }
             boolean silent = run.expiryOf.containsKey(sensor);
-            if (HeartbeatDatabase.LOST.equals(e.type())) {
+            if (first.equals(e.type())) {
                 v.lostEvents++;
                 if (!silent) {
                     v.lostOfOthers++;
-                    v.problem("lost event of a sensor that kept reporting: " + e);
+                    v.problem(noun + " of a sensor that kept reporting: " + e);
                 } else if (e.occurredAt() == run.expiryOf.get(sensor)) {
                     if (lostFirst.merge(sensor, 1, Integer::sum) > 1) {
                         v.duplicates++;
-                        v.problem("second lost event for one silence: " + e);
+                        v.problem("second " + noun + " for one " + (o.alarm() ? "opening" : "silence") + ": " + e);
                     }
                     Long visibleAt = run.visibleAt.get(e.sensorId());
                     if (visibleAt == null) {
@@ -410,34 +433,57 @@ public final class HeartbeatBenchmark {
                     }
                 } else {
                     v.wrongTime++;
-                    v.problem("lost event at " + e.occurredAt() + ", expected " + run.expiryOf.get(sensor)
-                            + " (last reading + timeout): " + e);
+                    v.problem(noun + " at " + e.occurredAt() + ", expected " + run.expiryOf.get(sensor)
+                            + " (last reading + " + deadline + "): " + e);
                 }
             } else {
                 v.restoredEvents++;
                 Long at = run.restoredAt.get(sensor);
                 if (at == null || e.occurredAt() != at) {
-                    v.problem("unexpected restored event: " + e);
+                    v.problem("unexpected " + again + " event: " + e);
                 } else if (restoredEvents.merge(sensor, 1, Integer::sum) > 1) {
                     v.duplicates++;
-                    v.problem("second restored event: " + e);
+                    v.problem("second " + again + " event: " + e);
                 }
             }
         });
         for (int sensor : run.silent) {
             if (!lostFirst.containsKey(sensor)) {
                 v.missing++;
-                v.problem("no lost event for silent sensor " + silentRef.id(sensor));
+                v.problem("no " + noun + " for " + (o.alarm() ? "open door " : "silent sensor ") + silentRef.id(sensor));
             }
         }
         for (int sensor : run.restored) {
             if (!restoredEvents.containsKey(sensor)) {
-                v.problem("no restored event for sensor " + silentRef.id(sensor));
+                v.problem("no " + again + " event for sensor " + silentRef.id(sensor));
             }
         }
         v.restoredOk = restoredEvents.size();
 
-        // connectivity now: lost exactly for the silent sensors not restored (or lost again after restoring)
+        if (o.alarm()) {
+            // alarms now: active exactly for the doors that stayed open
+            long active = db.countActiveAlarms();
+            if (active != run.silent.length - run.restored.length) {
+                v.problem(active + " active alarms, expected " + (run.silent.length - run.restored.length));
+            }
+        } else {
+            checkConnectivity(run, v, lostAgain, db);
+        }
+
+        // and ingest stayed exact meanwhile: one state change event per change of data
+        long expectedChanges = run.othersSource.reference().totalChanges() + silentRef.totalChanges();
+        v.stateChanges = db.countEvents("sensor.state_changed");
+        v.expectedStateChanges = expectedChanges;
+        if (v.stateChanges != expectedChanges) {
+            v.problem("sensor_events has " + v.stateChanges + " state changes, expected " + expectedChanges);
+        }
+        return v;
+    }
+
+    /** Connectivity now: lost exactly for the silent sensors not restored (or lost again after restoring). */
+    private void checkConnectivity(Run run, Verdict v, Map<Integer, Integer> lostAgain, HeartbeatDatabase db)
+            throws Exception {
+        Reference silentRef = run.silentSource.reference();
         Map<Integer, String> notOnline = new HashMap<>();
         db.forEachNotOnline((id, connectivity) -> notOnline.put(silentRef.indexOf(id), connectivity));
         for (int sensor : run.silent) {
@@ -451,15 +497,6 @@ public final class HeartbeatBenchmark {
         }
         notOnline.forEach((sensor, connectivity) -> v.problem("sensor " + (sensor < 0 ? "?" : silentRef.id(sensor))
                 + " kept reporting but is " + connectivity));
-
-        // and ingest stayed exact meanwhile: one state change event per change of data
-        long expectedChanges = run.othersSource.reference().totalChanges() + silentRef.totalChanges();
-        v.stateChanges = db.countEvents("sensor.state_changed");
-        v.expectedStateChanges = expectedChanges;
-        if (v.stateChanges != expectedChanges) {
-            v.problem("sensor_events has " + v.stateChanges + " state changes, expected " + expectedChanges);
-        }
-        return v;
     }
 
     // --- the report
@@ -484,41 +521,43 @@ public final class HeartbeatBenchmark {
         String target = v.visibleLatency.isEmpty() ? "n/a"
                 : over60 == 0 && v.missing == 0 ? "MET (all within 60 s)" : "MISSED (" + (over60 + v.missing) + " later than 60 s or missing)";
         String correctness = v.ok()
-                ? String.format(Locale.US, "OK: exactly one lost event for each of the %,d silent sensors, none for the other %,d, no duplicate; "
-                        + "restored exactly once: %,d of %,d", run.silent.length, run.others.length, v.restoredOk, run.restored.length)
-                : String.format(Locale.US, "FAILED: %,d problems (missing %,d, duplicates %,d, lost events of reporting sensors %,d, wrong time %,d)",
-                        v.problems, v.missing, v.duplicates, v.lostOfOthers, v.wrongTime);
+                ? String.format(Locale.US, "OK: exactly one %s for each of the %,d %s, none for the other %,d, no duplicate; "
+                        + "%s exactly once: %,d of %,d", noun, run.silent.length, o.alarm() ? "open doors" : "silent sensors",
+                        run.others.length, o.alarm() ? "cleared on closing" : "restored", v.restoredOk, run.restored.length)
+                : String.format(Locale.US, "FAILED: %,d problems (missing %,d, duplicates %,d, %ss of other sensors %,d, wrong time %,d)",
+                        v.problems, v.missing, v.duplicates, noun, v.lostOfOthers, v.wrongTime);
 
         List<String> lines = new ArrayList<>();
-        lines.add(String.format(Locale.US, "heartbeat at scale: %,d sensors, %,d silent from T on (own timeout %d s), the other %,d at %s readings/s throughout, scan every %d s",
-                o.sensors(), run.silent.length, o.timeout(), run.others.length, o.rate() == 0 ? "as many" : fmt(o.rate()), o.scanInterval()));
-        lines.add(String.format(Locale.US, "lost event visible after the timeout expired: n=%,d  p50 %s  p99 %s  max %s   target <= 60 s: %s",
-                visible.length, sec(pct(visible, 50)), sec(pct(visible, 99)), sec(max(visible)), target));
-        lines.add(String.format(Locale.US, "first to last lost event: %s; within timeout + scan interval + 5 s (%.0f s): %,d of %,d; phase: %s",
-                sec(firstToLast), bound, visible.length - overBound, visible.length, run.phase));
-        lines.add(String.format(Locale.US, "ingest during detection (T+%d s .. last lost event): applied median %s/s, min %s/s, published %s/s, queue max %,d; before: %s/s",
-                o.timeout(), fmt(during.appliedMedian), fmt(during.appliedMin), fmt(during.publishedMedian), during.queueMax,
+        lines.add(String.format(Locale.US, "%s at scale: %,d sensors, %,d %s from T on (own %s %d s), the other %,d at %s readings/s throughout, scan every %d s",
+                o.alarm() ? "open-door alarms" : "heartbeat", o.sensors(), run.silent.length, o.alarm() ? "doors open" : "silent",
+                deadline, o.timeout(), run.others.length, o.rate() == 0 ? "as many" : fmt(o.rate()), o.scanInterval()));
+        lines.add(String.format(Locale.US, "%s visible after the %s expired: n=%,d  p50 %s  p99 %s  max %s   target <= 60 s: %s",
+                noun, deadline, visible.length, sec(pct(visible, 50)), sec(pct(visible, 99)), sec(max(visible)), target));
+        lines.add(String.format(Locale.US, "first to last %s: %s; within %s + scan interval + 5 s (%.0f s): %,d of %,d; phase: %s",
+                noun, sec(firstToLast), deadline, bound, visible.length - overBound, visible.length, run.phase));
+        lines.add(String.format(Locale.US, "ingest during detection (T+%d s .. last %s): applied median %s/s, min %s/s, published %s/s, queue max %,d; before: %s/s",
+                o.timeout(), noun, fmt(during.appliedMedian), fmt(during.appliedMin), fmt(during.publishedMedian), during.queueMax,
                 fmt(beforeExpiry.appliedMedian)));
         lines.add("correctness: " + correctness);
         v.shown.forEach(p -> lines.add("  problem: " + p));
         lines.add("");
         lines.add(String.format(Locale.US, "  by the scan's own clock (recorded_at = start of its transaction): p50 %s  p99 %s  max %s; scan transactions: %d (%s)",
                 sec(pct(recorded, 50)), sec(pct(recorded, 99)), sec(max(recorded)), v.scanTransactions.size(), transactions(v.scanTransactions, run.expiry)));
-        lines.add(String.format(Locale.US, "  visible = first poll (every %d ms) that saw the event; %,d lost events not seen by the poll%s",
-                POLL_MS, v.notFollowed, run.followerFailure == null ? "" : " (it failed: " + run.followerFailure + ")"));
-        lines.add(String.format(Locale.US, "  silent sensors' readings published and applied %.1f s after T; the others came online in %.1f s (%s readings/s)",
-                run.silentAppliedAfter, run.seedSeconds, fmt(run.others.length / run.seedSeconds)));
+        lines.add(String.format(Locale.US, "  visible = first poll (every %d ms) that saw the event; %,d %ss not seen by the poll%s",
+                POLL_MS, v.notFollowed, noun, run.followerFailure == null ? "" : " (it failed: " + run.followerFailure + ")"));
+        lines.add(String.format(Locale.US, "  %s readings published and applied %.1f s after T; the others came online in %.1f s (%s readings/s)",
+                o.alarm() ? "the doors'" : "silent sensors'", run.silentAppliedAfter, run.seedSeconds, fmt(run.others.length / run.seedSeconds)));
         lines.add("  CPU cores during detection: " + cpuLine(during.cpu) + "; service heap max " + String.format(Locale.US, "%.0f MB", during.heapMax / 1048576));
-        lines.add(String.format(Locale.US, "  events: %,d lost, %,d restored, %,d state changes (expected %,d); readings to the others during the run: %,d%s",
-                v.lostEvents, v.restoredEvents, v.stateChanges, v.expectedStateChanges, run.steadyPublished,
+        lines.add(String.format(Locale.US, "  events: %,d %s, %,d %s, %,d state changes (expected %,d); readings to the others during the run: %,d%s",
+                v.lostEvents, first, v.restoredEvents, again, v.stateChanges, v.expectedStateChanges, run.steadyPublished,
                 run.nacked > 0 ? String.format(Locale.US, "; WARNING: %,d nacked by the broker", run.nacked) : ""));
         if (during.cpu.getOrDefault(CpuSampler.OTHER, 0.0) > 0.25) {
             lines.add(String.format(Locale.US, "  WARNING: other processes used %.2f cores during detection; figures are disturbed (CPU seconds: %s)",
                     during.cpu.get(CpuSampler.OTHER), others));
         }
-        Path json = o.outDir().resolve("heartbeat-" + stamp + ".json");
+        Path json = o.outDir().resolve((o.alarm() ? "alarms-" : "heartbeat-") + stamp + ".json");
         lines.add("  revision: " + REVISION + (o.serviceArgs().isEmpty() ? "" : "; service arguments: " + String.join(" ", o.serviceArgs())));
-        lines.add("  figures: " + json + "; service log: " + o.outDir().resolve("heartbeat-service.log"));
+        lines.add("  figures: " + json + "; service log: " + o.outDir().resolve(o.alarm() ? "alarms-service.log" : "heartbeat-service.log"));
         System.out.println();
         lines.forEach(System.out::println);
 
@@ -530,6 +569,7 @@ public final class HeartbeatBenchmark {
         options.put("scan_interval_s", o.scanInterval());
         options.put("phase", o.worstPhase() ? "worst" : "any");
         options.put("restore", o.restore());
+        options.put("mode", o.alarm() ? "alarm" : "heartbeat");
         options.put("max_wait_s", o.maxWait());
         options.put("seed", o.seed());
         options.put("confirm_window", o.confirmWindow());
@@ -592,7 +632,7 @@ public final class HeartbeatBenchmark {
         all.put("revision", REVISION);
         all.put("options", options);
         all.put("machine_cores", Runtime.getRuntime().availableProcessors());
-        all.put("lost", lost);
+        all.put(o.alarm() ? "alarm_raised" : "lost", lost);
         all.put("ingest", ingest);
         all.put("correctness", k);
         all.put("other_processes_cpu_s", others);
@@ -800,7 +840,9 @@ public final class HeartbeatBenchmark {
                 query.append(query.length() == 0 ? "?" : "&").append("tag=")
                         .append(URLEncoder.encode(tag, StandardCharsets.UTF_8));
             }
+            // /actuator/metrics needs a token since the doors were closed (only health and the scrape are open)
             HttpRequest request = HttpRequest.newBuilder(base.resolve(name + query))
+                    .header("Authorization", "Bearer " + ServiceProcess.API_TOKEN)
                     .timeout(Duration.ofSeconds(10)).GET().build();
             HttpResponse<String> response = http.send(request,
                     HttpResponse.BodyHandlers.ofString());
@@ -868,9 +910,11 @@ public final class HeartbeatBenchmark {
         private final AtomicBoolean stop = new AtomicBoolean();
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
         private final Thread thread = new Thread(this::follow, "bench-lost-events");
+        private final String type;
 
-        LostEventWatch(HeartbeatDatabase db) {
+        LostEventWatch(HeartbeatDatabase db, String type) {
             this.db = db;
+            this.type = type;
         }
 
         void start() {
@@ -879,7 +923,7 @@ public final class HeartbeatBenchmark {
         }
 
         private void follow() {
-            try (HeartbeatDatabase.LostEventFollower follower = db.new LostEventFollower()) {
+            try (HeartbeatDatabase.LostEventFollower follower = db.new LostEventFollower(type)) {
                 while (!stop.get()) {
                     long pollStart = System.currentTimeMillis();
                     List<HeartbeatDatabase.Event> events = follower.poll();

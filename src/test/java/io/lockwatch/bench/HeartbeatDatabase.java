@@ -16,6 +16,8 @@ final class HeartbeatDatabase {
 
     static final String LOST = "sensor.connection_lost";
     static final String RESTORED = "sensor.connection_restored";
+    static final String ALARM_RAISED = "sensor.alarm_raised";
+    static final String ALARM_CLEARED = "sensor.alarm_cleared";
 
     /** A connectivity event as recorded: {@code occurred_at} and {@code recorded_at} in epoch milliseconds. */
     record Event(long id, String sensorId, String type, long occurredAt, long recordedAt) {
@@ -56,6 +58,50 @@ final class HeartbeatDatabase {
         }
     }
 
+    /** Gives these sensors their own open-door alarm threshold, as registering them with one would. */
+    int setOpenAlarm(List<String> sensorIds, int seconds) throws SQLException {
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            int n;
+            try (PreparedStatement ps = c.prepareStatement("""
+                    UPDATE sensors SET open_alarm_seconds = ?, updated_at = now() WHERE id = ANY (?)""");
+                 PreparedStatement copy = c.prepareStatement("""
+                    UPDATE sensor_state SET open_alarm_seconds = ? WHERE sensor_id = ANY (?)""")) {
+                ps.setInt(1, seconds);
+                ps.setArray(2, c.createArrayOf("varchar", sensorIds.toArray()));
+                n = ps.executeUpdate();
+                copy.setInt(1, seconds);
+                copy.setArray(2, c.createArrayOf("varchar", sensorIds.toArray()));
+                copy.executeUpdate();
+            }
+            c.commit();
+            return n;
+        }
+    }
+
+    /** How many of these sensors are in this state (0 open, 1 closed) now. */
+    long countState(List<String> sensorIds, int state) throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
+                "SELECT count(*) FROM sensor_state WHERE sensor_id = ANY (?) AND state = ?")) {
+            ps.setArray(1, c.createArrayOf("varchar", sensorIds.toArray()));
+            ps.setInt(2, state);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Alarms not cleared. */
+    long countActiveAlarms() throws SQLException {
+        try (Connection c = connect();
+             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM alarms WHERE cleared_at IS NULL");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     /** How many of these sensors are online now. */
     long countOnline(List<String> sensorIds) throws SQLException {
         return countConnectivity(sensorIds, "online");
@@ -74,14 +120,14 @@ final class HeartbeatDatabase {
         }
     }
 
-    /** Every connectivity event (lost and restored), in id order. */
-    void forEachConnectivityEvent(EventRow row) throws SQLException {
+    /** Every event of these two types (lost and restored; raised and cleared), in id order. */
+    void forEachEvent(String first, String again, EventRow row) throws SQLException {
         try (Connection c = connect()) {
             c.setAutoCommit(false);
             try (PreparedStatement ps = c.prepareStatement(EVENTS + " WHERE type IN (?, ?) ORDER BY id")) {
                 ps.setFetchSize(10_000);
-                ps.setString(1, LOST);
-                ps.setString(2, RESTORED);
+                ps.setString(1, first);
+                ps.setString(2, again);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         row.accept(event(rs));
@@ -125,14 +171,14 @@ final class HeartbeatDatabase {
     record ScanSchedule(long nextFire, long interval) {
     }
 
-    /** The heartbeat scan's trigger as stored in Quartz's job store, or null if there is none (yet). */
-    ScanSchedule scanSchedule() throws SQLException {
+    /** A scan's trigger ("heartbeat-scan", "alarm-scan") as stored in Quartz's job store, or null if there is none (yet). */
+    ScanSchedule scanSchedule(String trigger) throws SQLException {
         try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("""
                 SELECT t.next_fire_time, s.repeat_interval
                   FROM qrtz_triggers t
                   JOIN qrtz_simple_triggers s USING (sched_name, trigger_name, trigger_group)
                  WHERE t.trigger_name = ? AND t.trigger_group = ?""")) {
-            ps.setString(1, "heartbeat-scan");
+            ps.setString(1, trigger);
             ps.setString(2, "lockwatch");
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? new ScanSchedule(rs.getLong(1), rs.getLong(2)) : null;
@@ -163,7 +209,11 @@ final class HeartbeatDatabase {
         private final PreparedStatement poll;
         private long after;
 
-        LostEventFollower() throws SQLException {
+        private final String type;
+
+        /** @param type the events followed: lost ones, or raised alarms */
+        LostEventFollower(String type) throws SQLException {
+            this.type = type;
             connection = connect();
             try (var s = connection.createStatement()) {
                 // a generic plan for "id > $1" would guess a third of the table and scan it all, every poll
@@ -172,7 +222,7 @@ final class HeartbeatDatabase {
             try (PreparedStatement ps = connection.prepareStatement("""
                     SELECT (SELECT min(id) - 1 FROM sensor_events WHERE type = ?),
                            (SELECT coalesce(max(id), 0) FROM sensor_events)""")) {
-                ps.setString(1, LOST);
+                ps.setString(1, type);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     long beforeFirstLost = rs.getLong(1);
@@ -180,7 +230,7 @@ final class HeartbeatDatabase {
                 }
             }
             poll = connection.prepareStatement(EVENTS + " WHERE type = ? AND id > ? ORDER BY id");
-            poll.setString(1, LOST);
+            poll.setString(1, type);
         }
 
         /** The lost events that became visible since the last poll. */

@@ -15,13 +15,16 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param scanInterval  the service's heartbeat scan interval, seconds
  * @param worstPhase    place the silent sensors' moment so that their timeout expires just after a scan started
  *                      (they wait a whole scan interval), instead of wherever it falls
- * @param restore       silent sensors sent one reading after they were declared lost (0 = none)
+ * @param restore       silent sensors sent one reading after they were declared lost (0 = none); with --alarm,
+ *                      open doors that close after their alarm was raised
+ * @param alarm         measure open-door alarms instead: the chosen sensors open their door at one moment and
+ *                      report nothing more; --timeout is their open_alarm_seconds, --scan-interval the alarm scan's
  * @param maxWait       seconds after the timeout expired to wait for the lost events before giving up
  * @param diagnostics   during detection, write PostgreSQL's sessions every second to a file
  * @param serviceArgs   extra arguments for the service, to compare settings without changing code
  */
 record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int scanInterval, boolean worstPhase,
-                        int restore,
+                        int restore, boolean alarm,
                         int maxWait, long seed, int confirmWindow, boolean diagnostics, List<String> serviceArgs,
                         Path jar, Path outDir, String amqpUri, String jdbcUrl, String clickHouseUrl, String dbUser,
                         String dbPassword) {
@@ -32,7 +35,7 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
 
     static final String USAGE = """
             usage: HeartbeatBenchmark [--sensors 1000000] [--silent 100000] [--timeout 120] [--rate 2000]
-                                      [--scan-interval 10] [--phase worst|any] [--restore 1000]
+                                      [--scan-interval 10] [--phase worst|any] [--restore 1000] [--alarm]
                                       [--max-wait 300] [--seed N]
                                       [--confirm-window 1000] [--diagnostics] [--service-arg --name=value ...]
                                       [--jar target/lockwatch-0.1.0-SNAPSHOT.jar] [--out target/bench]
@@ -47,7 +50,7 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
         args.add("--spring.rabbitmq.virtual-host=" + vhost());
         args.add("--spring.datasource.url=" + jdbcUrl);
         args.add("--lockwatch.clickhouse.url=" + clickHouseUrl);
-        args.add("--lockwatch.heartbeat.scan-interval=" + scanInterval * 1000L);
+        args.add((alarm ? "--lockwatch.alarms.scan-interval=" : "--lockwatch.heartbeat.scan-interval=") + scanInterval * 1000L);
         args.addAll(serviceArgs);
         return args;
     }
@@ -71,6 +74,8 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
         long seed = ThreadLocalRandom.current().nextLong();
         int confirmWindow = 1000;
         boolean diagnostics = false;
+        boolean alarm = false;
+        Integer scanIntervalGiven = null;
         List<String> serviceArgs = new ArrayList<>();
         Path jar = Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar");
         Path out = Path.of("target/bench");
@@ -85,6 +90,10 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
                 diagnostics = true;
                 continue;
             }
+            if (a.equals("--alarm")) {
+                alarm = true;
+                continue;
+            }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException("missing value after " + a);
             }
@@ -94,7 +103,7 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
                 case "--silent" -> silent = Integer.parseInt(v);
                 case "--timeout" -> timeout = Integer.parseInt(v);
                 case "--rate" -> rate = Double.parseDouble(v);
-                case "--scan-interval" -> scanInterval = Integer.parseInt(v);
+                case "--scan-interval" -> scanIntervalGiven = Integer.parseInt(v);
                 case "--phase" -> worstPhase = switch (v) {
                     case "worst" -> true;
                     case "any" -> false;
@@ -115,6 +124,8 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
+        // the service's default: 10 s for the heartbeat scan, 5 s for the alarm scan
+        scanInterval = scanIntervalGiven != null ? scanIntervalGiven : alarm ? 5 : 10;
         if (silent < 1 || sensors <= silent) {
             throw new IllegalArgumentException("--silent must be at least 1 and below --sensors");
         }
@@ -133,7 +144,7 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
         if (maxWait < 1 || confirmWindow < 1) {
             throw new IllegalArgumentException("--max-wait and --confirm-window must be at least 1");
         }
-        return new HeartbeatOptions(sensors, silent, timeout, rate, scanInterval, worstPhase, restore, maxWait, seed,
+        return new HeartbeatOptions(sensors, silent, timeout, rate, scanInterval, worstPhase, restore, alarm, maxWait, seed,
                 confirmWindow, diagnostics, List.copyOf(serviceArgs), jar, out, amqp, jdbc, clickHouse, user, password);
     }
 }

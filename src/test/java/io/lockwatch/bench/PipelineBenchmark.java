@@ -272,7 +272,7 @@ public final class PipelineBenchmark {
         }
         awaitConsumers(broker, service);
 
-        log("registering %,d sensors (TRUNCATE sensors, sensor_events CASCADE; one INSERT ... SELECT)", o.sensors());
+        log("registering %,d sensors (TRUNCATE sensors, clients, sensor_events, alarms CASCADE; one INSERT ... SELECT)", o.sensors());
         long rows = db.registerSensors(o.sensors());
         if (rows != o.sensors()) {
             throw new IllegalStateException("sensor_state has " + rows + " rows after registering " + o.sensors());
@@ -921,7 +921,7 @@ public final class PipelineBenchmark {
         Map<String, Integer> lost = new java.util.HashMap<>(), restored = new java.util.HashMap<>();
         java.util.Set<String> silent = new java.util.HashSet<>(silentIds);
         long[] others = {0};
-        connectivity.forEachConnectivityEvent(e -> {
+        connectivity.forEachEvent(HeartbeatDatabase.LOST, HeartbeatDatabase.RESTORED, e -> {
             if (!silent.contains(e.sensorId())) {
                 others[0]++;
             } else if (HeartbeatDatabase.LOST.equals(e.type()) && e.occurredAt() <= silentReportedAgainAt) {

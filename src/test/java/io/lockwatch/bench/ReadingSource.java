@@ -41,6 +41,16 @@ final class ReadingSource {
         return reading(sensor, random.nextInt(2), measuredAtMillis);
     }
 
+    /** The first reading of a sensor, with the given data, measured at the given time. */
+    Message first(int sensor, long measuredAtMillis, int data) {
+        return reading(sensor, data, measuredAtMillis);
+    }
+
+    /** A reading of the given sensor with the given data, measured now. */
+    Message next(int sensor, int data) {
+        return reading(sensor, data);
+    }
+
     /** A reading of a random sensor: its data flipped with probability {@code changes}, else repeated. */
     Message next() {
         return next(random.nextInt(reference.sensors()));
