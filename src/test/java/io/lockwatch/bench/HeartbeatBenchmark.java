@@ -265,9 +265,9 @@ public final class HeartbeatBenchmark {
             burst.publish(o.alarm() ? run.silentSource.first(sensor, run.silentAt, 0) : run.silentSource.first(sensor, run.silentAt));
         }
         burst.awaitConfirms();
-        run.expiry = run.silentAt + o.timeout() * 1000L;
+        run.expiry = run.silentAt + deadlineMillis();
         for (int sensor : run.silent) {
-            run.expiryOf.put(sensor, run.silentSource.reference().lastTs(sensor) + o.timeout() * 1000L);
+            run.expiryOf.put(sensor, run.silentSource.reference().lastTs(sensor) + deadlineMillis());
         }
         log("published in %.1f s; waiting until they are all online", (System.currentTimeMillis() - run.silentAt) / 1e3);
         List<String> ids = run.ids(run.silent);
@@ -302,13 +302,24 @@ public final class HeartbeatBenchmark {
             log("WARNING: the phase is %s", run.phase);
             return now;
         }
-        long base = schedule.nextFire() + AFTER_SCAN_MS - o.timeout() * 1000L;
+        long base = schedule.nextFire() + AFTER_SCAN_MS - deadlineMillis();
         long t = base + Math.floorDiv(now - base + schedule.interval() - 1, schedule.interval()) * schedule.interval();
         run.phase = String.format(Locale.US, "the %s expires %.1f s after a scan fired (the unluckiest phase: "
                 + "they wait a whole interval for the next)", deadline, AFTER_SCAN_MS / 1e3);
         log("waiting %.1f s so that %s", (t - now) / 1e3, run.phase);
         Thread.sleep(Math.max(0, t - System.currentTimeMillis()));
         return t;
+    }
+
+    /**
+     * From a silent sensor's last reading (an open door's opening) to its event: the timeout plus the last-seen
+     * tolerance (1% of it, at most 30 s: the service writes a repeat's last-seen time only once it moved that much,
+     * and declares a sensor lost only after timeout + tolerance, never early); an alarm's threshold exactly. The
+     * rule as README states it: the harness runs apart from the service's classes.
+     */
+    private long deadlineMillis() {
+        long millis = o.timeout() * 1000L;
+        return o.alarm() ? millis : millis + Math.min(millis / 100, 30_000);
     }
 
     /** Waits until every silent sensor's lost event is visible, or --max-wait after the timeout expired. */
@@ -425,7 +436,7 @@ public final class HeartbeatBenchmark {
                     v.firstVisible = Math.min(v.firstVisible, visibleAt == null ? Long.MAX_VALUE : visibleAt);
                     v.lastVisible = Math.max(v.lastVisible, visibleAt == null ? Long.MIN_VALUE : visibleAt);
                 } else if (run.restoredAt.containsKey(sensor)
-                        && e.occurredAt() == run.restoredAt.get(sensor) + o.timeout() * 1000L) {
+                        && e.occurredAt() == run.restoredAt.get(sensor) + deadlineMillis()) {
                     // silent again after its restoring reading, for longer than its timeout: a new silence
                     if (lostAgain.merge(sensor, 1, Integer::sum) > 1) {
                         v.duplicates++;
