@@ -46,6 +46,18 @@ public class ClientGates {
         return gate == null ? "closed" : gate.circuit(clock.getAsLong());
     }
 
+    /** Clients whose circuit is open or half open in this instance: failing, their notifications held back. */
+    public int notClosed() {
+        long now = clock.getAsLong();
+        int n = 0;
+        for (Gate gate : gates.values()) {
+            if (!gate.circuit(now).equals("closed")) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Frees a slot taken for an attempt that was never made or recorded: the circuit counts nothing. */
     public void giveBack(UUID client) {
         Gate gate = gates.get(client);

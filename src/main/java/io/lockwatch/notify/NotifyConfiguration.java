@@ -22,9 +22,11 @@ public class NotifyConfiguration {
     }
 
     @Bean
-    ClientGates clientGates(NotifyProperties props) {
-        return new ClientGates(props.perClientConcurrency(), props.circuitFailures(), props.circuitOpenFor().toMillis(),
-                System::currentTimeMillis);
+    ClientGates clientGates(NotifyProperties props, MeterRegistry meters) {
+        ClientGates gates = new ClientGates(props.perClientConcurrency(), props.circuitFailures(),
+                props.circuitOpenFor().toMillis(), System::currentTimeMillis);
+        meters.gauge("lockwatch.clients.circuit.open", gates, ClientGates::notClosed);
+        return gates;
     }
 
     @Bean
