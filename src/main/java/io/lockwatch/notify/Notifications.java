@@ -97,18 +97,28 @@ public class Notifications {
             // every free slot taken: more may be due, and the next claim should not wait for the timer
             moreDue = claimed.size() >= free;
         }
-        for (Delivery d : claimed) {
-            if (d.url() == null || !d.linked()) {
-                store.cancel(d);
-                outcomes.get("cancelled").increment();
-            } else if (gates.tryEnter(d.clientId())) {
-                inFlight.incrementAndGet();
-                toSend.add(d);
-            } else {
-                putBack.add(d);
+        try {
+            for (Delivery d : claimed) {
+                if (d.url() == null || !d.linked()) {
+                    store.cancel(d);
+                    outcomes.get("cancelled").increment();
+                } else if (gates.tryEnter(d.clientId())) {
+                    inFlight.incrementAndGet();
+                    toSend.add(d);
+                } else {
+                    putBack.add(d);
+                }
             }
+            store.release(putBack, Duration.ofSeconds(1));
+        } catch (RuntimeException e) {
+            // nothing of this claim is posted: the slots it took go back, or its clients would stay closed until a
+            // restart (a deadlock lost here once did that); the claimed rows come back when their lease runs out
+            for (Delivery d : toSend) {
+                gates.giveBack(d.clientId());
+                inFlight.decrementAndGet();
+            }
+            throw e;
         }
-        store.release(putBack, Duration.ofSeconds(1));
         return toSend;
     }
 
