@@ -12,6 +12,8 @@ import org.springframework.stereotype.Component;
 @Component("problems")
 public class Problems {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Problems.class);
+
     public static final String CONTENT_TYPE = "application/problem+json";
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -24,6 +26,26 @@ public class Problems {
         exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, CONTENT_TYPE);
         exchange.getMessage().setBody(JSON.writeValueAsString(body(problem.status(), problem.title(), problem.getMessage(),
                 problem.field())));
+    }
+
+    /**
+     * 503: the database or the broker is away. Answered at once with {@code Retry-After}; logged (without a stack
+     * trace: it is the service's state, not a defect) with the request's correlation id, which the answer carries.
+     */
+    public void unavailable(Exchange exchange) {
+        Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        String id = exchange.getMessage().getHeader(CorrelationIds.HEADER, String.class);
+        log.warn("Answering {} with 503, a service it needs is away (correlation id {}): {}", exchange.getFromRouteId(),
+                id, cause == null ? "?" : cause.toString());
+        Map<String, Object> body = body(503, "Service Unavailable",
+                "the database or the message broker is not available right now; try again shortly (correlation id "
+                        + id + ")", null);
+        body.put("correlation_id", id);
+        exchange.getMessage().removeHeaders("*", "CamelHttp*");
+        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, 503);
+        exchange.getMessage().setHeader("Retry-After", "5");
+        exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, CONTENT_TYPE);
+        exchange.getMessage().setBody(json(body));
     }
 
     /** A problem's body as JSON text. */

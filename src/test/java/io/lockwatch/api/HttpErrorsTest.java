@@ -76,6 +76,46 @@ class HttpErrorsTest {
     }
 
     @Test
+    void aDatabaseThatIsAwayIsAQuick503WithRetryAfterNotAHeldRequest() throws Exception {
+        String id = "Ro" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        Answer answer;
+        HttpResponse<String> raw;
+        // away for writing: PostgreSQL read-only, as after a fail-over to a replica
+        readOnly(true);
+        try {
+            raw = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1/sensors"))
+                    .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + ApiTest.ADMIN)
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"id\":\"" + id + "\",\"address\":\"door\"}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } finally {
+            readOnly(false);
+        }
+
+        assertThat(raw.statusCode()).isEqualTo(503);
+        assertThat(raw.headers().firstValue("Retry-After")).hasValue("5");
+        assertThat(raw.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
+        JsonNode body = JSON.readTree(raw.body());
+        assertThat(body.get("correlation_id").asText()).isEqualTo(raw.headers().firstValue("X-Correlation-Id").orElseThrow());
+        // nothing was changed; with the database back, the same request succeeds
+        assertThat(send("POST", "/sensors", Map.of("Content-Type", "application/json"),
+                ("{\"id\":\"" + id + "\",\"address\":\"door\"}").getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+    }
+
+    private void readOnly(boolean on) {
+        jdbc.execute((java.sql.Connection c) -> {
+            try (java.sql.Statement st = c.createStatement()) {
+                // this pooled connection must not keep a setting of its own: the service borrows it next
+                st.execute("SET default_transaction_read_only = off");
+                st.execute(on ? "ALTER SYSTEM SET default_transaction_read_only = on" : "ALTER SYSTEM RESET default_transaction_read_only");
+                st.execute("SELECT pg_reload_conf()");
+                st.execute("RESET default_transaction_read_only");
+            }
+            return null;
+        });
+    }
+
+    @Test
     void aCallersCorrelationIdIsKeptAndAnUnusableOneReplaced() throws Exception {
         Answer kept = send("GET", "/sensors?limit=1", Map.of("X-Correlation-Id", "gateway-7.req:42"), null);
         assertThat(kept.correlationId()).isEqualTo("gateway-7.req:42");
