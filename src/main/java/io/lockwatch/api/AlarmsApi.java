@@ -1,9 +1,7 @@
 package io.lockwatch.api;
 
-import java.nio.charset.StandardCharsets;
 import java.sql.Timestamp;
 import java.time.Instant;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -53,17 +51,11 @@ public class AlarmsApi {
         if (from >= to) {
             throw ApiProblem.badRequest("from", "from must be before to");
         }
-        Object[] after = cursor(Json.header(exchange, "cursor"));
+        String[] after = Json.timeCursor(Json.header(exchange, "cursor"));
         List<Map<String, Object>> rows = store.list(sensor, clientId, active, from, to,
-                after == null ? null : (Timestamp) after[0], after == null ? null : (UUID) after[1], limit);
-        String next = null;
-        if (rows.size() > limit) {
-            Map<String, Object> last = rows.get(limit - 1);
-            next = Base64.getUrlEncoder().withoutPadding().encodeToString(
-                    (last.get("raised_at") + "|" + last.get("id")).getBytes(StandardCharsets.UTF_8));
-            rows = rows.subList(0, limit);
-        }
-        Json.respond(exchange, 200, Json.page(rows, next));
+                after == null ? null : Timestamp.from(Instant.parse(after[0])),
+                after == null ? null : UUID.fromString(after[1]), limit);
+        Json.respond(exchange, 200, Json.pageByTime(rows, limit, "raised_at"));
     }
 
     public void get(Exchange exchange) {
@@ -88,18 +80,5 @@ public class AlarmsApi {
             throw ApiProblem.notFound("alarm " + id);
         }
         return alarm;
-    }
-
-    /** The (raised_at, id) a cursor names, or null for the first page. */
-    private static Object[] cursor(String cursor) {
-        if (cursor == null) {
-            return null;
-        }
-        try {
-            String[] parts = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8).split("\\|", 2);
-            return new Object[] {Timestamp.from(Instant.parse(parts[0])), UUID.fromString(parts[1])};
-        } catch (RuntimeException e) {
-            throw ApiProblem.badRequest("cursor", "invalid cursor");
-        }
     }
 }

@@ -112,6 +112,35 @@ final class Json {
         return page(more ? rows.subList(0, limit) : rows, more ? (String) rows.get(limit - 1).get("id") : null);
     }
 
+    /**
+     * A page from {@code limit + 1} rows ordered by ({@code timeField}, id) descending: the extra row only says there
+     * is a next page, whose cursor names the last row shown.
+     */
+    static Map<String, Object> pageByTime(java.util.List<Map<String, Object>> rows, int limit, String timeField) {
+        if (rows.size() <= limit) {
+            return page(rows, null);
+        }
+        Map<String, Object> last = rows.get(limit - 1);
+        return page(rows.subList(0, limit), java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
+                (last.get(timeField) + "|" + last.get("id")).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
+    /** The (time, id) a cursor of {@link #pageByTime} names; null for the first page; a 400 if it is not one. */
+    static String[] timeCursor(String cursor) {
+        if (cursor == null) {
+            return null;
+        }
+        try {
+            String[] parts = new String(java.util.Base64.getUrlDecoder().decode(cursor),
+                    java.nio.charset.StandardCharsets.UTF_8).split("\\|");
+            Instant.parse(parts[0]);
+            UUID.fromString(parts[1]);
+            return parts;
+        } catch (RuntimeException e) {
+            throw ApiProblem.badRequest("cursor", "invalid cursor");
+        }
+    }
+
     static Map<String, Object> page(Object items, String next) {
         Map<String, Object> page = new java.util.LinkedHashMap<>();
         page.put("items", items);

@@ -1,9 +1,7 @@
 package io.lockwatch.api;
 
-import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +50,7 @@ public class NotificationsApi {
         if (status != null && !STATUSES.contains(status)) {
             throw ApiProblem.badRequest("status", "status must be one of " + String.join(", ", STATUSES));
         }
-        String[] after = cursor(Json.header(exchange, "cursor"));
+        String[] after = Json.timeCursor(Json.header(exchange, "cursor"));
         List<Map<String, Object>> rows = jdbc.query(VIEW + """
                  WHERE (?::uuid IS NULL OR client_id = ?) AND (?::text IS NULL OR sensor_id = ?)
                    AND (?::text IS NULL OR status = ?)
@@ -60,14 +58,7 @@ public class NotificationsApi {
                  ORDER BY created_at DESC, id DESC
                  LIMIT ?""", NOTIFICATION, clientId, clientId, sensor, sensor, status, status,
                 after == null ? null : after[0], after == null ? null : after[0], after == null ? null : after[1], limit + 1);
-        String next = null;
-        if (rows.size() > limit) {
-            Map<String, Object> last = rows.get(limit - 1);
-            next = Base64.getUrlEncoder().withoutPadding().encodeToString(
-                    (last.get("created_at") + "|" + last.get("id")).getBytes(StandardCharsets.UTF_8));
-            rows = rows.subList(0, limit);
-        }
-        Json.respond(exchange, 200, Json.page(rows, next));
+        Json.respond(exchange, 200, Json.pageByTime(rows, limit, "created_at"));
     }
 
     public void get(Exchange exchange) {
@@ -126,21 +117,6 @@ public class NotificationsApi {
             throw ApiProblem.notFound("notification " + id);
         }
         return found.get(0);
-    }
-
-    private static String[] cursor(String cursor) {
-        if (cursor == null) {
-            return null;
-        }
-        try {
-            String raw = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
-            String[] parts = raw.split("\\|");
-            java.time.Instant.parse(parts[0]);
-            UUID.fromString(parts[1]);
-            return parts;
-        } catch (RuntimeException e) {
-            throw ApiProblem.badRequest("cursor", "invalid cursor");
-        }
     }
 
     private static final RowMapper<Map<String, Object>> NOTIFICATION = (rs, i) -> {

@@ -187,7 +187,7 @@ class AlarmRouteTest {
     }
 
     @Test
-    void scansRunningAtOnceRaiseEachAlarmOnce() throws Exception {
+    void scansRunningAtOnceRaiseEachAlarmOnceAndTheApiPagesThroughThem() throws Exception {
         // 2,000 doors open for an hour, their alarms due half an hour ago
         String prefix = "A" + UUID.randomUUID().toString().replace("-", "").substring(0, 6);
         jdbc.update("INSERT INTO sensors (id, address, open_alarm_seconds) "
@@ -217,6 +217,24 @@ class AlarmRouteTest {
                 Integer.class, prefix + "%")).isEqualTo(2000);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM sensor_state WHERE sensor_id LIKE ? AND alarm_due_at IS NULL AND sequence = 2",
                 Integer.class, prefix + "%")).isEqualTo(2000);
+
+        // and the API pages through them all, newest raised first, each once
+        List<String> ids = new ArrayList<>();
+        List<String> raisedAt = new ArrayList<>();
+        String cursor = null;
+        do {
+            JsonNode page = call("GET", "/alarms?limit=700" + (cursor == null ? "" : "&cursor=" + cursor), "test-read-token", null).body();
+            for (JsonNode a : page.get("items")) {
+                if (a.get("sensor_id").asText().startsWith(prefix)) {
+                    ids.add(a.get("id").asText());
+                }
+                raisedAt.add(a.get("raised_at").asText());
+            }
+            cursor = page.get("next_cursor").isNull() ? null : page.get("next_cursor").asText();
+        } while (cursor != null);
+        assertThat(ids).hasSize(2000).doesNotHaveDuplicates();
+        assertThat(raisedAt.stream().map(java.time.Instant::parse).toList())
+                .isSortedAccordingTo(java.util.Comparator.reverseOrder());
     }
 
     record Answer(int status, JsonNode body) {

@@ -103,16 +103,7 @@ class HttpErrorsTest {
     }
 
     private void readOnly(boolean on) {
-        jdbc.execute((java.sql.Connection c) -> {
-            try (java.sql.Statement st = c.createStatement()) {
-                // this pooled connection must not keep a setting of its own: the service borrows it next
-                st.execute("SET default_transaction_read_only = off");
-                st.execute(on ? "ALTER SYSTEM SET default_transaction_read_only = on" : "ALTER SYSTEM RESET default_transaction_read_only");
-                st.execute("SELECT pg_reload_conf()");
-                st.execute("RESET default_transaction_read_only");
-            }
-            return null;
-        });
+        io.lockwatch.testing.Databases.readOnly(jdbc, on);
     }
 
     @Test
