@@ -10,6 +10,7 @@ import java.util.List;
 import io.lockwatch.heartbeat.HeartbeatProperties;
 import io.lockwatch.ingest.ReadingsBacklog;
 import io.lockwatch.ingest.SensorEvent;
+import io.lockwatch.infra.tracing.Traces;
 import io.lockwatch.notify.Outbox;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -46,9 +47,11 @@ public class AlarmScan {
     private final Counter raised;
     private final Counter cleared;
     private final Counter deferred;
+    private final Traces traces;
 
     public AlarmScan(JdbcTemplate jdbc, TransactionTemplate tx, AlarmProperties props, ReadingsBacklog backlog,
-                     HeartbeatProperties heartbeat, MeterRegistry meters) {
+                     HeartbeatProperties heartbeat, MeterRegistry meters, Traces traces) {
+        this.traces = traces;
         this.jdbc = jdbc;
         this.tx = tx;
         this.props = props;
@@ -99,6 +102,7 @@ public class AlarmScan {
      * door right now.
      */
     private int raiseDue(Connection c) throws SQLException {
+        long started = System.currentTimeMillis();
         List<Long> events = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH due AS (
@@ -133,7 +137,7 @@ public class AlarmScan {
                 }
             }
         }
-        Outbox.notificationsFor(c, events);
+        Outbox.notificationsFor(c, events, traces.scanRound("alarms: raised", started, events.size()));
         return events.size();
     }
 
@@ -143,6 +147,7 @@ public class AlarmScan {
      * closed without one (nobody is linked to it any more).
      */
     private int clearClosed(Connection c) throws SQLException {
+        long started = System.currentTimeMillis();
         List<Long> events = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH closing AS (
@@ -189,7 +194,7 @@ public class AlarmScan {
                    AND NOT EXISTS (SELECT 1 FROM sensor_state s WHERE s.sensor_id = a.sensor_id)""")) {
             ps.executeUpdate();
         }
-        Outbox.notificationsFor(c, events);
+        Outbox.notificationsFor(c, events, traces.scanRound("alarms: cleared", started, events.size()));
         return events.size();
     }
 

@@ -17,8 +17,9 @@ public class AlarmsConfiguration {
 
     @Bean(initMethod = "reconcileDefault")
     AlarmScan alarms(JdbcTemplate jdbc, TransactionTemplate tx, AlarmProperties props, AmqpAdmin amqp,
-                     IngestProperties ingest, HeartbeatProperties heartbeat, MeterRegistry meters) {
-        return new AlarmScan(jdbc, tx, props, new ReadingsBacklog(amqp, ingest), heartbeat, meters);
+                     IngestProperties ingest, HeartbeatProperties heartbeat, MeterRegistry meters,
+                     io.lockwatch.infra.tracing.Traces traces) {
+        return new AlarmScan(jdbc, tx, props, new ReadingsBacklog(amqp, ingest), heartbeat, meters, traces);
     }
 
     @Bean

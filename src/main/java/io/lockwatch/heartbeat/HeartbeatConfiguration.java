@@ -15,7 +15,7 @@ public class HeartbeatConfiguration {
 
     @Bean(initMethod = "reconcileDefaultTimeout")
     HeartbeatScan heartbeat(JdbcTemplate jdbc, TransactionTemplate tx, AmqpAdmin amqp, HeartbeatProperties props,
-                            IngestProperties ingest, MeterRegistry meters) {
-        return new HeartbeatScan(jdbc, tx, amqp, props, ingest, meters);
+                            IngestProperties ingest, MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces) {
+        return new HeartbeatScan(jdbc, tx, amqp, props, ingest, meters, traces);
     }
 }

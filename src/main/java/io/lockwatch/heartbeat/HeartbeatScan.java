@@ -9,6 +9,7 @@ import java.util.List;
 
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.ingest.SensorEvent;
+import io.lockwatch.infra.tracing.Traces;
 import io.lockwatch.notify.Outbox;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -45,9 +46,11 @@ public class HeartbeatScan {
     private final IngestProperties ingest;
     private final Counter lost;
     private final Counter deferred;
+    private final Traces traces;
 
     public HeartbeatScan(JdbcTemplate jdbc, TransactionTemplate tx, AmqpAdmin amqp, HeartbeatProperties props,
-                         IngestProperties ingest, MeterRegistry meters) {
+                         IngestProperties ingest, MeterRegistry meters, Traces traces) {
+        this.traces = traces;
         this.jdbc = jdbc;
         this.tx = tx;
         this.amqp = amqp;
@@ -98,6 +101,7 @@ public class HeartbeatScan {
      * their events recorded in the database itself (the event occurs at the deadline); then their notifications.
      */
     private int declareLost(Connection c, List<String> sensorIds) throws SQLException {
+        long started = System.currentTimeMillis();
         List<Long> eventIds = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH due AS (
@@ -123,7 +127,7 @@ public class HeartbeatScan {
                 }
             }
         }
-        Outbox.notificationsFor(c, eventIds);
+        Outbox.notificationsFor(c, eventIds, traces.scanRound("heartbeat: sensors lost", started, eventIds.size()));
         return eventIds.size();
     }
 

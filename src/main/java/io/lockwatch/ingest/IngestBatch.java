@@ -72,6 +72,11 @@ public final class IngestBatch {
         }
     }
 
+    /** When its first message joined, in epoch milliseconds (for its span). */
+    long startedAtMillis() {
+        return System.currentTimeMillis() - (System.nanoTime() - startedNanos) / 1_000_000;
+    }
+
     public List<Reading> readings() {
         return readings;
     }

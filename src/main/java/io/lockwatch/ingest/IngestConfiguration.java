@@ -124,8 +124,8 @@ public class IngestConfiguration {
 
     @Bean
     IngestSteps ingest(ReadingParser parser, SensorStateStore store, ConfirmedPublisher publisher, IngestProperties props,
-                       MeterRegistry meters) {
-        return new IngestSteps(parser, store, publisher, props, meters);
+                       MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces) {
+        return new IngestSteps(parser, store, publisher, props, meters, traces);
     }
 
     @Bean

@@ -10,9 +10,11 @@ import java.time.Duration;
 
 import io.lockwatch.infra.amqp.ConfirmedPublisher;
 import io.lockwatch.infra.amqp.ConfirmedPublisher.Outgoing;
+import io.lockwatch.infra.tracing.Traces;
 import io.lockwatch.ingest.Rejection.Reason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Span;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
 import org.slf4j.Logger;
@@ -54,6 +56,7 @@ public class IngestSteps {
     private final Counter changes;
     private final Counter forwarded;
     private final Map<Reason, Counter> invalid = new EnumMap<>(Reason.class);
+    private final Traces traces;
     /** One batch's parking at a time runs ahead of its apply (the batch thread waits for it before the next). */
     private final java.util.concurrent.ExecutorService parking = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "lockwatch-park-ahead");
@@ -62,7 +65,8 @@ public class IngestSteps {
     });
 
     public IngestSteps(ReadingParser parser, SensorStateStore store, ConfirmedPublisher publisher, IngestProperties props,
-                       MeterRegistry meters) {
+                       MeterRegistry meters, Traces traces) {
+        this.traces = traces;
         this.parser = parser;
         this.store = store;
         this.publisher = publisher;
@@ -112,9 +116,26 @@ public class IngestSteps {
         return context;
     }
 
-    /** Per batch: state, events; readings that cannot be applied at all join the batch's rejections. */
+    /**
+     * Per batch: state, events; readings that cannot be applied at all join the batch's rejections. With tracing
+     * on, the batch is a span from its first message, and its notifications keep that span's traceparent.
+     */
     public void apply(IngestBatch batch) {
-        ApplyOutcome outcome = applyIsolating(batch.readings(), batch);
+        Span span = traces.startRoot("ingest batch", Span.Kind.CONSUMER, batch.startedAtMillis());
+        ApplyOutcome outcome;
+        try {
+            outcome = applyIsolating(batch.readings(), batch, traces.traceParent(span));
+        } catch (RuntimeException e) {
+            Traces.end(span, e);
+            throw e;
+        }
+        if (span != null) {
+            Traces.tag(span, "lockwatch.readings", batch.readings().size());
+            Traces.tag(span, "lockwatch.rejections", batch.rejections().size());
+            Traces.tag(span, "lockwatch.events", outcome.events().size());
+            Traces.tag(span, "lockwatch.notifications", outcome.notifications());
+            Traces.end(span, null);
+        }
         batch.recordOutcome(outcome);
         received.increment(batch.readings().size());
         unknown.increment(outcome.unknown());
@@ -123,9 +144,9 @@ public class IngestSteps {
         changes.increment(outcome.events().stream().filter(SensorEvent::isStateChange).count());
     }
 
-    private ApplyOutcome applyIsolating(List<Reading> readings, IngestBatch batch) {
+    private ApplyOutcome applyIsolating(List<Reading> readings, IngestBatch batch, String traceParent) {
         try {
-            return store.apply(readings);
+            return store.apply(readings, traceParent);
         } catch (TransientDataAccessException | DataAccessResourceFailureException | RecoverableDataAccessException e) {
             throw e; // the database is away: retried by the route configuration
         } catch (DataAccessException e) {
@@ -137,8 +158,8 @@ public class IngestSteps {
                 return ApplyOutcome.NOTHING;
             }
             int half = readings.size() / 2;
-            return applyIsolating(new ArrayList<>(readings.subList(0, half)), batch)
-                    .plus(applyIsolating(new ArrayList<>(readings.subList(half, readings.size())), batch));
+            return applyIsolating(new ArrayList<>(readings.subList(0, half)), batch, traceParent)
+                    .plus(applyIsolating(new ArrayList<>(readings.subList(half, readings.size())), batch, traceParent));
         }
     }
 

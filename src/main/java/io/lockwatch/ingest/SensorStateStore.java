@@ -98,7 +98,8 @@ public class SensorStateStore {
         this.clock = clock;
     }
 
-    public synchronized ApplyOutcome apply(List<Reading> readings) {
+    /** @param traceParent kept with the notifications of the events recorded (see {@code Outbox}); null: none */
+    public synchronized ApplyOutcome apply(List<Reading> readings, String traceParent) {
         if (readings.isEmpty()) {
             return ApplyOutcome.NOTHING;
         }
@@ -106,7 +107,7 @@ public class SensorStateStore {
         Map<String, Row> rows = new TreeMap<>();
         ApplyOutcome outcome;
         try {
-            outcome = tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings, ids, rows)));
+            outcome = tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings, ids, rows, traceParent)));
         } catch (RuntimeException e) {
             // the rows were changed in memory by a transaction that did not commit
             held.keySet().removeAll(ids);
@@ -141,8 +142,8 @@ public class SensorStateStore {
         return heldCount;
     }
 
-    private ApplyOutcome applyIn(Connection c, List<Reading> readings, TreeSet<String> ids, Map<String, Row> rows)
-            throws SQLException {
+    private ApplyOutcome applyIn(Connection c, List<Reading> readings, TreeSet<String> ids, Map<String, Row> rows,
+                                 String traceParent) throws SQLException {
         TreeSet<String> toRead = new TreeSet<>();
         for (String id : ids) {
             Row row = held.get(id);
@@ -173,7 +174,7 @@ public class SensorStateStore {
             }
         }
         List<Long> eventIds = insertEvents(c, events);
-        int notifications = Outbox.notificationsFor(c, eventIds);
+        int notifications = Outbox.notificationsFor(c, eventIds, traceParent);
         int[] counts = new int[Verdict.values().length];
         for (Verdict v : verdicts) {
             counts[v.ordinal()]++;

@@ -11,15 +11,18 @@ import java.util.UUID;
  * @param linked   whether the client is still linked to the sensor
  * @param attempt  the number of this attempt, 1 for the first
  * @param alarm    of an alarm's event, the alarm as the webhook shows it; else null
+ * @param traceParent the W3C traceparent of the span that recorded the notification (its attempts are spans under
+ *                 it); null when it was recorded with tracing off
  */
 public record Delivery(UUID id, UUID clientId, String url, String secret, String previousSecret, boolean linked, String sensorId,
                        String address, String type, Integer state, Integer previousState, long sequence,
-                       long occurredAt, int attempt, java.util.Map<String, Object> alarm) {
+                       long occurredAt, int attempt, java.util.Map<String, Object> alarm,
+                       String traceParent) {
 
     public Delivery(UUID id, UUID clientId, String url, String secret, String previousSecret, boolean linked,
                     String sensorId, String address, String type, Integer state, Integer previousState, long sequence,
                     long occurredAt, int attempt) {
         this(id, clientId, url, secret, previousSecret, linked, sensorId, address, type, state, previousState, sequence,
-                occurredAt, attempt, null);
+                occurredAt, attempt, null, null);
     }
 }

@@ -17,10 +17,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lockwatch.infra.tracing.Traces;
 import io.lockwatch.notify.NotificationStore.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.tracing.Span;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.SynchronizationAdapter;
 import org.slf4j.Logger;
@@ -47,6 +49,8 @@ public class Notifications {
     static final String SLOT = "lockwatch.requestSlot";
     /** Whether this attempt still holds its client's gate slot (an AtomicBoolean). */
     static final String GATE = "lockwatch.gateSlot";
+    /** The attempt's span while it is open (tracing on), under the span that recorded the notification. */
+    static final String SPAN = "lockwatch.attemptSpan";
 
     private final NotificationStore store;
     private final AttemptRecorder recorder;
@@ -60,9 +64,11 @@ public class Notifications {
     private final HttpClient alertClient;
     private final RetryPolicy retries;
     private final Counter pausedClients;
+    private final Traces traces;
 
     public Notifications(NotificationStore store, AttemptRecorder recorder, ClientGates gates, TargetGuard guard,
-                         NotifyProperties props, MeterRegistry meters) {
+                         NotifyProperties props, MeterRegistry meters, Traces traces) {
+        this.traces = traces;
         this.store = store;
         this.recorder = recorder;
         this.gates = gates;
@@ -142,6 +148,7 @@ public class Notifications {
         exchange.removeProperty(WebhookPoster.ANSWER);
         exchange.removeProperty(SUCCESSOR_DUE);
         exchange.removeProperty(REFUSED);
+        exchange.removeProperty(SPAN);
         exchange.setProperty(DELIVERY, d);
         exchange.setProperty(STARTED, System.currentTimeMillis());
         // the request slot taken by the claim: freed once the attempt is recorded (before the wake-up of the next
@@ -155,6 +162,7 @@ public class Notifications {
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
             @Override
             public void onDone(Exchange done) {
+                endSpan(done, done.getException());
                 if (gate.compareAndSet(true, false)) {
                     gates.giveBack(d.clientId());
                 }
@@ -174,6 +182,19 @@ public class Notifications {
         m.setHeader(Exchange.CONTENT_TYPE, "application/json");
         m.setHeader(Exchange.HTTP_URI, d.url());
         m.setBody(body);
+        Span span = traces.startUnder(d.traceParent(), "webhook POST", Span.Kind.CLIENT);
+        if (span != null) {
+            span.tag("http.request.method", "POST");
+            Traces.tag(span, "server.address", hostOf(d.url()));
+            span.tag("lockwatch.notification.id", d.id().toString());
+            span.tag("lockwatch.client.id", d.clientId().toString());
+            span.tag("lockwatch.sensor.id", d.sensorId());
+            span.tag("lockwatch.event.type", d.type());
+            span.tag("lockwatch.attempt", String.valueOf(d.attempt()));
+            exchange.setProperty(SPAN, span);
+            // the client may join the trace: its handling of the webhook becomes a span under this attempt
+            traces.inject(span, m::setHeader);
+        }
         // the form here; the addresses when the poster connects (TargetGuard)
         String refused = d.secret() == null ? NotificationStore.SECRET_UNOPENED : guard.problemWithForm(d.url());
         if (refused != null) {
@@ -188,6 +209,30 @@ public class Notifications {
         } catch (org.springframework.dao.DataAccessException e) {
             log.debug("Could not look for the successor of {}: {}", d.id(), e.toString());
             return false;
+        }
+    }
+
+    /** The URL's host for the attempt's span; null if it has none or is no URL (then refused by the guard). */
+    private static String hostOf(String url) {
+        try {
+            return url == null ? null : URI.create(url).getHost();
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** An attempt that did not deliver, as its span shows it. */
+    private static final class WebhookFailed extends RuntimeException {
+        WebhookFailed(String error) {
+            super(error, null, false, false);
+        }
+    }
+
+    private static void endSpan(Exchange exchange, Throwable error) {
+        Span span = exchange.getProperty(SPAN, Span.class);
+        if (span != null) {
+            exchange.removeProperty(SPAN);
+            Traces.end(span, error);
         }
     }
 
@@ -221,6 +266,13 @@ public class Notifications {
                 : decision instanceof RetryPolicy.Retry ? Outcome.RETRY : Outcome.DEAD;
         Instant next = decision instanceof RetryPolicy.Retry retry ? retry.at() : null;
         recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next));
+        Span span = exchange.getProperty(SPAN, Span.class);
+        if (span != null) {
+            Traces.tag(span, "http.response.status_code", status);
+            span.tag("lockwatch.outcome", outcome.name().toLowerCase(java.util.Locale.ROOT));
+            Traces.tag(span, "lockwatch.next_attempt_at", next);
+        }
+        endSpan(exchange, success ? null : new WebhookFailed(error));
         AtomicBoolean gate = exchange.getProperty(GATE, AtomicBoolean.class);
         if (gate != null && gate.compareAndSet(true, false)) {
             gates.leave(d.clientId(), success || refused != null);

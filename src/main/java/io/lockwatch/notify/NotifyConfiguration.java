@@ -47,8 +47,8 @@ public class NotifyConfiguration {
 
     @Bean
     Notifications notifications(NotificationStore store, AttemptRecorder recorder, ClientGates gates, TargetGuard guard,
-                                NotifyProperties props, MeterRegistry meters) {
-        return new Notifications(store, recorder, gates, guard, props, meters);
+                                NotifyProperties props, MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces) {
+        return new Notifications(store, recorder, gates, guard, props, meters, traces);
     }
 
     @Bean(destroyMethod = "close")

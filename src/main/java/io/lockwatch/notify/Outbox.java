@@ -67,8 +67,12 @@ public final class Outbox {
     private Outbox() {
     }
 
-    /** @return the number of notifications now pending for these events */
-    public static int notificationsFor(Connection c, List<Long> eventIds) throws SQLException {
+    /**
+     * @param traceParent the W3C traceparent of the span recording these events, kept with each notification so
+     *                    that its delivery attempts join that trace; null when tracing is off
+     * @return the number of notifications now pending for these events
+     */
+    public static int notificationsFor(Connection c, List<Long> eventIds, String traceParent) throws SQLException {
         if (eventIds.isEmpty()) {
             return 0;
         }
@@ -77,12 +81,13 @@ public final class Outbox {
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH created AS (
                 INSERT INTO notifications (id, event_id, client_id, sensor_id, type, sequence, status, finished_at,
-                                           superseded_by, superseded_reason)
+                                           superseded_by, superseded_reason, trace_parent)
                 SELECT x.id, x.event_id, x.client_id, x.sensor_id, x.type, x.sequence,
                        CASE WHEN x.latest AND x.sequence < x.newest THEN 'superseded' ELSE 'pending' END,
                        CASE WHEN x.latest AND x.sequence < x.newest THEN now() END,
                        CASE WHEN x.latest AND x.sequence < x.newest THEN x.newest_id END,
-                       CASE WHEN x.latest AND x.sequence < x.newest THEN 'latest_state' END
+                       CASE WHEN x.latest AND x.sequence < x.newest THEN 'latest_state' END,
+                       ?::text
                   FROM (SELECT y.*,
                                max(y.sequence) OVER w AS newest,
                                first_value(y.id) OVER (w ORDER BY y.sequence DESC) AS newest_id
@@ -96,7 +101,8 @@ public final class Outbox {
                         WINDOW w AS (PARTITION BY y.client_id, y.sensor_id)) x
                 RETURNING status)
                 SELECT count(*) FILTER (WHERE status = 'pending') FROM created""")) {
-            ps.setArray(1, c.createArrayOf("int8", eventIds.toArray()));
+            ps.setString(1, traceParent);
+            ps.setArray(2, c.createArrayOf("int8", eventIds.toArray()));
             try (var rs = ps.executeQuery()) {
                 rs.next();
                 pending = rs.getInt(1);

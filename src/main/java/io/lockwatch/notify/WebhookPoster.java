@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -140,13 +141,21 @@ public class WebhookPoster implements AutoCloseable {
         return deadline;
     }
 
+    /** What the prepared exchange's headers give the request: the signature's, and the trace's with tracing on. */
+    private static final List<String> SENT_HEADERS = List.of("webhook-id", "webhook-timestamp", "webhook-signature",
+            io.lockwatch.infra.tracing.Traces.TRACEPARENT, io.lockwatch.infra.tracing.Traces.TRACESTATE);
+
     /** The route's step: the request prepared on the exchange; the {@link Answer} put back on it. */
     public void post(Exchange exchange) {
         org.apache.camel.Message m = exchange.getMessage();
-        exchange.setProperty(ANSWER, send(m.getHeader(Exchange.HTTP_URI, String.class), Map.of(
-                "webhook-id", m.getHeader("webhook-id", String.class),
-                "webhook-timestamp", m.getHeader("webhook-timestamp", String.class),
-                "webhook-signature", m.getHeader("webhook-signature", String.class)), m.getBody(String.class)));
+        Map<String, String> headers = new java.util.LinkedHashMap<>(8);
+        for (String name : SENT_HEADERS) {
+            String value = m.getHeader(name, String.class);
+            if (value != null) {
+                headers.put(name, value);
+            }
+        }
+        exchange.setProperty(ANSWER, send(m.getHeader(Exchange.HTTP_URI, String.class), headers, m.getBody(String.class)));
     }
 
     /** One POST of a JSON body with the given headers; never throws for what the endpoint or network does. */

@@ -43,7 +43,7 @@ class SensorStateConflictTest {
         ApplyOutcome outcome = whileHeldBy(sensor, """
                 UPDATE sensor_state SET connectivity = 'lost', lost_at = now(), sequence = sequence + 1
                  WHERE sensor_id = '%s'""".formatted(sensor),
-                () -> store.apply(List.of(reading(sensor, 1, t0 + 1000))));
+                () -> store.apply(List.of(reading(sensor, 1, t0 + 1000)), null));
 
         // decided on the first version (online, sequence 1), the batch would have written sequence 2 over the
         // heartbeat's, or been dropped; decided again it sees the loss (sequence 2) and comes back from it
@@ -66,7 +66,7 @@ class SensorStateConflictTest {
                 UPDATE sensor_state SET state = 1, sequence = sequence + 1, last_reading_at = to_timestamp(%d / 1000.0),
                        last_seen_at = to_timestamp(%d / 1000.0)
                  WHERE sensor_id = '%s'""".formatted(t0 + 1000, t0 + 1000, sensor),
-                () -> store.apply(List.of(reading(sensor, 1, t0 + 1000))));
+                () -> store.apply(List.of(reading(sensor, 1, t0 + 1000)), null));
 
         assertThat(outcome.events()).as("the change is the other batch's, not a second one").isEmpty();
         // measured at the same moment as the newest applied: taken, as a repeat of the state it finds
@@ -82,7 +82,7 @@ class SensorStateConflictTest {
         long t0 = System.currentTimeMillis();
 
         ApplyOutcome outcome = whileHeldBy(sensor, "DELETE FROM sensors WHERE id = '%s'".formatted(sensor),
-                () -> store.apply(List.of(reading(sensor, 1, t0), reading(other, 1, t0))));
+                () -> store.apply(List.of(reading(sensor, 1, t0), reading(other, 1, t0)), null));
 
         assertThat(outcome.unknown()).isEqualTo(1);
         assertThat(outcome.applied()).isEqualTo(1);
@@ -99,16 +99,16 @@ class SensorStateConflictTest {
         String sensor = "C" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8);
         registry.createSensor(sensor, "Timeout test", 600);
         long t0 = System.currentTimeMillis();
-        store.apply(List.of(reading(sensor, 0, t0)));
+        store.apply(List.of(reading(sensor, 0, t0)), null);
         // the timeout and its last-seen tolerance, 1% of it (LastSeenTolerance)
         assertThat(deadlineAfterLastSeen(sensor)).isEqualTo(606_000);
 
         registry.updateSensor(sensor, null, true, 90);
-        store.apply(List.of(reading(sensor, 1, t0 + 1000)));
+        store.apply(List.of(reading(sensor, 1, t0 + 1000)), null);
         assertThat(deadlineAfterLastSeen(sensor)).isEqualTo(90_900);
 
         registry.updateSensor(sensor, null, true, null);
-        store.apply(List.of(reading(sensor, 0, t0 + 2000)));
+        store.apply(List.of(reading(sensor, 0, t0 + 2000)), null);
         assertThat(deadlineAfterLastSeen(sensor)).as("back to the default, 1 h, and 30 s").isEqualTo(3_630_000);
     }
 
@@ -154,7 +154,7 @@ class SensorStateConflictTest {
     /** A new sensor, online and open (sequence 1) since {@code at}. */
     private String openSensorAt(long at) {
         String sensor = newSensor();
-        store.apply(List.of(reading(sensor, 0, at)));
+        store.apply(List.of(reading(sensor, 0, at)), null);
         return sensor;
     }
 

@@ -35,7 +35,7 @@ class ClaimFailureTest {
         when(store.claim(anyInt(), any(), any())).thenReturn(List.of(delivery(), delivery()));
         doThrow(new PessimisticLockingFailureException("deadlock detected")).when(store).release(anyCollection(), any());
         Notifications notifications = new Notifications(store, mock(AttemptRecorder.class), gates, new TargetGuard(true),
-                props(), meters);
+                props(), meters, io.lockwatch.infra.tracing.Traces.off());
 
         assertThatThrownBy(notifications::claim).isInstanceOf(PessimisticLockingFailureException.class);
 

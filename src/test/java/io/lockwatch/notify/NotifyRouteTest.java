@@ -83,6 +83,8 @@ class NotifyRouteTest {
         assertThat(Long.parseLong(r.header("webhook-timestamp"))).isCloseTo(System.currentTimeMillis() / 1000, org.assertj.core.data.Offset.offset(60L));
         assertThat(WebhookReceiver.signatureValid(r, a.secret())).isTrue();
         assertThat(WebhookReceiver.signatureValid(r, b.secret())).isFalse();
+        // tracing is off unless turned on: nothing of a trace goes out (TracingTest has it on)
+        assertThat(r.header("traceparent")).isNull();
         await().atMost(Duration.ofSeconds(5)).until(() -> "delivered".equals(status(UUID.fromString(r.header("webhook-id")))));
     }
 
