@@ -21,8 +21,10 @@ import org.springframework.core.env.MapPropertySource;
  * default is 0.1);</li>
  * <li>{@code OTEL_SERVICE_NAME}, the service's name in the traces (default {@code spring.application.name}).</li>
  * </ul>
- * Camel's spans of routes ({@code camel.observation.*}) follow {@code management.tracing.enabled}: with tracing off
- * nothing of it is installed, so the hot path pays nothing.
+ * Camel's own span per exchange ({@code camel-observation}) is a choice of its own, {@code camel.observation.enabled},
+ * off by default even with tracing on: it tripled the service's CPU per reading in the benchmark (every reading is an
+ * exchange, and its cost stays even for the routes it leaves out), where the spans above cost a tenth
+ * (docs/BENCHMARKS.md). With tracing off nothing of either is installed.
  */
 public class TracingEnvironment implements EnvironmentPostProcessor {
 
@@ -61,7 +63,7 @@ public class TracingEnvironment implements EnvironmentPostProcessor {
         if (!blank(name)) {
             props.put("management.opentelemetry.resource-attributes.service.name", name);
         }
-        props.put("camel.observation.enabled", "${management.tracing.enabled:false}");
+        props.put("camel.observation.enabled", "false");
         props.put("camel.observation.exclude-patterns", EXCLUDED_CAMEL_ENDPOINTS);
         return props;
     }

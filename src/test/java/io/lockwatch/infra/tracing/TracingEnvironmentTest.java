@@ -14,7 +14,7 @@ class TracingEnvironmentTest {
         Map<String, Object> d = TracingEnvironment.defaults(Map.<String, String>of()::get);
         assertThat(d).containsEntry("management.tracing.enabled", false)
                 .doesNotContainKey("management.otlp.tracing.endpoint")
-                .containsEntry("camel.observation.enabled", "${management.tracing.enabled:false}");
+                .containsEntry("camel.observation.enabled", "false");
     }
 
     @Test
@@ -25,6 +25,13 @@ class TracingEnvironmentTest {
         assertThat(TracingEnvironment.defaults(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318",
                 "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://traces:9999/in")::get))
                 .containsEntry("management.otlp.tracing.endpoint", "http://traces:9999/in");
+    }
+
+    @Test
+    void camelsSpanPerExchangeStaysOffWithTracingOnUnlessAskedFor() {
+        assertThat(TracingEnvironment.defaults(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318")::get))
+                .containsEntry("management.tracing.enabled", true)
+                .containsEntry("camel.observation.enabled", "false");
     }
 
     @Test

@@ -41,6 +41,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability(metrics = false)
 @SpringBootTest(properties = {
         "management.tracing.enabled=true",
+        // Camel's own spans too (opt-in): the flows' spans stay as they are beside them
+        "camel.observation.enabled=true",
         "lockwatch.notify.retry-schedule=1s",
         "lockwatch.notify.poll-interval=100",
         "lockwatch.notify.circuit-failures=1000"})
@@ -123,7 +125,7 @@ class TracingTest {
     }
 
     @Test
-    void camelsOwnRouteTracingIsOnWithTracing() {
+    void camelsOwnRouteTracingIsOnWhenAskedFor() {
         assertThat(camel.hasService(org.apache.camel.observation.MicrometerObservationTracer.class)).isNotNull();
     }
 
