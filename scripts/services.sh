@@ -22,7 +22,8 @@
 # What it sets up (everything listens on 127.0.0.1 only):
 #   RabbitMQ 3.10   amqp://guest:guest@127.0.0.1:5672   node rabbit@localhost
 #                   management http://127.0.0.1:15672 (guest/guest)
-#                   plugins: rabbitmq_management, rabbitmq_consistent_hash_exchange
+#                   plugins: rabbitmq_management, rabbitmq_consistent_hash_exchange, rabbitmq_mqtt
+#                   MQTT 3.1.1 tcp://127.0.0.1:1883 (anonymous = guest, loopback only; into amq.topic)
 #                   config /etc/rabbitmq/rabbitmq.conf, rabbitmq-env.conf
 #                   logs   /var/log/rabbitmq/
 #   PostgreSQL 15   jdbc:postgresql://127.0.0.1:5432/lockwatch
@@ -49,7 +50,7 @@ readonly PG_DB=lockwatch PG_USER=lockwatch PG_PASSWORD=lockwatch
 
 # --- RabbitMQ ---------------------------------------------------------------
 readonly RMQ_NODE=rabbit@localhost
-readonly RMQ_PORT=5672 RMQ_MGMT_PORT=15672 RMQ_DIST_PORT=25672
+readonly RMQ_PORT=5672 RMQ_MGMT_PORT=15672 RMQ_DIST_PORT=25672 RMQ_MQTT_PORT=1883
 readonly RMQ_ETC=/etc/rabbitmq
 readonly RMQ_LOG_DIR=/var/log/rabbitmq
 readonly RMQ_LOG="${RMQ_LOG_DIR}/${RMQ_NODE}.log"
@@ -301,11 +302,19 @@ loopback_users.guest = true
 # Larger messages are refused at publish: the service reads each whole before its 4 KB check, up to its prefetch
 # (2,000) at a time, so this bounds them at 256 MB (docker/rabbitmq/lockwatch.conf says the same).
 max_message_size = 131072
+# Sensors over MQTT (QoS 1) to lockwatch/readings/<sensor id>: the plugin publishes to amq.topic with routing key
+# lockwatch.readings.<sensor id>, which the service binds to its readings exchange.
+mqtt.listeners.tcp.default = 127.0.0.1:${RMQ_MQTT_PORT}
+mqtt.vhost = /
+mqtt.exchange = amq.topic
+mqtt.allow_anonymous = true
+mqtt.default_user = guest
+mqtt.default_pass = guest
 EOF
   # Same format rabbitmq-plugins --offline writes; written directly because
   # it is much faster than booting an Erlang VM on every `up`.
   write_if_changed "${RMQ_ETC}/enabled_plugins" rabbitmq:rabbitmq <<EOF && changed=0
-[rabbitmq_consistent_hash_exchange,rabbitmq_management].
+[rabbitmq_consistent_hash_exchange,rabbitmq_management,rabbitmq_mqtt].
 EOF
   return "$changed"
 }
@@ -325,7 +334,7 @@ rabbitmq_running() { pid_alive "$(rabbitmq_pid)"; }
 # Returns 2 if the broker process is gone (crashed during boot).
 rabbitmq_probe() {
   rabbitmq_running || return 2
-  timeout 60 rabbitmqctl -q await_startup >/dev/null 2>&1 && port_listening "$RMQ_PORT"
+  timeout 60 rabbitmqctl -q await_startup >/dev/null 2>&1 && port_listening "$RMQ_PORT" && port_listening "$RMQ_MQTT_PORT"
 }
 
 # Print the end of the logs plus the errors logged since this start (the
@@ -363,7 +372,7 @@ rabbitmq_up() {
   if ! wait_for "rabbitmq on 127.0.0.1:${RMQ_PORT}" "$UP_TIMEOUT" rabbitmq_probe; then
     rabbitmq_fail "rabbitmq did not become ready"
   fi
-  log "rabbitmq: ready on 127.0.0.1:${RMQ_PORT} (management 127.0.0.1:${RMQ_MGMT_PORT})"
+  log "rabbitmq: ready on 127.0.0.1:${RMQ_PORT} (management 127.0.0.1:${RMQ_MGMT_PORT}, MQTT 127.0.0.1:${RMQ_MQTT_PORT})"
 }
 
 rabbitmq_down() {
@@ -388,7 +397,7 @@ rabbitmq_down() {
 
 rabbitmq_status() {
   if rabbitmq_running && port_listening "$RMQ_PORT"; then
-    printf '%-10s up    127.0.0.1:%s (management 127.0.0.1:%s)\n' rabbitmq "$RMQ_PORT" "$RMQ_MGMT_PORT"
+    printf '%-10s up    127.0.0.1:%s (management 127.0.0.1:%s, MQTT 127.0.0.1:%s)\n' rabbitmq "$RMQ_PORT" "$RMQ_MGMT_PORT" "$RMQ_MQTT_PORT"
   else
     printf '%-10s down  127.0.0.1:%s\n' rabbitmq "$RMQ_PORT"
     return 1

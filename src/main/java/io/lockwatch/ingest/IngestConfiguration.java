@@ -18,7 +18,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(IngestProperties.class)
+@EnableConfigurationProperties({IngestProperties.class, MqttProperties.class})
 public class IngestConfiguration {
 
     /**
@@ -31,22 +31,31 @@ public class IngestConfiguration {
      * hashing the routing key onto N durable single-active-consumer queues, so that each sensor's readings stay in
      * one queue, consumed in order by one instance at a time ({@link IngestPartitions}).</li>
      * </ul>
+     * On RabbitMQ, readings published over MQTT ({@code lockwatch/readings/<sensor id>}) reach the readings exchange
+     * through a binding from the exchange its MQTT plugin publishes to, for {@code lockwatch.readings.#}: every
+     * level, so that a topic naming no sensor is parked with its reason rather than dropped by the broker.
      */
     @Bean
-    Declarables ingestTopology(IngestProperties props) {
+    Declarables ingestTopology(IngestProperties props, MqttProperties mqtt) {
         TopicExchange readings = new TopicExchange(props.exchange(), true, false);
         Queue invalid = new Queue(props.invalidQueue(), true);
+        java.util.List<org.springframework.amqp.core.Declarable> declarables = new java.util.ArrayList<>();
+        declarables.add(readings);
+        declarables.add(invalid);
+        if (mqtt.enabled() && mqtt.topicExchange() != null && !mqtt.topicExchange().isBlank()) {
+            // the plugin's exchange exists already (amq.topic) or is the operator's: bound to, never declared
+            declarables.add(new Binding(props.exchange(), Binding.DestinationType.EXCHANGE, mqtt.topicExchange(),
+                    IngestSteps.MQTT_ROUTING_KEY_PREFIX + "#", null));
+        }
         if (props.partitions() <= 1) {
             Queue queue = new Queue(props.queue(), true);
-            Binding all = BindingBuilder.bind(queue).to(readings).with("#");
-            return new Declarables(readings, queue, invalid, all);
+            declarables.add(queue);
+            declarables.add(BindingBuilder.bind(queue).to(readings).with("#"));
+            return new Declarables(declarables);
         }
-        java.util.List<org.springframework.amqp.core.Declarable> declarables = new java.util.ArrayList<>();
         org.springframework.amqp.core.CustomExchange hash = new org.springframework.amqp.core.CustomExchange(
                 IngestPartitions.hashExchangeOf(props), "x-consistent-hash", true, false);
-        declarables.add(readings);
         declarables.add(hash);
-        declarables.add(invalid);
         declarables.add(BindingBuilder.bind(hash).to(readings).with("#"));
         for (String name : IngestPartitions.readingQueues(props)) {
             Queue queue = org.springframework.amqp.core.QueueBuilder.durable(name).singleActiveConsumer().build();
@@ -131,6 +140,12 @@ public class IngestConfiguration {
     @Bean
     ConfirmedPublisher confirmedPublisher(RabbitTemplate rabbit) {
         return new ConfirmedPublisher(rabbit);
+    }
+
+    /** The embedded default's MQTT listener into the readings exchange (routes/mqtt.camel.yaml). */
+    @Bean
+    MqttBridge mqttBridge(ConfirmedPublisher publisher, IngestProperties props) {
+        return new MqttBridge(publisher, props.exchange());
     }
 
     @Bean

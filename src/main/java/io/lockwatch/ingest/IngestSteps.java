@@ -88,12 +88,24 @@ public class IngestSteps {
      */
     public void parse(Exchange exchange) {
         org.apache.camel.Message in = exchange.getMessage();
-        Object parsed = parser.parseMessage(in.getBody(byte[].class),
-                in.getHeader(SpringRabbitMQConstants.MESSAGE_ID, String.class),
-                in.getHeader(SpringRabbitMQConstants.TIMESTAMP, Date.class),
-                () -> originalRouting(in));
+        String routingKey = in.getHeader(SpringRabbitMQConstants.ROUTING_KEY, String.class);
+        Object parsed = routingKey != null && routingKey.startsWith(MQTT_ROUTING_KEY_PREFIX)
+                ? parser.parseMqtt(in.getBody(byte[].class), routingKey.substring(MQTT_ROUTING_KEY_PREFIX.length()),
+                        in.getHeader(SpringRabbitMQConstants.MESSAGE_ID, String.class),
+                        in.getHeader(SpringRabbitMQConstants.TIMESTAMP, Date.class),
+                        () -> originalRouting(in))
+                : parser.parseMessage(in.getBody(byte[].class),
+                        in.getHeader(SpringRabbitMQConstants.MESSAGE_ID, String.class),
+                        in.getHeader(SpringRabbitMQConstants.TIMESTAMP, Date.class),
+                        () -> originalRouting(in));
         in.setBody(parsed);
     }
+
+    /**
+     * The routing key of a reading published over MQTT to {@code lockwatch/readings/<sensor id>}: RabbitMQ's MQTT
+     * plugin (and the embedded listener's bridge, {@link MqttBridge}) turn the topic's {@code /} into {@code .}.
+     */
+    public static final String MQTT_ROUTING_KEY_PREFIX = "lockwatch.readings.";
 
     /**
      * A message whose parsing failed in a way the parser does not foresee (a defect): it becomes a

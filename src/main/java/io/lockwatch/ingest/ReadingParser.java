@@ -74,10 +74,63 @@ public class ReadingParser {
                                Supplier<Map<String, Object>> context) {
         try {
             return isArray(body) ? parseArray(body, amqpMessageId, amqpTimestamp, context)
-                    : parseChecked(body, amqpMessageId, amqpTimestamp, context);
+                    : parseChecked(body, amqpMessageId, amqpTimestamp, context, null);
         } catch (RuntimeException e) {
             return couldNotBeRead(e, body, context);
         }
+    }
+
+    /**
+     * A message published over MQTT to {@code lockwatch/readings/<sensor id>}, as it reaches ingest: routing key
+     * {@code lockwatch.readings.<sensor id>} (RabbitMQ's MQTT plugin turns the topic's {@code /} into {@code .}; the
+     * embedded listener's bridge does the same). Its payload is a bare {@code 0} or {@code 1} for that sensor, or a
+     * v1 reading whose {@code sensor_id}, if given, is the topic's.
+     *
+     * @param topicSensor what follows {@code lockwatch.readings.} in the routing key
+     * @return a {@link Reading} or a {@link Rejection}
+     */
+    public Object parseMqtt(byte[] body, String topicSensor, String amqpMessageId, Date amqpTimestamp,
+                            Supplier<Map<String, Object>> context) {
+        try {
+            if (!SENSOR_ID.matcher(topicSensor).matches()) {
+                String topic = MQTT_TOPIC_PREFIX + topicSensor.replace('.', '/');
+                return reject(Reason.INVALID_TOPIC, "topic must be " + MQTT_TOPIC_PREFIX
+                        + "<sensor id of 1 to 16 letters and digits>, got " + (topic.length() > 80
+                        ? topic.substring(0, 80) + "…" : topic), body, context);
+            }
+            int bare = bare(body);
+            if (bare >= 0) {
+                JsonNodeFactory nodes = JsonNodeFactory.instance;
+                return judge(new Fields(nodes.textNode(topicSensor), nodes.numberNode(bare), null, null), () -> body,
+                        amqpMessageId, amqpTimestamp, clock.getAsLong(), context);
+            }
+            if (!startsWith(body, '{')) {
+                String text = body == null ? "" : new String(body, java.nio.charset.StandardCharsets.UTF_8).strip();
+                return reject(Reason.INVALID_DATA, "an MQTT payload is a bare 0 or 1, or one JSON reading, got \""
+                        + (text.length() > 40 ? text.substring(0, 40) + "…" : text) + "\"", body, context);
+            }
+            return parseChecked(body, amqpMessageId, amqpTimestamp, context, topicSensor);
+        } catch (RuntimeException e) {
+            return couldNotBeRead(e, body, context);
+        }
+    }
+
+    /** The MQTT topic readings are published to, followed by the sensor's id. */
+    public static final String MQTT_TOPIC_PREFIX = "lockwatch/readings/";
+
+    /** 0 or 1 for a body that is that digit alone (white space around it allowed); else -1. */
+    private static int bare(byte[] body) {
+        int digit = -1;
+        for (byte b : body == null ? new byte[0] : body) {
+            if (b == ' ' || b == '\t' || b == '\n' || b == '\r') {
+                continue;
+            }
+            if (digit != -1 || (b != '0' && b != '1')) {
+                return -1;
+            }
+            digit = b - '0';
+        }
+        return digit;
     }
 
     private Object parseArray(byte[] body, String amqpMessageId, Date amqpTimestamp,
@@ -137,12 +190,17 @@ public class ReadingParser {
     }
 
     private static boolean isArray(byte[] body) {
+        return startsWith(body, '[');
+    }
+
+    /** Whether the first byte that is no white space is {@code c}. */
+    private static boolean startsWith(byte[] body, char c) {
         if (body == null) {
             return false;
         }
         for (byte b : body) {
             if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
-                return b == '[';
+                return b == c;
             }
         }
         return false;
@@ -157,7 +215,7 @@ public class ReadingParser {
      */
     public Object parse(byte[] body, String amqpMessageId, Date amqpTimestamp, Supplier<Map<String, Object>> context) {
         try {
-            return parseChecked(body, amqpMessageId, amqpTimestamp, context);
+            return parseChecked(body, amqpMessageId, amqpTimestamp, context, null);
         } catch (RuntimeException e) {
             return couldNotBeRead(e, body, context);
         }
@@ -173,8 +231,9 @@ public class ReadingParser {
         return reject(Reason.MALFORMED_JSON, firstLine(message), body, context);
     }
 
+    /** @param topicSensor over MQTT, the sensor the topic names (the body's, if it names one, must be it); else null */
     private Object parseChecked(byte[] body, String amqpMessageId, Date amqpTimestamp,
-                                Supplier<Map<String, Object>> context) {
+                                Supplier<Map<String, Object>> context, String topicSensor) {
         long now = clock.getAsLong();
         if (body == null || body.length == 0) {
             return reject(Reason.MALFORMED_JSON, "empty body", body, context);
@@ -194,6 +253,16 @@ public class ReadingParser {
             }
         } catch (IOException e) {
             return malformed(e, body, context);
+        }
+        if (topicSensor != null) {
+            JsonNode named = fields.sensor();
+            if (named == null || named.isNull()) {
+                fields = new Fields(JsonNodeFactory.instance.textNode(topicSensor), fields.data(), fields.messageId(),
+                        fields.ts());
+            } else if (!named.isTextual() || !named.textValue().equals(topicSensor)) {
+                return reject(Reason.TOPIC_MISMATCH, "sensor_id " + shown(named) + " is not the topic's sensor "
+                        + topicSensor, body, context);
+            }
         }
         return judge(fields, () -> body, amqpMessageId, amqpTimestamp, now, context);
     }

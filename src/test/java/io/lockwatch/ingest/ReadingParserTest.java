@@ -247,4 +247,57 @@ class ReadingParserTest {
         assertThat(small.parseMessage(thousand.getBytes(StandardCharsets.UTF_8), null, null, Map::of))
                 .isInstanceOfSatisfying(Rejection.class, r -> assertThat(r.reason()).isEqualTo(Reason.BODY_TOO_LARGE));
     }
+
+    private Object mqtt(String topicSensor, String body) {
+        return parser.parseMqtt(body.getBytes(StandardCharsets.UTF_8), topicSensor, null, null, Map::of);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {"0|0", "1|1", "' 1\n'|1", "'\t0 '|0"})
+    void overMqttABareDigitIsAReadingOfTheTopicsSensor(String body, int data) {
+        assertThat(mqtt("door7", body)).isEqualTo(new Reading("door7", data, NOW, TimeSource.RECEIPT, NOW, null));
+    }
+
+    @Test
+    void overMqttAJsonReadingTakesItsSensorFromTheTopicOrMustNameThatOne() {
+        assertThat(mqtt("door7", "{\"data\":1,\"ts\":1795262398123}"))
+                .isEqualTo(new Reading("door7", 1, 1795262398123L, TimeSource.READING, NOW, null));
+        assertThat(mqtt("door7", "{\"sensor_id\":\"door7\",\"data\":0,\"message_id\":\"m9\"}"))
+                .isEqualTo(new Reading("door7", 0, NOW, TimeSource.RECEIPT, NOW, "m9"));
+        assertThat(mqtt("door7", "{\"sensor_id\":\"door8\",\"data\":0}")).isInstanceOfSatisfying(Rejection.class, r -> {
+            assertThat(r.reason()).isEqualTo(Reason.TOPIC_MISMATCH);
+            assertThat(r.detail()).isEqualTo("sensor_id \"door8\" is not the topic's sensor door7");
+        });
+        // the rest is judged as over AMQP
+        assertThat(mqtt("door7", "{\"data\":2}")).extracting(r -> ((Rejection) r).reason()).isEqualTo(Reason.INVALID_DATA);
+        assertThat(mqtt("door7", "{\"data\":1,")).extracting(r -> ((Rejection) r).reason()).isEqualTo(Reason.MALFORMED_JSON);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "2            | an MQTT payload is a bare 0 or 1, or one JSON reading, got \"2\"",
+            "open         | an MQTT payload is a bare 0 or 1, or one JSON reading, got \"open\"",
+            "'01'         | an MQTT payload is a bare 0 or 1, or one JSON reading, got \"01\"",
+            "'[{\"data\":1}]' | an MQTT payload is a bare 0 or 1, or one JSON reading, got \"[{\"data\":1}]\"",
+            "''           | an MQTT payload is a bare 0 or 1, or one JSON reading, got \"\""})
+    void overMqttAnythingElseIsInvalidData(String body, String detail) {
+        assertThat(mqtt("door7", body)).isInstanceOfSatisfying(Rejection.class, r -> {
+            assertThat(r.reason()).isEqualTo(Reason.INVALID_DATA);
+            assertThat(r.detail()).isEqualTo(detail);
+        });
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "a.b            | lockwatch/readings/a/b",
+            "door-7         | lockwatch/readings/door-7",
+            "''             | lockwatch/readings/",
+            "x1234567890abcdefg | lockwatch/readings/x1234567890abcdefg"})
+    void overMqttATopicThatNamesNoSensorIsInvalid(String topicSensor, String topic) {
+        assertThat(mqtt(topicSensor, "1")).isInstanceOfSatisfying(Rejection.class, r -> {
+            assertThat(r.reason()).isEqualTo(Reason.INVALID_TOPIC);
+            assertThat(r.detail()).isEqualTo("topic must be lockwatch/readings/<sensor id of 1 to 16 letters and digits>, got "
+                    + topic);
+        });
+    }
 }

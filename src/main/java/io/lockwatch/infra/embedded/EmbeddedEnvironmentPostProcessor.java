@@ -43,11 +43,18 @@ public class EmbeddedEnvironmentPostProcessor implements EnvironmentPostProcesso
         }
         int pgPort = portOrFree(env.getProperty("lockwatch.embedded.postgres-port", Integer.class, 0));
         int brokerPort = portOrFree(env.getProperty("lockwatch.embedded.broker-port", Integer.class, 0));
+        int mqttPort = portOrFree(env.getProperty("lockwatch.embedded.mqtt-port", Integer.class, 0));
 
         Map<String, Object> props = new HashMap<>();
         props.put("lockwatch.embedded.data-dir", dataDir.toAbsolutePath().normalize().toString());
         props.put("lockwatch.embedded.postgres-port", pgPort);
         props.put("lockwatch.embedded.broker-port", brokerPort);
+        props.put("lockwatch.embedded.mqtt-port", mqttPort);
+        // MQTT: the embedded listener, taken into the readings exchange by routes/mqtt.camel.yaml (Qpid has no MQTT
+        // of its own, so nothing to bind)
+        props.put("lockwatch.mqtt.broker-url", "tcp://127.0.0.1:" + mqttPort);
+        props.put("lockwatch.mqtt.topic-exchange", "");
+        props.put("lockwatch.mqtt.bridge", env.getProperty("lockwatch.mqtt.enabled", Boolean.class, true));
         props.put("spring.datasource.url", "jdbc:postgresql://127.0.0.1:" + pgPort + "/" + DATABASE);
         props.put("spring.datasource.username", "postgres");
         props.put("spring.datasource.password", "");

@@ -30,6 +30,7 @@ public class EmbeddedServicesConfiguration {
 
     static final String POSTGRES_BEAN = "embeddedPostgres";
     static final String BROKER_BEAN = "embeddedAmqpBroker";
+    static final String MQTT_BEAN = "embeddedMqttBroker";
 
     @Bean(name = POSTGRES_BEAN, destroyMethod = "close")
     EmbeddedPostgresServer embeddedPostgres(EmbeddedProperties props, EphemeralDataDirectory dataDir) throws Exception {
@@ -40,6 +41,17 @@ public class EmbeddedServicesConfiguration {
     EmbeddedAmqpBroker embeddedAmqpBroker(EmbeddedProperties props, EphemeralDataDirectory dataDir) throws Exception {
         return EmbeddedAmqpBroker.start(props.dataDir(), props.brokerPort(),
                 EmbeddedEnvironmentPostProcessor.BROKER_USER, EmbeddedEnvironmentPostProcessor.BROKER_USER, !props.ephemeral());
+    }
+
+    /**
+     * Started before Camel's routes and stopped after them, as Camel starts and stops with the context's lifecycle
+     * while this is a plain bean: the MQTT bridge's consumer (routes/mqtt.camel.yaml) finds it listening
+     * and lets go of it first.
+     */
+    @Bean(name = MQTT_BEAN, destroyMethod = "close")
+    @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(name = "lockwatch.mqtt.enabled", matchIfMissing = true)
+    EmbeddedMqttBroker embeddedMqttBroker(EmbeddedProperties props, EphemeralDataDirectory dataDir) throws Exception {
+        return EmbeddedMqttBroker.start(props.dataDir(), props.mqttPort(), !props.ephemeral());
     }
 
     /**
