@@ -8,7 +8,7 @@
 #   scripts/bench.sh [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01] [--duration 60] [--rate 0]
 #                           [--warmup 10] [--service-warmup 60] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
 #                           [--instances 1] [--partitions N] [--service-arg --name=value ...] [--service-cpus C]
-#                           [--drain N [--per-message M]]
+#                           [--drain N [--per-message M]] [--mqtt]
 #
 #   --sensors N      sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
 #   --clients C      clients registered, each with its own webhook endpoint (http://127.0.0.1:<port>/c/<index>)
@@ -55,6 +55,9 @@
 #                    again, the rest drained, and everything checked by the databases
 #   --per-message M  with --drain and one readings queue: the backlog's messages each hold a JSON array of M
 #                    readings (a gateway's, up to 1000), N readings in all; the drain ceiling stays one message each
+#   --mqtt           the warm-up and the timed run publish as MQTT sensors do (QoS 1 to lockwatch/readings/<id>,
+#                    RabbitMQ's MQTT plugin on 127.0.0.1:1883, user <vhost>:guest), not over AMQP; the seed and the
+#                    raw ceiling stay AMQP, so the ratio compares MQTT readings with the same yardstick
 #   --isolated       use a RabbitMQ virtual host 'lockwatch-bench' and PostgreSQL and ClickHouse databases
 #                    'lockwatch_bench' of the benchmark's own (created here if missing, which needs root) instead
 #                    of the dev ones, so that neither the dev data nor integration tests running meanwhile are

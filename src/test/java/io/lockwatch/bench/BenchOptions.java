@@ -34,12 +34,14 @@ import java.util.concurrent.ThreadLocalRandom;
  *                    the service is stopped, then the service is started and drains them; the drain ceiling is a
  *                    plain consumer draining a backlog of the same size
  * @param perMessage  readings per message in the drain's backlog: 1, or a JSON array of this many (a gateway's)
+ * @param mqtt        the warm-up and the timed run publish over MQTT (QoS 1, RabbitMQ's plugin on 127.0.0.1:1883) as
+ *                    sensors would, instead of AMQP; the raw ceiling stays the AMQP one, the yardstick of both
  */
 record BenchOptions(int sensors, double changes, int duration, double rate, int warmup, int serviceWarmup, long seed,
                     int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
                     int clients, int links, Drill drill, int partitions, int instances, double serviceCpus,
-                    long drain, int perMessage) {
+                    long drain, int perMessage, boolean mqtt) {
 
     static final String QUEUE = "lockwatch.readings";
 
@@ -108,6 +110,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         long seed = ThreadLocalRandom.current().nextLong();
         int confirmWindow = 1000;
         boolean diagnostics = false;
+        boolean mqtt = false;
         boolean isolated = false;
         java.util.List<String> serviceArgs = new java.util.ArrayList<>();
         Path jar = Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar");
@@ -124,6 +127,10 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
             }
             if (a.equals("--isolated")) {
                 isolated = true;
+                continue;
+            }
+            if (a.equals("--mqtt")) {
+                mqtt = true;
                 continue;
             }
             if (i + 1 >= args.length) {
@@ -194,6 +201,9 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
             throw new IllegalArgumentException("--per-message must be 1 to 1000, and more than 1 only with --drain and "
                     + "one readings queue");
         }
+        if (mqtt && (drain > 0 || drill != Drill.NONE)) {
+            throw new IllegalArgumentException("--mqtt is for the live run: not with --drain or a drill");
+        }
         if (serviceCpus < 0) {
             throw new IllegalArgumentException("--service-cpus must be 0 (no limit) or more");
         }
@@ -205,6 +215,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         }
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password, clients, links, drill,
-                partitions, instances, serviceCpus, drain, perMessage);
+                partitions, instances, serviceCpus, drain, perMessage, mqtt);
     }
 }

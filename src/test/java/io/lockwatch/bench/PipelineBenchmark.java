@@ -319,7 +319,11 @@ public final class PipelineBenchmark {
         ServiceRun run;
         NotificationCheck.Verdict notified;
         try (Publisher publisher = new Publisher(amqp, EXCHANGE, "lockwatch-bench-publisher", o.confirmWindow());
+             // the seed goes over AMQP either way; with --mqtt the warm-up and the timed run go as sensors' MQTT
+             ReadingPublisher mqtt = o.mqtt() ? new MqttPublisher("tcp://127.0.0.1:1883", amqp.getVirtualHost(),
+                     amqp.getUsername(), amqp.getPassword(), o.confirmWindow()) : null;
              Webhooks webhooks = new Webhooks(links.secrets(), WEBHOOK_THREADS)) {
+            ReadingPublisher measured = mqtt != null ? mqtt : publisher;
             seedSeconds = preSeed(publisher, source, prometheus, service);
             // linked only now, so that the seed's first readings (each a change from nothing) notify nobody
             log("registering %,d clients with a webhook receiver each on loopback, %,d sensors linked to each",
@@ -331,7 +335,7 @@ public final class PipelineBenchmark {
             db.registerClientsAndLinks(links.ids(), urls, links.secrets(), o.links(), o.sensors());
             changesAfterSeed = reference.totalChanges();
             if (o.drill() == Drill.NONE && o.serviceWarmup() > 0 && o.drain() == 0) {
-                warmUp(publisher, source, prometheus, service, db, webhooks);
+                warmUp(measured, source, prometheus, service, db, webhooks);
             }
             if (o.drill().parks()) {
                 broker.purge(INVALID_QUEUE);
@@ -346,7 +350,7 @@ public final class PipelineBenchmark {
             }
             run = o.drain() > 0
                     ? drainRun(publisher, source, prometheus, broker, cpu, service, db, webhooks)
-                    : timedRun(publisher, source, prometheus, broker, cpu, service, db, webhooks, amqp);
+                    : timedRun(measured, source, prometheus, broker, cpu, service, db, webhooks, amqp);
             // every state change in PostgreSQL, every reading and event in ClickHouse (after a drill: by the
             // databases, as a restart resets the service's counters)
             drillProblems.addAll(awaitSettled(db, reference, seedStartMillis, service));
@@ -423,7 +427,7 @@ public final class PipelineBenchmark {
      * Readings at the run's rate and change ratio, with the clients linked, until the service has applied them and
      * delivered their notifications; left out of every figure. Their changes are checked with the run's.
      */
-    private void warmUp(Publisher publisher, ReadingSource source, PrometheusScraper prometheus,
+    private void warmUp(ReadingPublisher publisher, ReadingSource source, PrometheusScraper prometheus,
                         ServiceProcess service, BenchDatabase db, Webhooks webhooks) throws Exception {
         log("warming the service up: publishing for %d s as in the run (left out of every figure)", o.serviceWarmup());
         double base = prometheus.scrape().sum(PrometheusScraper.RECEIVED);
@@ -464,14 +468,15 @@ public final class PipelineBenchmark {
         return seconds;
     }
 
-    private ServiceRun timedRun(Publisher publisher, ReadingSource source, PrometheusScraper prometheus,
+    private ServiceRun timedRun(ReadingPublisher publisher, ReadingSource source, PrometheusScraper prometheus,
                                 Broker broker, CpuSampler cpu, ServiceProcess service, BenchDatabase db,
                                 Webhooks webhooks, ConnectionFactory amqp) throws Exception {
         Reference reference = source.reference();
         long changesBefore = reference.totalChanges();
         long publishedBefore = publisher.published();
         double appliedBefore = prometheus.scrape().sum(PrometheusScraper.RECEIVED);
-        log("service run: publishing to %s for %d s", EXCHANGE, o.duration());
+        log("service run: publishing to %s for %d s", o.mqtt() ? "lockwatch/readings/<sensor id> over MQTT" : EXCHANGE,
+                o.duration());
 
         Sampler sampler = serviceSampler(prometheus, publisher, broker, cpu);
         ScheduledExecutorService diagnostics = Executors.newSingleThreadScheduledExecutor();
@@ -497,7 +502,7 @@ public final class PipelineBenchmark {
                 long backlogBefore = readingsDepth(broker);
                 log("drill: restarting RabbitMQ with %,d readings ready in the queue (publishing paused)", backlogBefore);
                 services("restart", "rabbitmq");
-                publisher.awaitOpen(Duration.ofMinutes(2));
+                ((Publisher) publisher).awaitOpen(Duration.ofMinutes(2));
                 drillNotes = String.format(Locale.US, "RabbitMQ restarted with %,d readings ready in the queue", backlogBefore);
                 log("drill: RabbitMQ is back; publishing again");
                 published += publisher.publishFor(source::next, Duration.ofSeconds(o.duration() - third), o.rate());
@@ -542,7 +547,7 @@ public final class PipelineBenchmark {
     }
 
     /** Samples the service's applied readings, heap and history written, the publisher and the queue depth. */
-    private Sampler serviceSampler(PrometheusScraper prometheus, Publisher publisher, Broker broker, CpuSampler cpu) {
+    private Sampler serviceSampler(PrometheusScraper prometheus, ReadingPublisher publisher, Broker broker, CpuSampler cpu) {
         return new Sampler(() -> {
             PrometheusScraper.Metrics m = prometheus.scrape();
             return new Sampler.Observation((long) m.sum(PrometheusScraper.RECEIVED),
@@ -1199,8 +1204,9 @@ public final class PipelineBenchmark {
         String ceilingLabel = "raw ceiling (RabbitMQ publish->consume, persistent, confirms"
                 + (o.confirmWindow() == 1000 ? "" : " (" + o.confirmWindow() + " outstanding)") + ", prefetch "
                 + RawCeiling.PREFETCH + "): ";
-        String serviceLabel = String.format(Locale.US, "lockwatch end to end (%d sensors, %.1f%% changes, %d s%s%s): ",
-                o.sensors(), o.changes() * 100, o.duration(), o.rate() == 0 ? "" : ", rate " + fmt(o.rate()) + "/s",
+        String serviceLabel = String.format(Locale.US, "lockwatch end to end (%s%d sensors, %.1f%% changes, %d s%s%s): ",
+                o.mqtt() ? "over MQTT, " : "", o.sensors(), o.changes() * 100, o.duration(),
+                o.rate() == 0 ? "" : ", rate " + fmt(o.rate()) + "/s",
                 o.serviceCpus() <= 0 ? "" : String.format(Locale.US, ", %d x %.2f cores", o.instances(), o.serviceCpus()));
         int width = Math.max(ceilingLabel.length(), serviceLabel.length());
 

@@ -8,8 +8,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.Supplier;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -21,7 +19,7 @@ import com.rabbitmq.client.ConnectionFactory;
  * window of unconfirmed ones at a time (1000 by default; the same settings for the raw ceiling and the service
  * run).
  */
-final class Publisher implements AutoCloseable {
+final class Publisher implements ReadingPublisher {
 
     private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(60);
     private static final AMQP.BasicProperties PERSISTENT_JSON = new AMQP.BasicProperties.Builder()
@@ -51,8 +49,8 @@ final class Publisher implements AutoCloseable {
                 (tag, multiple) -> settle(tag, multiple, nacked));
     }
 
-    /** Publishes one message, waiting while the window of unconfirmed messages is full. */
-    void publish(ReadingSource.Message message) throws IOException, InterruptedException {
+    @Override
+    public void publish(ReadingSource.Message message) throws IOException, InterruptedException {
         if (!window.tryAcquire(CONFIRM_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
             throw new IOException("no publisher confirm from the broker for " + CONFIRM_TIMEOUT.toSeconds() + " s");
         }
@@ -61,37 +59,8 @@ final class Publisher implements AutoCloseable {
         published.incrementAndGet();
     }
 
-    /**
-     * Publishes messages from the source for the given time.
-     *
-     * @param ratePerSecond at most this many per second; 0 = as fast as the confirm window allows
-     * @return how many were published
-     */
-    long publishFor(Supplier<ReadingSource.Message> source, Duration duration, double ratePerSecond)
-            throws IOException, InterruptedException {
-        long start = System.nanoTime();
-        long end = start + duration.toNanos();
-        double interval = ratePerSecond > 0 ? 1e9 / ratePerSecond : 0;
-        long n = 0;
-        while (true) {
-            long now = System.nanoTime();
-            if (now - end >= 0) {
-                return n;
-            }
-            if (interval > 0) {
-                long due = start + (long) (n * interval);
-                if (due - now > 0) {
-                    LockSupport.parkNanos(Math.min(due - now, end - now));
-                    continue;
-                }
-            }
-            publish(source.get());
-            n++;
-        }
-    }
-
-    /** Waits until every published message is confirmed (or nacked). */
-    void awaitConfirms() throws InterruptedException, IOException {
+    @Override
+    public void awaitConfirms() throws InterruptedException, IOException {
         if (!window.tryAcquire(maxOutstanding, CONFIRM_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
             throw new IOException(outstanding.size() + " messages still unconfirmed after " + CONFIRM_TIMEOUT.toSeconds() + " s");
         }
@@ -112,7 +81,8 @@ final class Publisher implements AutoCloseable {
         }
     }
 
-    long published() {
+    @Override
+    public long published() {
         return published.get();
     }
 
@@ -120,7 +90,8 @@ final class Publisher implements AutoCloseable {
         return confirmed.get();
     }
 
-    long nacked() {
+    @Override
+    public long nacked() {
         return nacked.get();
     }
 
