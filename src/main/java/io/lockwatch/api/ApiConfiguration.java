@@ -26,6 +26,12 @@ public class ApiConfiguration {
     }
 
     @Bean
+    RegistryFileApi registryFileApi(JdbcTemplate jdbc, org.springframework.transaction.support.TransactionTemplate tx,
+                                    Registry registry, TargetGuard guard) {
+        return new RegistryFileApi(new io.lockwatch.registry.RegistryFile(jdbc, tx, registry), guard);
+    }
+
+    @Bean
     SensorsApi sensorsApi(Registry registry) {
         return new SensorsApi(registry);
     }

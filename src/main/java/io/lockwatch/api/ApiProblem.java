@@ -10,12 +10,23 @@ public class ApiProblem extends RuntimeException {
     private final int status;
     private final String title;
     private final String field;
+    private final java.util.List<String> errors;
 
     public ApiProblem(int status, String title, String detail, String field) {
+        this(status, title, detail, field, java.util.List.of());
+    }
+
+    private ApiProblem(int status, String title, String detail, String field, java.util.List<String> errors) {
         super(detail);
         this.status = status;
         this.title = title;
         this.field = field;
+        this.errors = errors;
+    }
+
+    /** A 400 with every way the request is wrong (a file's rows), each its own line in {@code errors}. */
+    public static ApiProblem badRequest(String detail, java.util.List<String> errors) {
+        return new ApiProblem(400, "Bad request", detail, null, java.util.List.copyOf(errors));
     }
 
     public static ApiProblem badRequest(String field, String detail) {
@@ -40,5 +51,9 @@ public class ApiProblem extends RuntimeException {
 
     public String field() {
         return field;
+    }
+
+    public java.util.List<String> errors() {
+        return errors;
     }
 }

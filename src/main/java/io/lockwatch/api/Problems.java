@@ -24,8 +24,11 @@ public class Problems {
         exchange.getMessage().removeHeaders("*", "CamelHttp*");
         exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, problem.status());
         exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, CONTENT_TYPE);
-        exchange.getMessage().setBody(JSON.writeValueAsString(body(problem.status(), problem.title(), problem.getMessage(),
-                problem.field())));
+        Map<String, Object> body = body(problem.status(), problem.title(), problem.getMessage(), problem.field());
+        if (!problem.errors().isEmpty()) {
+            body.put("errors", problem.errors());
+        }
+        exchange.getMessage().setBody(JSON.writeValueAsString(body));
     }
 
     /**

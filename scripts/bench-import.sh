@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# scripts/bench-import.sh [--sensors 100000] [--clients 100] [--external] — the registry file's import and export.
+#
+# Makes a CSV of N sensors, each linked to one of C clients (round robin), starts the packaged service (the
+# embedded default with throw-away data; --external: the 'external' profile against scripts/services.sh's PostgreSQL,
+# whose registry it then adds to), and times with curl:
+#   - the first import (every sensor, client and link created), and the CPU seconds of the service and PostgreSQL
+#     during it;
+#   - the same file imported again (nothing to change);
+#   - the export, which must be the file itself (its rows are the file's, in the same order).
+# It prints the figures and asserts none of them; it fails only when an answer or the export is wrong.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SENSORS=100000 CLIENTS=100 PROFILE=embedded
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sensors) SENSORS=$2; shift 2 ;;
+    --clients) CLIENTS=$2; shift 2 ;;
+    --external) PROFILE=external; shift ;;
+    *) echo "usage: $0 [--sensors N] [--clients C] [--external]" >&2; exit 2 ;;
+  esac
+done
+OUT=target/bench-import
+mkdir -p "$OUT"
+JAR=$(ls target/lockwatch-*.jar 2>/dev/null | grep -v original | head -1 || true)
+if [ -z "$JAR" ] || [ -n "$(find src/main pom.xml -newer "$JAR" -print -quit)" ]; then
+  echo "[bench-import] building the service jar (mvn -B -q -DskipTests package)"
+  mvn -B -q -DskipTests package
+  JAR=$(ls target/lockwatch-*.jar | grep -v original | head -1)
+fi
+PORT=${BENCH_IMPORT_PORT:-18090}
+TOKEN=local-dev-token
+ARGS=(--server.port="$PORT" --lockwatch.routes.dir="$OUT/routes")
+if [ "$PROFILE" = external ]; then
+  scripts/services.sh up >/dev/null
+  TOKEN=bench-import-token
+  ARGS+=(--spring.profiles.active=external --lockwatch.api.tokens="$TOKEN" --lockwatch.notify.allow-private-targets=true
+         --lockwatch.secrets.keys="bench:$(head -c 32 /dev/urandom | base64)")
+else
+  ARGS+=(--lockwatch.embedded.data-dir="$OUT/data" --lockwatch.embedded.ephemeral=true)
+fi
+RUN=$(date +%s)
+FILE="$OUT/registry-$SENSORS.csv"
+echo "[bench-import] writing $FILE: $SENSORS sensors, each linked to one of $CLIENTS clients"
+awk -v n="$SENSORS" -v c="$CLIENTS" -v run="$RUN" 'BEGIN {
+  print "sensor_id,address,heartbeat_timeout_seconds,open_alarm_seconds,client_name,client_url"
+  for (i = 1; i <= n; i++) {
+    k = i % c
+    printf "I%s%08d,\"Svobody st. %d, fl %d, room %d\",,,Client %s-%03d,http://127.0.0.1:9/hooks/%03d\n", \
+      substr(run, length(run) - 5), i, i % 300, i % 9 + 1, i % 40 + 1, run, k, k
+  }
+}' > "$FILE"
+echo "[bench-import] $(wc -c < "$FILE") bytes"
+
+java -Xmx512m -jar "$JAR" "${ARGS[@]}" > "$OUT/service.log" 2>&1 &
+SERVICE=$!
+trap 'kill $SERVICE 2>/dev/null; wait $SERVICE 2>/dev/null || true' EXIT
+for _ in $(seq 1 120); do
+  curl -sf "http://127.0.0.1:$PORT/actuator/health/readiness" >/dev/null 2>&1 && break
+  kill -0 $SERVICE 2>/dev/null || { echo "the service exited; see $OUT/service.log" >&2; exit 1; }
+  sleep 0.5
+done
+
+cpu() { # the CPU seconds so far of a process and its children's threads: utime + stime of /proc/PID/stat
+  awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"
+}
+pg_cpu() { # every postgres process of the service's database: the embedded one, or the system's
+  local total=0 p
+  for p in $(pgrep -x postgres || true) $(pgrep -f 'postgres: ' || true); do
+    total=$(awk -v t="$total" -v hz="$(getconf CLK_TCK)" '{ print t + ($14 + $15) / hz }' "/proc/$p/stat" 2>/dev/null || echo "$total")
+  done
+  echo "$total"
+}
+import() { # $1: label; prints the answer to $OUT/$1.json and the seconds it took
+  local s0 p0 t0 t1
+  s0=$(cpu $SERVICE); p0=$(pg_cpu); t0=$(date +%s%N)
+  local code
+  code=$(curl -s -o "$OUT/$1.json" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" \
+    -H 'Content-Type: text/csv' --data-binary "@$FILE" "http://127.0.0.1:$PORT/api/v1/import")
+  t1=$(date +%s%N)
+  [ "$code" = 200 ] || { echo "import answered $code: $(head -c 600 "$OUT/$1.json")" >&2; exit 1; }
+  printf '%s: %.2f s (service CPU %.1f s, PostgreSQL CPU %.1f s): %s\n' "$1" "$(( (t1 - t0) / 1000000 ))e-3" \
+    "$(echo "$(cpu $SERVICE) - $s0" | bc)" "$(echo "$(pg_cpu) - $p0" | bc)" \
+    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("new_clients"); print(json.dumps(d))' "$OUT/$1.json")"
+}
+import first-import
+import second-import
+
+T0=$(date +%s%N)
+curl -sf -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/api/v1/export?format=csv" -o "$OUT/export.csv"
+T1=$(date +%s%N)
+printf 'export: %.2f s, %s bytes\n' "$(( (T1 - T0) / 1000000 ))e-3" "$(wc -c < "$OUT/export.csv")"
+# the export holds every sensor of the service: the file's rows must be there, as they were, in the same order
+if diff <(tr -d '\r' < "$OUT/export.csv" | { head -1; grep "^I${RUN: -6}"; }) "$FILE" > "$OUT/export.diff"; then
+  echo "export: the file's $SENSORS rows came back as they were"
+else
+  echo "export differs from the file: see $OUT/export.diff" >&2
+  exit 1
+fi

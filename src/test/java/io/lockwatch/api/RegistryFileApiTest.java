@@ -1,0 +1,193 @@
+package io.lockwatch.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The registry as a file over HTTP: a CSV imported all or nothing, again without a change, exported back as the
+ * same rows; refused rows named by number; the JSON form; who may import.
+ */
+@CamelSpringBootTest
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class RegistryFileApiTest {
+
+    static final String ADMIN = "test-admin-token", READER = "test-read-token";
+    static final String HEADER = "sensor_id,address,heartbeat_timeout_seconds,open_alarm_seconds,client_name,client_url";
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @LocalServerPort int port;
+    @Autowired JdbcTemplate jdbc;
+
+    record Answer(int status, String contentType, String body) {
+        JsonNode json() throws Exception {
+            return JSON.readTree(body);
+        }
+    }
+
+    @Test
+    void aFileIsImportedOnceReimportedWithoutAChangeAndExportedAsTheSameRows() throws Exception {
+        String p = prefix();
+        // sorted by sensor id, then client name: the order of an export
+        List<String> rows = List.of(
+                p + "A,\"Svobody st. 23, fl 1\",,,Acme " + p + ",http://127.0.0.1:9/acme",
+                p + "A,\"Svobody st. 23, fl 1\",,,Guards " + p + ",http://127.0.0.1:9/guards",
+                p + "B,\"The \"\"back\"\" door\",600,120,Acme " + p + ",http://127.0.0.1:9/acme",
+                p + "C,Cellar,,,,");
+        String file = HEADER + "\n" + String.join("\n", rows) + "\n";
+
+        Answer first = post(file, "text/csv", ADMIN);
+        assertThat(first.status()).as(first.body()).isEqualTo(200);
+        JsonNode outcome = first.json();
+        assertThat(outcome.get("rows").asInt()).isEqualTo(4);
+        assertThat(outcome.at("/sensors/created").asInt()).isEqualTo(3);
+        assertThat(outcome.at("/clients/created").asInt()).isEqualTo(2);
+        assertThat(outcome.at("/links/added").asInt()).isEqualTo(3);
+        assertThat(outcome.get("new_clients").findValuesAsText("webhook_secret")).hasSize(2)
+                .allSatisfy(s -> assertThat(s).startsWith("whsec_"));
+        assertThat(jdbc.queryForObject("SELECT heartbeat_timeout_seconds FROM sensors WHERE id = ?", Integer.class, p + "B"))
+                .isEqualTo(600);
+        assertThat(jdbc.queryForObject("SELECT address FROM sensors WHERE id = ?", String.class, p + "B"))
+                .isEqualTo("The \"back\" door");
+
+        JsonNode again = post(file, "text/csv", ADMIN).json();
+        assertThat(again.at("/sensors/created").asInt() + again.at("/sensors/updated").asInt()).isZero();
+        assertThat(again.at("/sensors/unchanged").asInt()).isEqualTo(3);
+        assertThat(again.at("/clients/created").asInt() + again.at("/clients/updated").asInt()).isZero();
+        assertThat(again.at("/links/added").asInt() + again.at("/links/removed").asInt()).isZero();
+        assertThat(again.get("new_clients")).isEmpty();
+
+        Answer export = get("csv", READER);
+        assertThat(export.status()).isEqualTo(200);
+        assertThat(export.contentType()).startsWith("text/csv");
+        List<String> lines = Arrays.asList(export.body().split("\r?\n"));
+        assertThat(lines.get(0)).isEqualTo(HEADER);
+        assertThat(lines.stream().filter(l -> l.startsWith(p)).toList()).containsExactlyElementsOf(rows);
+    }
+
+    @Test
+    void aSensorsLinksBecomeThoseOfTheFileAndAChangedAddressIsApplied() throws Exception {
+        String p = prefix();
+        post(HEADER + "\n" + p + "A,Hall,,,One " + p + ",http://127.0.0.1:9/one\n"
+                + p + "A,Hall,,,Two " + p + ",http://127.0.0.1:9/two\n", "text/csv", ADMIN);
+
+        JsonNode changed = post(HEADER + "\n" + p + "A,Hall 2,,,Two " + p + ",http://127.0.0.1:9/two-moved\n",
+                "text/csv", ADMIN).json();
+
+        assertThat(changed.at("/sensors/updated").asInt()).isEqualTo(1);
+        assertThat(changed.at("/clients/updated").asInt()).isEqualTo(1);
+        assertThat(changed.at("/links/removed").asInt()).isEqualTo(1);
+        assertThat(jdbc.queryForList("""
+                SELECT c.name || ' ' || c.url FROM client_sensors cs JOIN clients c ON c.id = cs.client_id
+                 WHERE cs.sensor_id = ?""", String.class, p + "A"))
+                .containsExactly("Two " + p + " http://127.0.0.1:9/two-moved");
+        assertThat(jdbc.queryForObject("SELECT address FROM sensors WHERE id = ?", String.class, p + "A")).isEqualTo("Hall 2");
+    }
+
+    @Test
+    void aFileWithBadRowsIsRefusedWholeWithEachRowNamed() throws Exception {
+        String p = prefix();
+        Answer refused = post(HEADER + "\n"
+                + p + "A,Good,,,,\n"
+                + "bad-id!,Somewhere,,,,\n"
+                + p + "B,,,,,\n"
+                + p + "C,Attic,0,,,\n"
+                + p + "D,Porch,,,Nameless " + p + ",\n"
+                + p + "A,Not good,,,,\n", "text/csv", ADMIN);
+
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.contentType()).startsWith("application/problem+json");
+        JsonNode problem = refused.json();
+        assertThat(problem.get("detail").asText()).startsWith("5 rows are refused");
+        assertThat(problem.get("errors").findValuesAsText("")).isEmpty();
+        List<String> errors = JSON.convertValue(problem.get("errors"), JSON.getTypeFactory()
+                .constructCollectionType(List.class, String.class));
+        assertThat(errors).containsExactly(
+                "row 2: sensor_id: sensor_id must be 1 to 16 letters and digits",
+                "row 3: address: address is required",
+                "row 4: heartbeat_timeout_seconds: heartbeat_timeout_seconds must be a whole number of seconds from 1 to 2592000 (30 days)",
+                "row 5: client_url: a client is given by client_name and client_url together, or not at all",
+                "row 6: sensor " + p + "A has another address or timeout than on row 1");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM sensors WHERE id LIKE ?", Integer.class, p + "%")).isZero();
+    }
+
+    @Test
+    void theJsonFormTakesTheSameRows() throws Exception {
+        String p = prefix();
+        String rows = JSON.writeValueAsString(List.of(
+                java.util.Map.of("sensor_id", p + "J", "address", "Gate", "client_name", "Json " + p,
+                        "client_url", "http://127.0.0.1:9/json")));
+        Answer imported = post(rows, "application/json", ADMIN);
+        assertThat(imported.status()).as(imported.body()).isEqualTo(200);
+        assertThat(imported.json().at("/links/added").asInt()).isEqualTo(1);
+
+        Answer export = get("json", READER);
+        assertThat(export.contentType()).startsWith("application/json");
+        JsonNode mine = null;
+        for (JsonNode row : export.json()) {
+            if (row.get("sensor_id").asText().equals(p + "J")) {
+                mine = row;
+            }
+        }
+        assertThat(mine).isNotNull();
+        assertThat(mine.get("client_url").asText()).isEqualTo("http://127.0.0.1:9/json");
+        assertThat(mine.get("heartbeat_timeout_seconds").isNull()).isTrue();
+    }
+
+    @Test
+    void aReadTokenMayExportButNotImport() throws Exception {
+        Answer answer = post(HEADER + "\n" + prefix() + "R,Room,,,,\n", "text/csv", READER);
+        assertThat(answer.status()).isEqualTo(403);
+    }
+
+    @Test
+    void aClientNameThatSeveralClientsHaveIsRefused() throws Exception {
+        String p = prefix();
+        for (int i = 0; i < 2; i++) {
+            jdbc.update("INSERT INTO clients (name, url, webhook_secret) VALUES (?, 'http://127.0.0.1:9/x', 'whsec_AAAA')",
+                    "Twin " + p);
+        }
+        Answer refused = post(HEADER + "\n" + p + "T,Tower,,,Twin " + p + ",http://127.0.0.1:9/x\n", "text/csv", ADMIN);
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.json().get("errors").get(0).asText())
+                .isEqualTo("row 1: client_name: 2 clients are named Twin " + p + ": rename all but one (PUT /clients/{id}) to link by this name");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM sensors WHERE id = ?", Integer.class, p + "T")).isZero();
+    }
+
+    private static String prefix() {
+        return "F" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+    }
+
+    private Answer post(String body, String type, String token) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/import"))
+                .header("Authorization", "Bearer " + token).header("Content-Type", type)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return answer(HTTP.send(request, HttpResponse.BodyHandlers.ofString()));
+    }
+
+    private Answer get(String format, String token) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/export?format=" + format))
+                .header("Authorization", "Bearer " + token).GET().build();
+        return answer(HTTP.send(request, HttpResponse.BodyHandlers.ofString()));
+    }
+
+    private static Answer answer(HttpResponse<String> r) {
+        return new Answer(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
+    }
+}
