@@ -31,6 +31,11 @@ public class SensorsApi {
         }
     }
 
+    /** The counts an operator looks at first (the console's overview). */
+    public void overview(Exchange exchange) {
+        Json.respond(exchange, 200, registry.overview());
+    }
+
     public void get(Exchange exchange) {
         Json.respond(exchange, 200, existing(exchange));
     }

@@ -160,6 +160,45 @@ public class Registry {
                 CLIENT, sensorId);
     }
 
+    /**
+     * What an operator looks at first: sensors by connectivity and doors open, active alarms, and the notifications
+     * waiting (pending, never tried), retrying (pending after a failed attempt) and dead. Counted, not estimated:
+     * one pass over sensor_state and one over the notifications not finished.
+     */
+    public Map<String, Object> overview() {
+        return jdbc.queryForObject("""
+                SELECT s.online, s.lost, s.unknown, s.open, s.total,
+                       (SELECT count(*) FROM alarms WHERE cleared_at IS NULL) AS alarms,
+                       n.pending, n.retrying, n.dead
+                  FROM (SELECT count(*) FILTER (WHERE connectivity = 'online') AS online,
+                               count(*) FILTER (WHERE connectivity = 'lost') AS lost,
+                               count(*) FILTER (WHERE connectivity = 'unknown') AS unknown,
+                               count(*) FILTER (WHERE state = 0) AS open,
+                               count(*) AS total
+                          FROM sensor_state) s,
+                       (SELECT count(*) FILTER (WHERE status IN ('pending', 'delivering') AND attempts = 0) AS pending,
+                               count(*) FILTER (WHERE status IN ('pending', 'delivering') AND attempts > 0) AS retrying,
+                               count(*) FILTER (WHERE status = 'dead') AS dead
+                          FROM notifications WHERE status IN ('pending', 'delivering', 'dead')) n""", (rs, i) -> {
+            Map<String, Object> sensors = new java.util.LinkedHashMap<>();
+            sensors.put("total", rs.getLong("total"));
+            sensors.put("online", rs.getLong("online"));
+            sensors.put("lost", rs.getLong("lost"));
+            sensors.put("unknown", rs.getLong("unknown"));
+            sensors.put("doors_open", rs.getLong("open"));
+            Map<String, Object> notifications = new java.util.LinkedHashMap<>();
+            notifications.put("pending", rs.getLong("pending"));
+            notifications.put("retrying", rs.getLong("retrying"));
+            notifications.put("dead", rs.getLong("dead"));
+            Map<String, Object> overview = new java.util.LinkedHashMap<>();
+            overview.put("sensors", sensors);
+            overview.put("alarms_active", rs.getLong("alarms"));
+            overview.put("notifications", notifications);
+            overview.put("at", java.time.Instant.now().toString());
+            return overview;
+        });
+    }
+
     // --- clients
 
     public Map<String, Object> createClient(String name, String url, DeliverySettings delivery) {

@@ -53,6 +53,12 @@ class SecurityConfiguration {
                                 path.matcher(HttpMethod.GET, "/actuator/health/liveness"),
                                 path.matcher(HttpMethod.GET, "/actuator/health/readiness"),
                                 path.matcher(HttpMethod.GET, "/actuator/prometheus")).permitAll()
+                        // the console's page and scripts: static, and they hold nothing; what it shows comes from the
+                        // API with the operator's token
+                        .requestMatchers(path.matcher(HttpMethod.GET, "/console"), path.matcher(HttpMethod.GET, "/console/"),
+                                path.matcher(HttpMethod.GET, "/console/index.html"),
+                                path.matcher(HttpMethod.GET, "/console/console.js"),
+                                path.matcher(HttpMethod.GET, "/console/console.css")).permitAll()
                         // Hawtio posts its reads too: what each token may do there is JolokiaPolicy's to say
                         .requestMatchers(path.matcher("/actuator/jolokia/**"), path.matcher("/actuator/hawtio/jolokia/**"))
                         .hasRole(READ)

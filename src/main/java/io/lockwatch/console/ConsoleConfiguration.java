@@ -1,0 +1,19 @@
+package io.lockwatch.console;
+
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.config.annotation.ViewControllerRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+/**
+ * The operator console: a static page in the jar ({@code static/console/}) that works on the REST API with the
+ * operator's token. {@code /console} and {@code /console/} lead to it.
+ */
+@Configuration(proxyBeanMethods = false)
+class ConsoleConfiguration implements WebMvcConfigurer {
+
+    @Override
+    public void addViewControllers(ViewControllerRegistry registry) {
+        registry.addRedirectViewController("/console", "/console/index.html");
+        registry.addRedirectViewController("/console/", "/console/index.html");
+    }
+}

@@ -1,0 +1,194 @@
+package io.lockwatch.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.logging.Level;
+
+import io.lockwatch.ingest.IngestProperties;
+import io.lockwatch.notify.WebhookReceiver;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The console in a real browser (Debian's headless Chromium, driven through its chromedriver): log in, register a
+ * sensor and two clients by importing a CSV file, see the sensor's door open on the page without a reload, pause
+ * a client, redeliver a dead notification; and no error in the browser's console on the way.
+ */
+@CamelSpringBootTest
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "lockwatch.notify.poll-interval=100",
+        "lockwatch.notify.retry-schedule=1s",
+        "lockwatch.notify.circuit-failures=1000"})
+class ConsoleBrowserTest {
+
+    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    static final Duration WAIT = Duration.ofSeconds(20);
+
+    @RegisterExtension
+    static final WebhookReceiver receiver = WebhookReceiver.forTheClass();
+    static WebDriver browser;
+
+    @LocalServerPort int port;
+    @Autowired JdbcTemplate jdbc;
+    @Autowired RabbitTemplate rabbit;
+    @Autowired IngestProperties ingest;
+
+    @BeforeAll
+    static void openTheBrowser() {
+        assertThat(CHROMIUM).as("Debian's chromium (scripts install it: apt-get install chromium chromium-driver)").exists();
+        assertThat(CHROMEDRIVER).as("Debian's chromium-driver").exists();
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        // root in CI: Chromium's sandbox needs an unprivileged user
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1280,900");
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        // the driver named here: Selenium's own manager would try to download one
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+    }
+
+    @AfterAll
+    static void closeTheBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    @Test
+    void anOperatorImportsWatchesADoorOpenPausesAClientAndRedeliversADeadNotification() throws Exception {
+        String p = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        String sensor = "C" + p;
+        String calm = "/calm-" + p, broken = "/broken-" + p;
+        receiver.answer(broken, 500);
+        // the tables are drawn anew every 2 s: an element found may be replaced before it is read
+        WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+
+        // log in
+        browser.get("http://127.0.0.1:" + port + "/console");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token"))).sendKeys("test-admin-token");
+        browser.findElement(By.cssSelector("#login-form button[type=submit]")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("nav")));
+        wait.until(d -> d.findElement(By.id("ov-online")).getText().matches("\\d+"));
+        screenshot("console-overview");
+
+        // register by import
+        Path csv = Files.createTempFile("registry-", ".csv");
+        Files.writeString(csv, """
+                sensor_id,address,heartbeat_timeout_seconds,open_alarm_seconds,client_name,client_url
+                %1$s,"Svobody st. 23, front door",,,Calm %2$s,%3$s
+                %1$s,"Svobody st. 23, front door",,,Broken %2$s,%4$s
+                """.formatted(sensor, p, receiver.url(calm), receiver.url(broken)), StandardCharsets.UTF_8);
+        nav("import");
+        browser.findElement(By.id("import-file")).sendKeys(csv.toAbsolutePath().toString());
+        browser.findElement(By.cssSelector("#import-form button[type=submit]")).click();
+        wait.until(d -> d.findElement(By.id("import-result")).getText().startsWith("Imported 2 rows"));
+        assertThat(browser.findElement(By.id("import-result")).getText())
+                .contains("sensors 1 created").contains("clients 2 created").contains("links 2 added");
+
+        // a door opens: the page shows it without a reload
+        nav("sensors");
+        WebElement id = browser.findElement(By.id("sensor-id"));
+        id.clear();
+        id.sendKeys(sensor);
+        browser.findElement(By.cssSelector("#sensor-filter button[type=submit]")).click();
+        wait.until(d -> doorOf(sensor).equals("—"));
+        ((JavascriptExecutor) browser).executeScript("window.stillTheSamePage = true;");
+        String body = "{\"sensor_id\":\"" + sensor + "\",\"data\":0,\"ts\":" + (System.currentTimeMillis() - 500) + "}";
+        rabbit.send(ingest.exchange(), sensor, new Message(body.getBytes(StandardCharsets.UTF_8), new MessageProperties()));
+        wait.until(d -> doorOf(sensor).equals("open"));
+        assertThat(((JavascriptExecutor) browser).executeScript("return window.stillTheSamePage === true;")).isEqualTo(true);
+        screenshot("console-sensors");
+
+        // the broken endpoint's notification goes dead (one retry after 1 s); redelivered once it answers again
+        wait.until(d -> "dead".equals(statusAt(broken)));
+        receiver.answer(broken, 200);
+        nav("deliveries");
+        WebElement redeliver = wait.until(d -> d.findElements(By.xpath(
+                "//table[@id='dead-table']//tr[td[1]='" + sensor + "']//button[text()='Redeliver']")).stream().findFirst().orElse(null));
+        redeliver.click();
+        wait.until(d -> "delivered".equals(statusAt(broken)));
+
+        // pause a client
+        nav("clients");
+        WebElement pause = wait.until(d -> d.findElements(By.xpath(
+                "//table[@id='client-table']//button[text()='Pause Calm " + p + "']")).stream().findFirst().orElse(null));
+        pause.click();
+        wait.until(d -> Boolean.FALSE.equals(jdbc.queryForObject("SELECT enabled FROM clients WHERE name = ?",
+                Boolean.class, "Calm " + p)));
+        wait.until(d -> d.findElements(By.xpath("//table[@id='client-table']//tr[td[1]='Calm " + p + "']/td[4]"))
+                .stream().anyMatch(td -> td.getText().equals("paused")));
+
+        // a phone's width: nothing wider than the window but the tables, which scroll in their own box
+        browser.manage().window().setSize(new org.openqa.selenium.Dimension(390, 844));
+        for (String view : List.of("overview", "sensors", "clients", "deliveries", "import")) {
+            nav(view);
+            Object fits = ((JavascriptExecutor) browser).executeScript(
+                    "return document.documentElement.scrollWidth <= window.innerWidth;");
+            assertThat(fits).as("%s at 390 px wide", view).isEqualTo(true);
+        }
+        nav("overview");
+        screenshot("console-overview-390");
+
+        List<LogEntry> errors = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).toList();
+        assertThat(errors).as("errors in the browser's console").isEmpty();
+    }
+
+    private void nav(String view) {
+        browser.findElement(By.cssSelector("nav button[data-view='" + view + "']")).click();
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id(view)));
+    }
+
+    private String doorOf(String sensor) {
+        List<WebElement> cells = browser.findElements(By.xpath("//table[@id='sensor-table']//tr[td[1]='" + sensor + "']/td[3]"));
+        return cells.isEmpty() ? "" : cells.get(0).getText();
+    }
+
+    /** The status of the notification posted to this receiver path's client. */
+    private String statusAt(String path) {
+        List<String> s = jdbc.queryForList("""
+                SELECT n.status FROM notifications n JOIN clients c ON c.id = n.client_id WHERE c.url = ?""",
+                String.class, receiver.url(path));
+        return s.isEmpty() ? null : s.get(0);
+    }
+
+    private static void screenshot(String name) throws Exception {
+        Path file = Path.of("target", name + ".png");
+        Files.write(file, ((org.openqa.selenium.TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
+    }
+}
