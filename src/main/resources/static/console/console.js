@@ -9,6 +9,8 @@
   let sensorCursor = null;   // the cursor of the page shown (null: the first)
   let nextCursor = null;
   let timer = null;
+  let sensorShown = null;    // the sensor of the sensor page
+  let spanHours = 24;
 
   function token() { return sessionStorage.getItem('lockwatch.token'); }
 
@@ -50,6 +52,14 @@
 
   function when(iso) { return iso ? new Date(iso).toLocaleString() : null; }
 
+  function link(label, onClick) {
+    const b = button(label, onClick);
+    b.className = 'link';
+    return b;
+  }
+
+  function doorText(state) { return state === 0 ? 'open' : state === 1 ? 'closed' : null; }
+
   // --- views
 
   async function overview() {
@@ -86,7 +96,7 @@
     for (const s of items) {
       const tr = document.createElement('tr');
       tr.dataset.sensor = s.id;
-      cell(tr, s.id);
+      cell(tr, '').replaceChildren(link(s.id, () => { sensorShown = s.id; show('sensor'); }));
       cell(tr, s.address, 'wrap');
       cell(tr, s.state === 0 ? 'open' : s.state === 1 ? 'closed' : null, s.state === 0 ? 'open' : '');
       cell(tr, s.connectivity, s.connectivity === 'lost' ? 'lost' : '');
@@ -133,12 +143,107 @@
     }
   }
 
+  async function sensor() {
+    const id = sensorShown;
+    const from = new Date(Date.now() - spanHours * 3600 * 1000);
+    const [s, events, linked, deliveries] = await Promise.all([
+      api('GET', '/sensors/' + encodeURIComponent(id)),
+      api('GET', '/sensors/' + encodeURIComponent(id) + '/events?limit=1000&from=' + encodeURIComponent(from.toISOString())),
+      api('GET', '/sensors/' + encodeURIComponent(id) + '/clients'),
+      api('GET', '/notifications?limit=20&sensor_id=' + encodeURIComponent(id))]);
+    $('sensor-name').textContent = s.id;
+    $('sensor-summary').textContent = `${s.address} · door ${doorText(s.state) || 'not reported yet'} · ` +
+      `${s.connectivity} · last seen ${when(s.last_seen_at) || 'never'}`;
+    timeline(events.items, from, s.state);
+    $('sensor-clients').replaceChildren(...linked.items.map((c) => {
+      const li = document.createElement('li');
+      li.textContent = `${c.name} (${c.url})${c.enabled ? '' : ' · paused'}`;
+      return li;
+    }));
+    const eventBody = $('event-table').tBodies[0];
+    eventBody.replaceChildren();
+    for (const e of events.items.slice(0, 20)) {
+      const tr = document.createElement('tr');
+      cell(tr, when(e.occurred_at));
+      cell(tr, e.type);
+      cell(tr, doorText(e.state), e.state === 0 ? 'open' : '');
+      cell(tr, e.sequence);
+      eventBody.appendChild(tr);
+    }
+    const deliveryBody = $('sensor-delivery-table').tBodies[0];
+    deliveryBody.replaceChildren();
+    const names = new Map(linked.items.map((c) => [c.id, c.name]));
+    for (const n of deliveries.items) {
+      const tr = document.createElement('tr');
+      cell(tr, names.get(n.client_id) || n.client_id);
+      cell(tr, n.type);
+      cell(tr, n.status);
+      cell(tr, n.attempts);
+      cell(tr, n.last_error || n.last_status, 'wrap');
+      deliveryBody.appendChild(tr);
+    }
+  }
+
+  /** The door's state over the span as a strip: red open, green closed, grey not known. */
+  function timeline(events, from, current) {
+    const svg = $('timeline');
+    const start = from.getTime(), end = Date.now(), width = 1000;
+    const changes = events.filter((e) => e.type === 'sensor.state_changed')
+      .map((e) => ({ at: Date.parse(e.occurred_at), state: e.state, before: e.previous_state }))
+      .sort((a, b) => a.at - b.at);
+    let state = changes.length ? changes[0].before : current;
+    let at = start;
+    const parts = [];
+    for (const c of changes.concat([{ at: end, state: null }])) {
+      const x0 = (Math.max(at, start) - start) / (end - start) * width;
+      const x1 = (Math.min(c.at, end) - start) / (end - start) * width;
+      // an opening of seconds in a day is the one that matters: never thinner than 3 of the 1000 units
+      if (x1 > x0 || (state === 0 && c.at >= start)) {
+        const w = state === 0 ? Math.max(3, x1 - x0) : x1 - x0;
+        parts.push({ x: Math.min(x0, width - w), w, state });
+      }
+      state = c.state;
+      at = c.at;
+    }
+    parts.sort((a, b) => (a.state === 0) - (b.state === 0));
+    svg.replaceChildren(...parts.map((p) => {
+      const r = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+      r.setAttribute('x', p.x); r.setAttribute('y', 0); r.setAttribute('width', p.w); r.setAttribute('height', 60);
+      r.setAttribute('fill', p.state === 0 ? '#d9534f' : p.state === 1 ? '#5cb85c' : '#c8ccd2');
+      return r;
+    }));
+    const opened = changes.filter((c) => c.state === 0).length;
+    $('timeline-caption').textContent = `Last ${spanHours === 24 ? '24 hours' : '7 days'}: opened ${opened} ` +
+      `time${opened === 1 ? '' : 's'}, ${changes.length} change${changes.length === 1 ? '' : 's'} (red open, green closed, grey unknown).`;
+  }
+
+  async function alarms() {
+    const page = await api('GET', '/alarms?active=true&limit=200');
+    const body = $('alarm-table').tBodies[0];
+    body.replaceChildren();
+    for (const a of page.items) {
+      const tr = document.createElement('tr');
+      tr.dataset.alarm = a.id;
+      cell(tr, a.sensor_id);
+      cell(tr, when(a.opened_at));
+      cell(tr, when(a.raised_at));
+      cell(tr, a.acknowledged_at ? `${a.acknowledged_by} ${when(a.acknowledged_at)}` : null);
+      const action = cell(tr, '');
+      if (!a.acknowledged_at) {
+        action.replaceChildren(button('Acknowledge', () =>
+          act(() => api('POST', '/alarms/' + a.id + '/acknowledge', { by: 'console', comment: 'acknowledged in the console' }),
+            'Acknowledged the alarm of ' + a.sensor_id)));
+      }
+      body.appendChild(tr);
+    }
+  }
+
   async function act(call, done) {
     try { await call(); say(done); await refresh(); }
     catch (e) { say(e.message, true); }
   }
 
-  const VIEWS = { overview, sensors, clients, deliveries, import: async () => {} };
+  const VIEWS = { overview, sensors, sensor, clients, deliveries, alarms, import: async () => {} };
 
   async function refresh() {
     try { await VIEWS[view](); }
@@ -234,6 +339,9 @@
   $('sensor-filter').addEventListener('submit', (event) => { event.preventDefault(); sensorCursor = null; refresh(); });
   $('sensors-first').addEventListener('click', () => { sensorCursor = null; refresh(); });
   $('sensors-next').addEventListener('click', () => { if (nextCursor) { sensorCursor = nextCursor; refresh(); } });
+  for (const b of document.querySelectorAll('button[data-span]')) {
+    b.addEventListener('click', () => { spanHours = Number(b.dataset.span); refresh(); });
+  }
   $('import-form').addEventListener('submit', importFile);
   $('export').addEventListener('click', exportFile);
   if (token()) start();

@@ -40,14 +40,16 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The console in a real browser (Debian's headless Chromium, driven through its chromedriver): log in, register a
- * sensor and two clients by importing a CSV file, see the sensor's door open on the page without a reload, pause
- * a client, redeliver a dead notification; and no error in the browser's console on the way.
+ * sensor and two clients by importing a CSV file, see the sensor's door open on the page without a reload, its own
+ * page with the opening on its timeline, acknowledge the alarm the open door raises, redeliver a dead notification,
+ * pause a client; the pages fit a phone's width; and no error in the browser's console on the way.
  */
 @CamelSpringBootTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "lockwatch.notify.poll-interval=100",
         "lockwatch.notify.retry-schedule=1s",
-        "lockwatch.notify.circuit-failures=1000"})
+        "lockwatch.notify.circuit-failures=1000",
+        "lockwatch.alarms.scan-interval=500"})
 class ConsoleBrowserTest {
 
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -110,8 +112,8 @@ class ConsoleBrowserTest {
         Path csv = Files.createTempFile("registry-", ".csv");
         Files.writeString(csv, """
                 sensor_id,address,heartbeat_timeout_seconds,open_alarm_seconds,client_name,client_url
-                %1$s,"Svobody st. 23, front door",,,Calm %2$s,%3$s
-                %1$s,"Svobody st. 23, front door",,,Broken %2$s,%4$s
+                %1$s,"Svobody st. 23, front door",,1,Calm %2$s,%3$s
+                %1$s,"Svobody st. 23, front door",,1,Broken %2$s,%4$s
                 """.formatted(sensor, p, receiver.url(calm), receiver.url(broken)), StandardCharsets.UTF_8);
         nav("import");
         browser.findElement(By.id("import-file")).sendKeys(csv.toAbsolutePath().toString());
@@ -134,12 +136,29 @@ class ConsoleBrowserTest {
         assertThat(((JavascriptExecutor) browser).executeScript("return window.stillTheSamePage === true;")).isEqualTo(true);
         screenshot("console-sensors");
 
+        // the sensor's own page: its state, the opening on its timeline, its clients and events
+        browser.findElement(By.xpath("//table[@id='sensor-table']//button[text()='" + sensor + "']")).click();
+        wait.until(d -> d.findElement(By.id("sensor-summary")).getText().contains("door open"));
+        wait.until(d -> d.findElements(By.cssSelector("#timeline rect[fill='#d9534f']")).size() == 1);
+        wait.until(d -> d.findElement(By.id("timeline-caption")).getText().contains("opened 1 time,"));
+        wait.until(d -> d.findElements(By.cssSelector("#sensor-clients li")).size() == 2);
+        wait.until(d -> d.findElements(By.xpath("//table[@id='event-table']//td[text()='sensor.state_changed']")).size() == 1);
+        screenshot("console-sensor");
+
+        // the door stays open past its 1 s threshold: its alarm, acknowledged
+        nav("alarms");
+        WebElement acknowledge = wait.until(d -> d.findElements(By.xpath(
+                "//table[@id='alarm-table']//tr[td[1]='" + sensor + "']//button[text()='Acknowledge']")).stream().findFirst().orElse(null));
+        acknowledge.click();
+        wait.until(d -> Integer.valueOf(1).equals(jdbc.queryForObject(
+                "SELECT count(*) FROM alarms WHERE sensor_id = ? AND acknowledged_by = 'console'", Integer.class, sensor)));
+
         // the broken endpoint's notification goes dead (one retry after 1 s); redelivered once it answers again
         wait.until(d -> "dead".equals(statusAt(broken)));
         receiver.answer(broken, 200);
         nav("deliveries");
-        WebElement redeliver = wait.until(d -> d.findElements(By.xpath(
-                "//table[@id='dead-table']//tr[td[1]='" + sensor + "']//button[text()='Redeliver']")).stream().findFirst().orElse(null));
+        WebElement redeliver = wait.until(d -> d.findElements(By.xpath("//table[@id='dead-table']//tr[td[1]='" + sensor
+                + "' and td[3]='sensor.state_changed']//button[text()='Redeliver']")).stream().findFirst().orElse(null));
         redeliver.click();
         wait.until(d -> "delivered".equals(statusAt(broken)));
 
@@ -155,7 +174,7 @@ class ConsoleBrowserTest {
 
         // a phone's width: nothing wider than the window but the tables, which scroll in their own box
         browser.manage().window().setSize(new org.openqa.selenium.Dimension(390, 844));
-        for (String view : List.of("overview", "sensors", "clients", "deliveries", "import")) {
+        for (String view : List.of("overview", "sensors", "clients", "deliveries", "alarms", "import")) {
             nav(view);
             Object fits = ((JavascriptExecutor) browser).executeScript(
                     "return document.documentElement.scrollWidth <= window.innerWidth;");
@@ -182,7 +201,8 @@ class ConsoleBrowserTest {
     /** The status of the notification posted to this receiver path's client. */
     private String statusAt(String path) {
         List<String> s = jdbc.queryForList("""
-                SELECT n.status FROM notifications n JOIN clients c ON c.id = n.client_id WHERE c.url = ?""",
+                SELECT n.status FROM notifications n JOIN clients c ON c.id = n.client_id
+                 WHERE c.url = ? AND n.type = 'sensor.state_changed'""",
                 String.class, receiver.url(path));
         return s.isEmpty() ? null : s.get(0);
     }
