@@ -20,10 +20,11 @@ import org.eclipse.paho.client.mqttv3.MqttClient;
 import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
 import org.eclipse.paho.client.mqttv3.MqttMessage;
 import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
@@ -44,8 +45,18 @@ public abstract class MqttIngestContract {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
-    @RegisterExtension
-    static final WebhookReceiver receiver = WebhookReceiver.forTheClass();
+    /** One per test class: a static extension field here would be one for all the subclasses, closed after the first. */
+    static WebhookReceiver receiver;
+
+    @BeforeAll
+    static void openTheReceiver() throws Exception {
+        receiver = new WebhookReceiver();
+    }
+
+    @AfterAll
+    static void closeTheReceiver() {
+        receiver.close();
+    }
 
     @Value("${lockwatch.mqtt.broker-url}")
     String brokerUrl;
