@@ -62,6 +62,89 @@
 
   // --- views
 
+  // --- rates and latency: the service's own Prometheus counters, read with the overview, kept for 10 minutes
+
+  const WINDOW_MS = 10 * 60 * 1000;
+  const samples = [];   // {at, received, buckets: Map(le -> count)}
+  const points = [];    // {at, rate, p50, p99}
+
+  function metric(text, name) {
+    let sum = 0, found = false;
+    for (const line of text.split('\n')) {
+      if (line.startsWith(name + '{') || line.startsWith(name + ' ')) {
+        sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+        found = true;
+      }
+    }
+    return found ? sum : null;
+  }
+
+  function buckets(text, name) {
+    const out = new Map();
+    for (const line of text.split('\n')) {
+      if (!line.startsWith(name + '_bucket{')) continue;
+      const le = /le="([^"]+)"/.exec(line);
+      if (!le) continue;
+      const bound = le[1] === '+Inf' ? Infinity : Number(le[1]);
+      out.set(bound, (out.get(bound) || 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+    }
+    return out;
+  }
+
+  /** The q-quantile of what was added to a cumulative histogram between two samples; null without any. */
+  function quantile(before, now, q) {
+    const bounds = [...now.keys()].sort((a, b) => a - b);
+    const total = (now.get(Infinity) || 0) - ((before && before.get(Infinity)) || 0);
+    if (total <= 0) return null;
+    for (const b of bounds) {
+      if ((now.get(b) || 0) - ((before && before.get(b)) || 0) >= q * total) return b;
+    }
+    return null;
+  }
+
+  async function rates() {
+    const r = await fetch('/actuator/prometheus');
+    if (!r.ok) return;
+    const text = await r.text();
+    const at = Date.now();
+    const received = metric(text, 'lockwatch_readings_received_total');
+    const latency = buckets(text, 'lockwatch_notification_latency_seconds');
+    samples.push({ at, received, latency });
+    while (samples.length && samples[0].at < at - WINDOW_MS - 60000) samples.shift();
+    if (samples.length < 2) return;
+    const prev = samples[samples.length - 2];
+    // latency over the last 30 s, so that a quiet moment does not blank the line
+    const base = samples.find((s) => s.at >= at - 30000) || prev;
+    points.push({ at, rate: Math.max(0, (received - prev.received) / ((at - prev.at) / 1000)),
+      p50: quantile(base.latency, latency, 0.5), p99: quantile(base.latency, latency, 0.99) });
+    while (points.length && points[0].at < at - WINDOW_MS) points.shift();
+    const last = points[points.length - 1];
+    $('rate-now').textContent = last.rate.toFixed(0) + '/s';
+    $('p50-now').textContent = last.p50 === null ? '–' : seconds(last.p50);
+    $('p99-now').textContent = last.p99 === null ? '–' : seconds(last.p99);
+    chart('rate-chart', [points.map((p) => [p.at, p.rate])], ['#1f3b57']);
+    chart('latency-chart', [points.map((p) => [p.at, p.p50]), points.map((p) => [p.at, p.p99])], ['#1f3b57', '#d9534f']);
+  }
+
+  function seconds(s) { return s === Infinity ? '> max' : s < 1 ? Math.round(s * 1000) + ' ms' : s.toFixed(1) + ' s'; }
+
+  /** Lines over the last 10 minutes, each scaled to the largest value shown. */
+  function chart(id, series, colours) {
+    const svg = $(id), end = Date.now(), start = end - WINDOW_MS;
+    const values = series.flat().map((p) => p[1]).filter((v) => v !== null && isFinite(v));
+    const top = Math.max(1e-9, ...values) * 1.1;
+    svg.replaceChildren(...series.map((points, i) => {
+      const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
+      line.setAttribute('points', points.filter((p) => p[1] !== null && isFinite(p[1]))
+        .map((p) => `${((p[0] - start) / WINDOW_MS * 600).toFixed(1)},${(120 - p[1] / top * 115).toFixed(1)}`).join(' '));
+      line.setAttribute('fill', 'none');
+      line.setAttribute('stroke', colours[i]);
+      line.setAttribute('stroke-width', '2');
+      line.setAttribute('vector-effect', 'non-scaling-stroke');
+      return line;
+    }));
+  }
+
   async function overview() {
     const o = await api('GET', '/overview');
     $('ov-online').textContent = o.sensors.online;
@@ -246,6 +329,8 @@
   const VIEWS = { overview, sensors, sensor, clients, deliveries, alarms, import: async () => {} };
 
   async function refresh() {
+    // sampled whatever the view, so that the overview's charts have the minutes before it was opened
+    try { await rates(); } catch (e) { /* the charts wait for the next sample */ }
     try { await VIEWS[view](); }
     catch (e) { if (e.message !== 'unauthorized') say(e.message, true); }
   }

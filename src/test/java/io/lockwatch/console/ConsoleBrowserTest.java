@@ -45,6 +45,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * pause a client; the pages fit a phone's width; and no error in the browser's console on the way.
  */
 @CamelSpringBootTest
+// the console's charts read the service's own /actuator/prometheus, which Spring Boot's tests switch off unless asked
+@org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability(tracing = false)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "lockwatch.notify.poll-interval=100",
         "lockwatch.notify.retry-schedule=1s",
@@ -106,7 +108,6 @@ class ConsoleBrowserTest {
         browser.findElement(By.cssSelector("#login-form button[type=submit]")).click();
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("nav")));
         wait.until(d -> d.findElement(By.id("ov-online")).getText().matches("\\d+"));
-        screenshot("console-overview");
 
         // register by import
         Path csv = Files.createTempFile("registry-", ".csv");
@@ -137,7 +138,7 @@ class ConsoleBrowserTest {
         screenshot("console-sensors");
 
         // the sensor's own page: its state, the opening on its timeline, its clients and events
-        browser.findElement(By.xpath("//table[@id='sensor-table']//button[text()='" + sensor + "']")).click();
+        clickWhenShown(wait, By.xpath("//table[@id='sensor-table']//button[text()='" + sensor + "']"));
         wait.until(d -> d.findElement(By.id("sensor-summary")).getText().contains("door open"));
         wait.until(d -> d.findElements(By.cssSelector("#timeline rect[fill='#d9534f']")).size() == 1);
         wait.until(d -> d.findElement(By.id("timeline-caption")).getText().contains("opened 1 time,"));
@@ -147,9 +148,7 @@ class ConsoleBrowserTest {
 
         // the door stays open past its 1 s threshold: its alarm, acknowledged
         nav("alarms");
-        WebElement acknowledge = wait.until(d -> d.findElements(By.xpath(
-                "//table[@id='alarm-table']//tr[td[1]='" + sensor + "']//button[text()='Acknowledge']")).stream().findFirst().orElse(null));
-        acknowledge.click();
+        clickWhenShown(wait, By.xpath("//table[@id='alarm-table']//tr[td[1]='" + sensor + "']//button[text()='Acknowledge']"));
         wait.until(d -> Integer.valueOf(1).equals(jdbc.queryForObject(
                 "SELECT count(*) FROM alarms WHERE sensor_id = ? AND acknowledged_by = 'console'", Integer.class, sensor)));
 
@@ -157,16 +156,19 @@ class ConsoleBrowserTest {
         wait.until(d -> "dead".equals(statusAt(broken)));
         receiver.answer(broken, 200);
         nav("deliveries");
-        WebElement redeliver = wait.until(d -> d.findElements(By.xpath("//table[@id='dead-table']//tr[td[1]='" + sensor
-                + "' and td[3]='sensor.state_changed']//button[text()='Redeliver']")).stream().findFirst().orElse(null));
-        redeliver.click();
+        clickWhenShown(wait, By.xpath("//table[@id='dead-table']//tr[td[1]='" + sensor
+                + "' and td[3]='sensor.state_changed']//button[text()='Redeliver']"));
         wait.until(d -> "delivered".equals(statusAt(broken)));
+
+        // the overview's chart has drawn the readings of this test
+        nav("overview");
+        wait.until(d -> d.findElement(By.id("rate-now")).getText().endsWith("/s"));
+        wait.until(d -> !d.findElements(By.cssSelector("#rate-chart polyline")).isEmpty());
+        screenshot("console-overview");
 
         // pause a client
         nav("clients");
-        WebElement pause = wait.until(d -> d.findElements(By.xpath(
-                "//table[@id='client-table']//button[text()='Pause Calm " + p + "']")).stream().findFirst().orElse(null));
-        pause.click();
+        clickWhenShown(wait, By.xpath("//table[@id='client-table']//button[text()='Pause Calm " + p + "']"));
         wait.until(d -> Boolean.FALSE.equals(jdbc.queryForObject("SELECT enabled FROM clients WHERE name = ?",
                 Boolean.class, "Calm " + p)));
         wait.until(d -> d.findElements(By.xpath("//table[@id='client-table']//tr[td[1]='Calm " + p + "']/td[4]"))
@@ -186,6 +188,18 @@ class ConsoleBrowserTest {
         List<LogEntry> errors = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
                 .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).toList();
         assertThat(errors).as("errors in the browser's console").isEmpty();
+    }
+
+    /** Finds and clicks at once, again if the table was drawn anew in between (a stale element). */
+    private static void clickWhenShown(WebDriverWait wait, By button) {
+        wait.until(d -> {
+            List<WebElement> found = d.findElements(button);
+            if (found.isEmpty()) {
+                return false;
+            }
+            found.get(0).click();
+            return true;
+        });
     }
 
     private void nav(String view) {
