@@ -159,21 +159,15 @@
   }
 
   async function sensors() {
-    const id = $('sensor-id').value.trim();
-    let items;
-    if (id) {
-      try { items = [await api('GET', '/sensors/' + encodeURIComponent(id))]; }
-      catch (e) { items = []; say(e.message, true); }
-      nextCursor = null;
-    } else {
-      const q = new URLSearchParams({ limit: '50' });
-      const connectivity = $('sensor-connectivity').value;
-      if (connectivity) q.set('connectivity', connectivity);
-      if (sensorCursor) q.set('cursor', sensorCursor);
-      const page = await api('GET', '/sensors?' + q);
-      items = page.items;
-      nextCursor = page.next_cursor || null;
-    }
+    const q = new URLSearchParams({ limit: '50' });
+    const prefix = $('sensor-id').value.trim();
+    if (prefix) q.set('q', prefix);
+    const connectivity = $('sensor-connectivity').value;
+    if (connectivity) q.set('connectivity', connectivity);
+    if (sensorCursor) q.set('cursor', sensorCursor);
+    const page = await api('GET', '/sensors?' + q);
+    const items = page.items;
+    nextCursor = page.next_cursor || null;
     const body = $('sensor-table').tBodies[0];
     body.replaceChildren();
     for (const s of items) {
@@ -201,15 +195,45 @@
       cell(tr, c.delivery_mode);
       cell(tr, c.enabled ? 'active' : 'paused');
       const action = cell(tr, '');
-      action.replaceChildren(button(c.enabled ? 'Pause ' + c.name : 'Resume ' + c.name, () =>
-        act(() => api('PUT', '/clients/' + c.id, { enabled: !c.enabled }),
-          (c.enabled ? 'Paused ' : 'Resumed ') + c.name)));
+      action.className = 'actions';
+      action.replaceChildren(
+        button(c.enabled ? 'Pause ' + c.name : 'Resume ' + c.name, () =>
+          act(() => api('PUT', '/clients/' + c.id, { enabled: !c.enabled }), (c.enabled ? 'Paused ' : 'Resumed ') + c.name)),
+        button('Statistics of ' + c.name, () => detail(async () => {
+          const s = await api('GET', '/clients/' + c.id + '/delivery-stats');
+          const w = (x) => `${x.delivered} delivered, ${x.failed} failed, ${x.dead} dead, ` +
+            `latency p50 ${x.latency_p50_ms ?? '–'} ms, p99 ${x.latency_p99_ms ?? '–'} ms`;
+          return `${c.name}: circuit ${s.circuit}${s.enabled ? '' : ', paused (' + (s.paused_reason || 'by an operator') + ')'}` +
+            `\nlast hour: ${w(s.last_hour)}\nlast day: ${w(s.last_day)}` +
+            (s.last_error ? `\nlast error ${when(s.last_error.at)}: ${s.last_error.error}` : '');
+        })),
+        button('Test ' + c.name, () => detail(async () => {
+          const r = await api('POST', '/clients/' + c.id + '/test');
+          return `${c.name} answered a test event: ${r.delivered ? 'delivered' : 'not delivered'}` +
+            ` (${r.status_code ?? 'no answer'}, ${r.duration_ms} ms)${r.error ? ': ' + r.error : ''}`;
+        })),
+        button('Rotate the secret of ' + c.name, () => detail(async () => {
+          if (!window.confirm('A new signing secret for ' + c.name + '? The old one signs too for a grace period.')) return '';
+          const r = await api('POST', '/clients/' + c.id + '/secret');
+          return `${c.name}'s new signing secret, shown this once:\n${r.webhook_secret}`;
+        })),
+        button('Redeliver the dead of ' + c.name, () => detail(async () => {
+          const r = await api('POST', '/clients/' + c.id + '/notifications/redeliver');
+          return `${c.name}: ${r.redelivered ?? 0} dead notifications due again`;
+        })),
+        button('Replay to ' + c.name, () => detail(async () => {
+          const chosen = $('replay-since').value;
+          const since = chosen ? new Date(chosen) : new Date(Date.now() - 3600 * 1000);
+          const r = await api('POST', '/clients/' + c.id + '/notifications/replay', { since: since.toISOString() });
+          return `${c.name}: ${r.replayed ?? 0} notifications since ${since.toLocaleString()} due again`;
+        })));
       body.appendChild(tr);
     }
   }
 
   async function deliveries() {
-    const page = await api('GET', '/notifications?status=dead&limit=100');
+    const status = $('delivery-status').value;
+    const page = await api('GET', '/notifications?limit=100' + (status ? '&status=' + status : ''));
     const body = $('dead-table').tBodies[0];
     body.replaceChildren();
     for (const n of page.items) {
@@ -219,9 +243,23 @@
       cell(tr, n.client_id);
       cell(tr, n.type);
       cell(tr, n.last_error, 'wrap');
+      cell(tr, n.status);
       const action = cell(tr, '');
-      action.replaceChildren(button('Redeliver', () =>
-        act(() => api('POST', '/notifications/' + n.id + '/redeliver'), 'Redelivering ' + n.id)));
+      action.className = 'actions';
+      const attempts = button('Attempts', async () => {
+        try {
+          const d = await api('GET', '/notifications/' + n.id);
+          $('delivery-detail').textContent = `${n.type} of ${n.sensor_id} to ${n.client_id}: ${d.status}\n` +
+            (d.attempts_made.length ? d.attempts_made.map((a) => `  #${a.attempt} ${when(a.attempted_at)}: ` +
+              `${a.status_code ?? 'no answer'} in ${a.duration_ms} ms${a.error ? ', ' + a.error : ''}`).join('\n')
+              : '  no attempt yet');
+        } catch (e) { say(e.message, true); }
+      });
+      action.replaceChildren(attempts);
+      if (n.status === 'dead') {
+        action.appendChild(button('Redeliver', () =>
+          act(() => api('POST', '/notifications/' + n.id + '/redeliver'), 'Redelivering ' + n.id)));
+      }
       body.appendChild(tr);
     }
   }
@@ -319,6 +357,14 @@
       }
       body.appendChild(tr);
     }
+  }
+
+  /** An action whose answer is shown under the clients' table. */
+  async function detail(call) {
+    try {
+      const text = await call();
+      if (text) $('client-detail').textContent = text;
+    } catch (e) { say(e.message, true); }
   }
 
   async function act(call, done) {
@@ -421,6 +467,7 @@
   });
   $('logout').addEventListener('click', () => logout());
   for (const b of document.querySelectorAll('nav button[data-view]')) b.addEventListener('click', () => show(b.dataset.view));
+  $('delivery-status').addEventListener('change', () => refresh());
   $('sensor-filter').addEventListener('submit', (event) => { event.preventDefault(); sensorCursor = null; refresh(); });
   $('sensors-first').addEventListener('click', () => { sensorCursor = null; refresh(); });
   $('sensors-next').addEventListener('click', () => { if (nextCursor) { sensorCursor = nextCursor; refresh(); } });

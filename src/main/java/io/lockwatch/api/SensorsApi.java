@@ -50,7 +50,11 @@ public class SensorsApi {
         if (connectivity != null && !List.of("unknown", "online", "lost").contains(connectivity)) {
             throw ApiProblem.badRequest("connectivity", "connectivity must be unknown, online or lost");
         }
-        Json.respond(exchange, 200, Json.pageById(registry.sensors(after, connectivity, limit + 1), limit));
+        String prefix = Json.header(exchange, "q");
+        if (prefix != null && (prefix.length() > 100 || !ReadingParser.isPlainText(prefix, false))) {
+            throw ApiProblem.badRequest("q", "q must be at most 100 characters without control characters");
+        }
+        Json.respond(exchange, 200, Json.pageById(registry.sensors(after, connectivity, prefix, limit + 1), limit));
     }
 
     public void update(Exchange exchange) {

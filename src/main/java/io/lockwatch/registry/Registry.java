@@ -94,10 +94,21 @@ public class Registry {
 
     /** Sensors by id after {@code after}, optionally only those with this connectivity. */
     public List<Map<String, Object>> sensors(String after, String connectivity, int limit) {
+        return sensors(after, connectivity, null, limit);
+    }
+
+    /**
+     * Sensors by id after {@code after}, optionally only those with this connectivity, and those whose id, or
+     * address in any case, starts with {@code prefix} (V20's indexes).
+     */
+    public List<Map<String, Object>> sensors(String after, String connectivity, String prefix, int limit) {
+        String like = prefix == null ? null
+                : prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
         return jdbc.query(SENSOR_VIEW + """
                  WHERE (?::text IS NULL OR s.id > ?)
                    AND (?::text IS NULL OR coalesce(st.connectivity, 'unknown') = ?)
-                 ORDER BY s.id LIMIT ?""", SENSOR, after, after, connectivity, connectivity, limit);
+                   AND (?::text IS NULL OR s.id LIKE ? ESCAPE '\\' OR lower(s.address) LIKE lower(?) ESCAPE '\\')
+                 ORDER BY s.id LIMIT ?""", SENSOR, after, after, connectivity, connectivity, like, like, like, limit);
     }
 
     /**

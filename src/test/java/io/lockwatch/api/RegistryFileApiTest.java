@@ -151,6 +151,30 @@ class RegistryFileApiTest {
     }
 
     @Test
+    void sensorsAreFoundByTheStartOfTheirIdOrAddressInAnyCase() throws Exception {
+        String p = prefix();
+        post(HEADER + "\n" + p + "A,Lenina st. 5 gate,,,,\n" + p + "B,lenina st. 7 door,,,,\n"
+                + p + "C,100% Steel st. 1,,,,\n", "text/csv", ADMIN);
+
+        assertThat(idsFound(p)).containsExactly(p + "A", p + "B", p + "C");
+        assertThat(idsFound("LENINA st. ")).contains(p + "A", p + "B").doesNotContain(p + "C");
+        // the operator's text is taken as it is: % and _ match only themselves
+        assertThat(idsFound("1%steel")).doesNotContain(p + "C");
+        assertThat(idsFound("1_0% steel")).doesNotContain(p + "C");
+        assertThat(idsFound("100% steel")).contains(p + "C");
+        assertThat(idsFound("%")).doesNotContain(p + "A");
+    }
+
+    private List<String> idsFound(String q) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/sensors?limit=1000&q="
+                        + java.net.URLEncoder.encode(q, java.nio.charset.StandardCharsets.UTF_8)))
+                .header("Authorization", "Bearer " + READER).GET().build();
+        HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return JSON.readTree(r.body()).get("items").findValuesAsText("id");
+    }
+
+    @Test
     void aReadTokenMayExportButNotImport() throws Exception {
         Answer answer = post(HEADER + "\n" + prefix() + "R,Room,,,,\n", "text/csv", READER);
         assertThat(answer.status()).isEqualTo(403);

@@ -52,6 +52,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
         "lockwatch.notify.retry-schedule=1s",
         "lockwatch.notify.circuit-failures=1000",
         "lockwatch.alarms.scan-interval=500"})
+// a context of its own, closed after the class: left to the cache, it would be closed only once the next class's
+// context had started, and its shutdown takes JVM-wide registrations (the platform-http paths) with it
+@org.springframework.test.annotation.DirtiesContext(classMode = org.springframework.test.annotation.DirtiesContext.ClassMode.AFTER_CLASS)
 class ConsoleBrowserTest {
 
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -159,6 +162,12 @@ class ConsoleBrowserTest {
         clickWhenShown(wait, By.xpath("//table[@id='dead-table']//tr[td[1]='" + sensor
                 + "' and td[3]='sensor.state_changed']//button[text()='Redeliver']"));
         wait.until(d -> "delivered".equals(statusAt(broken)));
+        // its attempts, one by one: two failed (500), then the redelivery
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("delivery-status"))).selectByVisibleText("delivered");
+        String brokenId = jdbc.queryForObject("SELECT id::text FROM clients WHERE url = ?", String.class, receiver.url(broken));
+        clickWhenShown(wait, By.xpath("//table[@id='dead-table']//tr[td[1]='" + sensor + "' and td[2]='" + brokenId
+                + "' and td[3]='sensor.state_changed' and td[5]='delivered']//button[text()='Attempts']"));
+        wait.until(d -> d.findElement(By.id("delivery-detail")).getText().matches("(?s).*: 500 in .*: 500 in .*: 200 in .*"));
 
         // the overview's chart has drawn the readings of this test
         nav("overview");
@@ -173,6 +182,11 @@ class ConsoleBrowserTest {
                 Boolean.class, "Calm " + p)));
         wait.until(d -> d.findElements(By.xpath("//table[@id='client-table']//tr[td[1]='Calm " + p + "']/td[4]"))
                 .stream().anyMatch(td -> td.getText().equals("paused")));
+        // a client's statistics and a test event, answered under the table
+        clickWhenShown(wait, By.xpath("//table[@id='client-table']//button[text()='Statistics of Calm " + p + "']"));
+        wait.until(d -> d.findElement(By.id("client-detail")).getText().matches("(?s).*last hour: [1-9]\\d* delivered.*"));
+        clickWhenShown(wait, By.xpath("//table[@id='client-table']//button[text()='Test Calm " + p + "']"));
+        wait.until(d -> d.findElement(By.id("client-detail")).getText().contains("answered a test event: delivered (200"));
 
         // a phone's width: nothing wider than the window but the tables, which scroll in their own box
         browser.manage().window().setSize(new org.openqa.selenium.Dimension(390, 844));

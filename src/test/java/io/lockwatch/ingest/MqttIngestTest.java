@@ -23,6 +23,9 @@ import org.springframework.beans.factory.annotation.Value;
  * Readings over MQTT on the embedded default: its own listener on loopback, bridged into the readings exchange.
  * Also the shipped Zigbee2MQTT mapping route, dropped into the routes directory of the running service.
  */
+// a context of its own, closed after the class: left to the cache, it would be closed only once the next class's
+// context had started, and its shutdown takes JVM-wide registrations (the platform-http paths) with it
+@org.springframework.test.annotation.DirtiesContext(classMode = org.springframework.test.annotation.DirtiesContext.ClassMode.AFTER_CLASS)
 class MqttIngestTest extends MqttIngestContract {
 
     static final String ZIGBEE_ROUTE = "zigbee2mqtt-contact-sensors-become-readings";
