@@ -164,6 +164,8 @@
     if (prefix) q.set('q', prefix);
     const connectivity = $('sensor-connectivity').value;
     if (connectivity) q.set('connectivity', connectivity);
+    const door = $('sensor-state').value;
+    if (door) q.set('state', door);
     if (sensorCursor) q.set('cursor', sensorCursor);
     const page = await api('GET', '/sensors?' + q);
     const items = page.items;
@@ -193,7 +195,8 @@
       cell(tr, c.name);
       cell(tr, c.url, 'wrap');
       cell(tr, c.delivery_mode);
-      cell(tr, c.enabled ? 'active' : 'paused');
+      cell(tr, c.event_types ? c.event_types.join(', ') : 'all', 'wrap');
+      cell(tr, !c.enabled ? 'paused' : c.failing_since ? 'failing since ' + when(c.failing_since) : 'active');
       const action = cell(tr, '');
       action.className = 'actions';
       action.replaceChildren(

@@ -54,7 +54,12 @@ public class SensorsApi {
         if (prefix != null && (prefix.length() > 100 || !ReadingParser.isPlainText(prefix, false))) {
             throw ApiProblem.badRequest("q", "q must be at most 100 characters without control characters");
         }
-        Json.respond(exchange, 200, Json.pageById(registry.sensors(after, connectivity, prefix, limit + 1), limit));
+        String state = Json.header(exchange, "state");
+        if (state != null && !state.equals("0") && !state.equals("1")) {
+            throw ApiProblem.badRequest("state", "state must be 0 (open) or 1 (closed)");
+        }
+        Json.respond(exchange, 200, Json.pageById(registry.sensors(after, connectivity, prefix,
+                state == null ? null : Integer.valueOf(state), limit + 1), limit));
     }
 
     public void update(Exchange exchange) {

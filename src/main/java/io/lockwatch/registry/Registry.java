@@ -94,21 +94,23 @@ public class Registry {
 
     /** Sensors by id after {@code after}, optionally only those with this connectivity. */
     public List<Map<String, Object>> sensors(String after, String connectivity, int limit) {
-        return sensors(after, connectivity, null, limit);
+        return sensors(after, connectivity, null, null, limit);
     }
 
     /**
      * Sensors by id after {@code after}, optionally only those with this connectivity, and those whose id, or
-     * address in any case, starts with {@code prefix} (V20's indexes).
+     * address in any case, starts with {@code prefix} (V20's indexes), and whose door is in {@code state}.
      */
-    public List<Map<String, Object>> sensors(String after, String connectivity, String prefix, int limit) {
+    public List<Map<String, Object>> sensors(String after, String connectivity, String prefix, Integer state, int limit) {
         String like = prefix == null ? null
                 : prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
         return jdbc.query(SENSOR_VIEW + """
                  WHERE (?::text IS NULL OR s.id > ?)
                    AND (?::text IS NULL OR coalesce(st.connectivity, 'unknown') = ?)
                    AND (?::text IS NULL OR s.id LIKE ? ESCAPE '\\' OR lower(s.address) LIKE lower(?) ESCAPE '\\')
-                 ORDER BY s.id LIMIT ?""", SENSOR, after, after, connectivity, connectivity, like, like, like, limit);
+                   AND (?::integer IS NULL OR st.state = ?)
+                 ORDER BY s.id LIMIT ?""", SENSOR, after, after, connectivity, connectivity, like, like, like, state, state,
+                limit);
     }
 
     /**

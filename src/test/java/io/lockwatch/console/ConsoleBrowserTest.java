@@ -139,6 +139,14 @@ class ConsoleBrowserTest {
         wait.until(d -> doorOf(sensor).equals("open"));
         assertThat(((JavascriptExecutor) browser).executeScript("return window.stillTheSamePage === true;")).isEqualTo(true);
         screenshot("console-sensors");
+        // filtered by the door's state: there among the open ones, not among the closed
+        org.openqa.selenium.support.ui.Select door = new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("sensor-state")));
+        door.selectByVisibleText("closed");
+        browser.findElement(By.cssSelector("#sensor-filter button[type=submit]")).click();
+        wait.until(d -> doorOf(sensor).isEmpty());
+        door.selectByVisibleText("open");
+        browser.findElement(By.cssSelector("#sensor-filter button[type=submit]")).click();
+        wait.until(d -> doorOf(sensor).equals("open"));
 
         // the sensor's own page: its state, the opening on its timeline, its clients and events
         clickWhenShown(wait, By.xpath("//table[@id='sensor-table']//button[text()='" + sensor + "']"));
@@ -180,7 +188,7 @@ class ConsoleBrowserTest {
         clickWhenShown(wait, By.xpath("//table[@id='client-table']//button[text()='Pause Calm " + p + "']"));
         wait.until(d -> Boolean.FALSE.equals(jdbc.queryForObject("SELECT enabled FROM clients WHERE name = ?",
                 Boolean.class, "Calm " + p)));
-        wait.until(d -> d.findElements(By.xpath("//table[@id='client-table']//tr[td[1]='Calm " + p + "']/td[4]"))
+        wait.until(d -> d.findElements(By.xpath("//table[@id='client-table']//tr[td[1]='Calm " + p + "']/td[5]"))
                 .stream().anyMatch(td -> td.getText().equals("paused")));
         // a client's statistics and a test event, answered under the table
         clickWhenShown(wait, By.xpath("//table[@id='client-table']//button[text()='Statistics of Calm " + p + "']"));
