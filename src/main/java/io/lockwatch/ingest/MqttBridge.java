@@ -20,6 +20,9 @@ import org.springframework.amqp.core.MessageProperties;
 public class MqttBridge {
 
     private static final Duration CONFIRM_WITHIN = Duration.ofSeconds(10);
+    static final String ROUTE = "mqtt-readings-are-bridged-to-the-readings-exchange";
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(MqttBridge.class);
+    private volatile String lastFailure;
 
     private final ConfirmedPublisher publisher;
     private final String readingsExchange;
@@ -35,6 +38,31 @@ public class MqttBridge {
         properties.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
         publisher.publish(List.of(new Outgoing(readingsExchange, routingKey(in.getHeader(PahoConstants.MQTT_TOPIC, String.class)),
                 new Message(in.getBody(byte[].class), properties))), CONFIRM_WITHIN);
+    }
+
+    /**
+     * Starts the bridge's route if it is not running: at start, and again after its first connection was refused
+     * (logged once per different reason, then retried every period of the calling timer).
+     */
+    public void startIfStopped(Exchange exchange) {
+        org.apache.camel.spi.RouteController routes = exchange.getContext().getRouteController();
+        org.apache.camel.ServiceStatus status = routes.getRouteStatus(ROUTE);
+        if (status == null || status.isStarted() || status.isStarting()) {
+            return;
+        }
+        try {
+            routes.startRoute(ROUTE);
+            if (lastFailure != null) {
+                log.info("The MQTT listener's bridge is connected");
+                lastFailure = null;
+            }
+        } catch (Exception e) {
+            String reason = e.getMessage();
+            if (!java.util.Objects.equals(reason, lastFailure)) {
+                log.info("The MQTT listener's bridge could not connect yet, trying again: {}", reason);
+                lastFailure = reason;
+            }
+        }
     }
 
     /** As RabbitMQ's MQTT plugin maps a topic to a routing key: {@code /} becomes {@code .} and {@code .} {@code /}. */

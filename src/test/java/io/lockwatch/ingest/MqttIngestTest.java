@@ -35,6 +35,13 @@ class MqttIngestTest extends MqttIngestContract {
     @Value("${lockwatch.routes.dir}")
     Path routesDir;
 
+    /** Messages to a topic nobody has subscribed to yet are dropped by MQTT: the bridge is connected first. */
+    @org.junit.jupiter.api.BeforeEach
+    void theBridgeIsConnected() {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() ->
+                camel.getRouteController().getRouteStatus(MqttBridge.ROUTE).isStarted());
+    }
+
     @Test
     void theListenerIsOnLoopback() {
         assertThat(brokerUrl).matches("tcp://127\\.0\\.0\\.1:\\d+");

@@ -13,8 +13,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The embedded default's MQTT 3.1.1 listener (Moquette), on loopback, so that sensors and {@code mosquitto_pub} can
  * publish readings with nothing installed; {@code routes/mqtt.camel.yaml} takes them into the readings exchange.
- * Persistent (the data directory) unless ephemeral: a QoS 1 message it has acknowledged and not yet handed on
- * outlives a restart, and goes on then.
+ * Its store is in the data directory unless ephemeral; the bridge's session is a clean one (docs/ARCHITECTURE.md).
  */
 public final class EmbeddedMqttBroker implements AutoCloseable {
 
