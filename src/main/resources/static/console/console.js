@@ -60,6 +60,15 @@
 
   function doorText(state) { return state === 0 ? 'open' : state === 1 ? 'closed' : null; }
 
+  /** Draws a table's body anew: one row per item, filled by draw(row, item). */
+  function rows(tableId, items, draw) {
+    $(tableId).tBodies[0].replaceChildren(...items.map((item) => {
+      const tr = document.createElement('tr');
+      draw(tr, item);
+      return tr;
+    }));
+  }
+
   // --- views
 
   // --- rates and latency: the service's own Prometheus counters, read with the overview, kept for 10 minutes
@@ -168,30 +177,20 @@
     if (door) q.set('state', door);
     if (sensorCursor) q.set('cursor', sensorCursor);
     const page = await api('GET', '/sensors?' + q);
-    const items = page.items;
     nextCursor = page.next_cursor || null;
-    const body = $('sensor-table').tBodies[0];
-    body.replaceChildren();
-    for (const s of items) {
-      const tr = document.createElement('tr');
-      tr.dataset.sensor = s.id;
+    rows('sensor-table', page.items, (tr, s) => {
       cell(tr, '').replaceChildren(link(s.id, () => { sensorShown = s.id; show('sensor'); }));
       cell(tr, s.address, 'wrap');
-      cell(tr, s.state === 0 ? 'open' : s.state === 1 ? 'closed' : null, s.state === 0 ? 'open' : '');
+      cell(tr, doorText(s.state), s.state === 0 ? 'open' : '');
       cell(tr, s.connectivity, s.connectivity === 'lost' ? 'lost' : '');
       cell(tr, when(s.last_seen_at));
-      body.appendChild(tr);
-    }
+    });
     $('sensors-next').disabled = !nextCursor;
   }
 
   async function clients() {
     const page = await api('GET', '/clients?limit=200');
-    const body = $('client-table').tBodies[0];
-    body.replaceChildren();
-    for (const c of page.items) {
-      const tr = document.createElement('tr');
-      tr.dataset.client = c.id;
+    rows('client-table', page.items, (tr, c) => {
       cell(tr, c.name);
       cell(tr, c.url, 'wrap');
       cell(tr, c.delivery_mode);
@@ -230,18 +229,13 @@
           const r = await api('POST', '/clients/' + c.id + '/notifications/replay', { since: since.toISOString() });
           return `${c.name}: ${r.replayed ?? 0} notifications since ${since.toLocaleString()} due again`;
         })));
-      body.appendChild(tr);
-    }
+    });
   }
 
   async function deliveries() {
     const status = $('delivery-status').value;
     const page = await api('GET', '/notifications?limit=100' + (status ? '&status=' + status : ''));
-    const body = $('dead-table').tBodies[0];
-    body.replaceChildren();
-    for (const n of page.items) {
-      const tr = document.createElement('tr');
-      tr.dataset.notification = n.id;
+    rows('dead-table', page.items, (tr, n) => {
       cell(tr, n.sensor_id);
       cell(tr, n.client_id);
       cell(tr, n.type);
@@ -263,8 +257,7 @@
         action.appendChild(button('Redeliver', () =>
           act(() => api('POST', '/notifications/' + n.id + '/redeliver'), 'Redelivering ' + n.id)));
       }
-      body.appendChild(tr);
-    }
+    });
   }
 
   async function sensor() {
@@ -284,28 +277,20 @@
       li.textContent = `${c.name} (${c.url})${c.enabled ? '' : ' · paused'}`;
       return li;
     }));
-    const eventBody = $('event-table').tBodies[0];
-    eventBody.replaceChildren();
-    for (const e of events.items.slice(0, 20)) {
-      const tr = document.createElement('tr');
+    rows('event-table', events.items.slice(0, 20), (tr, e) => {
       cell(tr, when(e.occurred_at));
       cell(tr, e.type);
       cell(tr, doorText(e.state), e.state === 0 ? 'open' : '');
       cell(tr, e.sequence);
-      eventBody.appendChild(tr);
-    }
-    const deliveryBody = $('sensor-delivery-table').tBodies[0];
-    deliveryBody.replaceChildren();
+    });
     const names = new Map(linked.items.map((c) => [c.id, c.name]));
-    for (const n of deliveries.items) {
-      const tr = document.createElement('tr');
+    rows('sensor-delivery-table', deliveries.items, (tr, n) => {
       cell(tr, names.get(n.client_id) || n.client_id);
       cell(tr, n.type);
       cell(tr, n.status);
       cell(tr, n.attempts);
       cell(tr, n.last_error || n.last_status, 'wrap');
-      deliveryBody.appendChild(tr);
-    }
+    });
   }
 
   /** The door's state over the span as a strip: red open, green closed, grey not known. */
@@ -343,11 +328,7 @@
 
   async function alarms() {
     const page = await api('GET', '/alarms?active=true&limit=200');
-    const body = $('alarm-table').tBodies[0];
-    body.replaceChildren();
-    for (const a of page.items) {
-      const tr = document.createElement('tr');
-      tr.dataset.alarm = a.id;
+    rows('alarm-table', page.items, (tr, a) => {
       cell(tr, a.sensor_id);
       cell(tr, when(a.opened_at));
       cell(tr, when(a.raised_at));
@@ -358,8 +339,7 @@
           act(() => api('POST', '/alarms/' + a.id + '/acknowledge', { by: 'console', comment: 'acknowledged in the console' }),
             'Acknowledged the alarm of ' + a.sensor_id)));
       }
-      body.appendChild(tr);
-    }
+    });
   }
 
   /** An action whose answer is shown under the clients' table. */

@@ -92,13 +92,8 @@ public class Registry {
         return found.isEmpty() ? null : found.get(0);
     }
 
-    /** Sensors by id after {@code after}, optionally only those with this connectivity. */
-    public List<Map<String, Object>> sensors(String after, String connectivity, int limit) {
-        return sensors(after, connectivity, null, null, limit);
-    }
-
     /**
-     * Sensors by id after {@code after}, optionally only those with this connectivity, and those whose id, or
+     * Sensors by id after {@code after}; optionally only those with this connectivity, those whose id, or
      * address in any case, starts with {@code prefix} (V20's indexes), and whose door is in {@code state}.
      */
     public List<Map<String, Object>> sensors(String after, String connectivity, String prefix, Integer state, int limit) {

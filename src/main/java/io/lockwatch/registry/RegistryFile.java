@@ -1,6 +1,5 @@
 package io.lockwatch.registry;
 
-import java.sql.Array;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -172,10 +171,10 @@ public class RegistryFile {
                 var ps = con.prepareStatement("""
                         INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds)
                         SELECT * FROM unnest(?::text[], ?::text[], ?::integer[], ?::integer[])""");
-                ps.setArray(1, array(con, "text", fresh.stream().map(Row::sensorId).toArray()));
-                ps.setArray(2, array(con, "text", fresh.stream().map(Row::address).toArray()));
-                ps.setArray(3, array(con, "integer", fresh.stream().map(Row::heartbeatTimeoutSeconds).toArray()));
-                ps.setArray(4, array(con, "integer", fresh.stream().map(Row::openAlarmSeconds).toArray()));
+                ps.setArray(1, con.createArrayOf("text", fresh.stream().map(Row::sensorId).toArray()));
+                ps.setArray(2, con.createArrayOf("text", fresh.stream().map(Row::address).toArray()));
+                ps.setArray(3, con.createArrayOf("integer", fresh.stream().map(Row::heartbeatTimeoutSeconds).toArray()));
+                ps.setArray(4, con.createArrayOf("integer", fresh.stream().map(Row::openAlarmSeconds).toArray()));
                 return ps;
             });
         }
@@ -223,9 +222,5 @@ public class RegistryFile {
                   LEFT JOIN clients c ON c.id = cs.client_id
                  ORDER BY s.id, c.name, c.id""", (rs, i) -> new Row(rs.getString(1), rs.getString(2),
                 (Integer) rs.getObject(3), (Integer) rs.getObject(4), rs.getString(5), rs.getString(6)));
-    }
-
-    private static Array array(java.sql.Connection con, String type, Object[] values) throws java.sql.SQLException {
-        return con.createArrayOf(type, values);
     }
 }

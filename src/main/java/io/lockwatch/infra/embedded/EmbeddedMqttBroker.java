@@ -20,11 +20,9 @@ public final class EmbeddedMqttBroker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedMqttBroker.class);
 
     private final Server server;
-    private final int port;
 
-    private EmbeddedMqttBroker(Server server, int port) {
+    private EmbeddedMqttBroker(Server server) {
         this.server = server;
-        this.port = port;
     }
 
     public static EmbeddedMqttBroker start(Path dataDir, int port, boolean persistent) throws IOException {
@@ -46,11 +44,7 @@ public final class EmbeddedMqttBroker implements AutoCloseable {
         server.startServer(new MemoryConfig(p));
         log.info("Embedded MQTT 3.1.1 listener (Moquette) on tcp://127.0.0.1:{}: publish readings to "
                 + "lockwatch/readings/<sensor id> (started in {} ms)", port, (System.nanoTime() - started) / 1_000_000);
-        return new EmbeddedMqttBroker(server, port);
-    }
-
-    public int port() {
-        return port;
+        return new EmbeddedMqttBroker(server);
     }
 
     @Override
