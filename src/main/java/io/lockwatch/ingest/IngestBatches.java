@@ -7,10 +7,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import com.rabbitmq.client.Channel;
 import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
-import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.ThreadPoolProfileBuilder;
-import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
 import org.apache.camel.util.concurrent.ThreadPoolRejectedPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,25 +38,23 @@ public final class IngestBatches {
     private final long intervalNanos;
     private final long maxWaitNanos;
     private final boolean forwardArrays;
-    private final String applyUri;
 
     private final ReentrantLock lock = new ReentrantLock();
     private IngestBatch open;
     /** Batches closed and not yet applied (queued or being applied). */
     private final AtomicInteger closedNotApplied = new AtomicInteger();
     private volatile ThreadPoolExecutor thread;
-    private volatile ProducerTemplate producer;
+    /** The route a closed batch goes through, on the batch thread (the readings consumer's); null while stopped. */
+    private volatile java.util.function.Consumer<IngestBatch> route;
 
     /**
      * @param forwardArrays with partitions: the readings of an array message are forwarded to their own
-     * @param applyUri      the route that applies a closed batch, run on the batch thread
      */
-    public IngestBatches(IngestProperties props, boolean forwardArrays, String applyUri) {
+    public IngestBatches(IngestProperties props, boolean forwardArrays) {
         this.size = props.batchSize();
         this.intervalNanos = props.batchInterval().toNanos();
         this.maxWaitNanos = props.batchMaxWait().toNanos();
         this.forwardArrays = forwardArrays;
-        this.applyUri = applyUri;
     }
 
     /** With the Camel context, before the routes: its executor manager stops the thread with the context. */
@@ -71,14 +66,31 @@ public final class IngestBatches {
             throw new IllegalStateException("Camel made the ingest batch thread a " + created.getClass().getName());
         }
         this.thread = executor;
-        this.producer = camel.createProducerTemplate();
     }
 
-    /** Per message, on its consumer's thread: the parsed body joins the open batch, which may close with it. */
-    public void add(Exchange exchange) {
-        Object parsed = exchange.getMessage().getBody();
-        Channel channel = exchange.getProperty(SpringRabbitMQConstants.CHANNEL, Channel.class);
-        Long deliveryTag = exchange.getMessage().getHeader(SpringRabbitMQConstants.DELIVERY_TAG, Long.class);
+    /** When the readings consumer starts: where closed batches go from now on, on the batch thread. */
+    void deliverTo(java.util.function.Consumer<IngestBatch> route) {
+        this.route = route;
+    }
+
+    /**
+     * When the readings consumer has stopped: its channels are closed and the broker redelivers what the open batch
+     * holds, so the open batch is dropped; a batch closed before is still applied, and its ack fails harmlessly.
+     */
+    void stopDelivering() {
+        lock.lock();
+        try {
+            open = null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Per message, on its consumer's thread: a reading, a rejection, or an array message's list of them joins the
+     * open batch, which may close with it.
+     */
+    public void add(Object parsed, Channel channel, long deliveryTag) {
         lock.lock();
         try {
             if (open == null) {
@@ -129,9 +141,13 @@ public final class IngestBatches {
 
     private void apply(IngestBatch batch) {
         try {
+            java.util.function.Consumer<IngestBatch> r = route;
+            if (r == null) {
+                throw new IllegalStateException("the readings consumer is stopped");
+            }
             // the route's own error handling waits out a database or broker that is away and parks what cannot be
             // applied: nothing but a stop comes back here
-            producer.sendBody(applyUri, batch);
+            r.accept(batch);
         } catch (RuntimeException e) {
             log.warn("A batch of {} readings was not applied ({}); unacknowledged, it will be redelivered", batch.size(), e.toString());
         } finally {

@@ -106,10 +106,11 @@ public class IngestConfiguration {
         };
     }
 
-    /** The spring-rabbitmq component's listener containers (application.yaml names it). */
-    @Bean
-    IngestListenerContainerFactory ingestListenerContainerFactory(IngestPartitions partitions, IngestProperties props) {
-        return new IngestListenerContainerFactory(partitions, props);
+    /** The readings queue's consumer, {@code readings:} in routes/ingest.camel.yaml (Camel finds it by name). */
+    @Bean("readings")
+    org.apache.camel.Component readingsComponent(org.springframework.amqp.rabbit.connection.ConnectionFactory rabbit,
+                                                 IngestSteps ingest, IngestBatches batches, IngestPartitions partitions) {
+        return new ReadingsComponent(rabbit, ingest, batches, partitions);
     }
 
     @Bean
@@ -150,7 +151,7 @@ public class IngestConfiguration {
 
     @Bean
     IngestBatches ingestBatches(IngestProperties props) {
-        return new IngestBatches(props, props.partitions() > 1, "direct:ingest-batch");
+        return new IngestBatches(props, props.partitions() > 1);
     }
 
     /** Starts the batch thread with the Camel context, before the routes that use it. */
@@ -168,13 +169,7 @@ public class IngestConfiguration {
         };
     }
 
-    /** The readings consumer copies only the headers ingest reads. */
-    @Bean
-    org.apache.camel.component.springrabbit.MessagePropertiesConverter readingHeaders() {
-        return new ReadingHeaders();
-    }
-
-    /** The consumer hands bodies on as the bytes received, whatever their content type says. */
+    /** The history consumer hands bodies on as the bytes received, whatever their content type says. */
     @Bean
     MessageConverter rawBodyMessageConverter() {
         return new MessageConverter() {

@@ -15,8 +15,6 @@ import io.lockwatch.ingest.Rejection.Reason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.tracing.Span;
-import org.apache.camel.Exchange;
-import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpException;
@@ -83,22 +81,16 @@ public class IngestSteps {
     }
 
     /**
-     * Per message, on the consumer's thread: the body becomes a {@link Reading} or a {@link Rejection}, or for an
-     * array of readings a list of them.
+     * Per message, on its consumer's thread ({@link ReadingsComponent}): the body becomes a {@link Reading} or a
+     * {@link Rejection}, or for an array of readings a list of them.
      */
-    public void parse(Exchange exchange) {
-        org.apache.camel.Message in = exchange.getMessage();
-        String routingKey = in.getHeader(SpringRabbitMQConstants.ROUTING_KEY, String.class);
-        Object parsed = routingKey != null && routingKey.startsWith(MQTT_ROUTING_KEY_PREFIX)
-                ? parser.parseMqtt(in.getBody(byte[].class), routingKey.substring(MQTT_ROUTING_KEY_PREFIX.length()),
-                        in.getHeader(SpringRabbitMQConstants.MESSAGE_ID, String.class),
-                        in.getHeader(SpringRabbitMQConstants.TIMESTAMP, Date.class),
-                        () -> originalRouting(in))
-                : parser.parseMessage(in.getBody(byte[].class),
-                        in.getHeader(SpringRabbitMQConstants.MESSAGE_ID, String.class),
-                        in.getHeader(SpringRabbitMQConstants.TIMESTAMP, Date.class),
-                        () -> originalRouting(in));
-        in.setBody(parsed);
+    Object parse(Message message) {
+        MessageProperties p = message.getMessageProperties();
+        String routingKey = p.getReceivedRoutingKey();
+        return routingKey != null && routingKey.startsWith(MQTT_ROUTING_KEY_PREFIX)
+                ? parser.parseMqtt(message.getBody(), routingKey.substring(MQTT_ROUTING_KEY_PREFIX.length()),
+                        p.getMessageId(), p.getTimestamp(), () -> originalRouting(p))
+                : parser.parseMessage(message.getBody(), p.getMessageId(), p.getTimestamp(), () -> originalRouting(p));
     }
 
     /**
@@ -110,21 +102,20 @@ public class IngestSteps {
     /**
      * A message whose parsing failed in a way the parser does not foresee (a defect): it becomes a
      * {@code processing_failed} rejection, parked and acknowledged with its batch like any bad message, never
-     * left unacknowledged for a later batch's multiple-ack to drop silently.
+     * retried into the same failure nor left unacknowledged for a later batch's multiple-ack to drop silently.
      */
-    public void rejectUnreadable(Exchange exchange, Exception cause) {
-        org.apache.camel.Message in = exchange.getMessage();
-        in.setBody(new Rejection(Reason.PROCESSING_FAILED, "unexpected: " + cause, in.getBody(byte[].class),
-                originalRouting(in)));
+    Rejection unreadable(Message message, RuntimeException cause) {
+        return new Rejection(Reason.PROCESSING_FAILED, "unexpected: " + cause, message.getBody(),
+                originalRouting(message.getMessageProperties()));
     }
 
     /** What a parked message keeps of where it came from; gathered only for a rejection. */
-    private static Map<String, Object> originalRouting(org.apache.camel.Message in) {
+    private static Map<String, Object> originalRouting(MessageProperties p) {
         Map<String, Object> context = new LinkedHashMap<>();
-        putIfPresent(context, "x-original-exchange", in.getHeader(SpringRabbitMQConstants.EXCHANGE_NAME));
-        putIfPresent(context, "x-original-routing-key", in.getHeader(SpringRabbitMQConstants.ROUTING_KEY));
-        putIfPresent(context, "x-original-message-id", in.getHeader(SpringRabbitMQConstants.MESSAGE_ID));
-        putIfPresent(context, "x-original-content-type", in.getHeader(SpringRabbitMQConstants.CONTENT_TYPE));
+        putIfPresent(context, "x-original-exchange", p.getReceivedExchange());
+        putIfPresent(context, "x-original-routing-key", p.getReceivedRoutingKey());
+        putIfPresent(context, "x-original-message-id", p.getMessageId());
+        putIfPresent(context, "x-original-content-type", p.getContentType());
         return context;
     }
 

@@ -14,11 +14,7 @@ import java.util.concurrent.CountDownLatch;
 
 import com.rabbitmq.client.Channel;
 import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
-import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
 import org.apache.camel.impl.DefaultCamelContext;
-import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.util.unit.DataSize;
@@ -44,32 +40,22 @@ class IngestBatchesTest {
 
     IngestBatches started(int size, Duration interval, Duration maxWait) throws Exception {
         camel = new DefaultCamelContext();
-        camel.addRoutes(new RouteBuilder() {
-            @Override
-            public void configure() {
-                from("direct:apply").process(exchange -> {
-                    IngestBatch batch = exchange.getMessage().getBody(IngestBatch.class);
-                    applyThreads.add(Thread.currentThread().getName());
-                    appliedTags.add(new HashMap<>(batch.deliveries().lastTags()));
-                    appliedSizes.add(batch.size());
-                });
-            }
-        });
         IngestBatches batches = new IngestBatches(new IngestProperties("x", "q", "i", 1, 2000, size, interval, maxWait, 1,
                 Duration.ofSeconds(3), Duration.ofSeconds(15), DataSize.ofKilobytes(4), DataSize.ofKilobytes(128),
-                Duration.ofSeconds(5), DataSize.ofMegabytes(1), 1000), false, "direct:apply");
+                Duration.ofSeconds(5), DataSize.ofMegabytes(1), 1000), false);
         batches.start(camel);
+        batches.deliverTo(batch -> {
+            applyThreads.add(Thread.currentThread().getName());
+            appliedTags.add(new HashMap<>(batch.deliveries().lastTags()));
+            appliedSizes.add(batch.size());
+        });
         camel.start();
         return batches;
     }
 
-    Exchange message(Channel channel, long tag) {
-        Exchange exchange = new DefaultExchange(camel);
-        exchange.getMessage().setBody(new Reading("S" + tag % 100, (int) (tag % 2), 1_000 + tag,
-                Reading.TimeSource.READING, 2_000 + tag, null));
-        exchange.setProperty(SpringRabbitMQConstants.CHANNEL, channel);
-        exchange.getMessage().setHeader(SpringRabbitMQConstants.DELIVERY_TAG, tag);
-        return exchange;
+    static void add(IngestBatches batches, Channel channel, long tag) {
+        batches.add(new Reading("S" + tag % 100, (int) (tag % 2), 1_000 + tag, Reading.TimeSource.READING, 2_000 + tag, null),
+                channel, tag);
     }
 
     @Test
@@ -90,7 +76,7 @@ class IngestBatchesTest {
                     return;
                 }
                 for (long tag = 1; tag <= perConsumer; tag++) {
-                    batches.add(message(channel, tag));
+                    add(batches, channel, tag);
                 }
             });
             t.start();
@@ -122,7 +108,7 @@ class IngestBatchesTest {
         IngestBatches slow = started(1000, Duration.ofSeconds(30), Duration.ofSeconds(60));
         Channel channel = mock(Channel.class);
         for (long tag = 1; tag <= 3; tag++) {
-            slow.add(message(channel, tag));
+            add(slow, channel, tag);
         }
         slow.closeIfDue();
         assertThat(appliedSizes).as("neither quiet nor old yet").isEmpty();
@@ -131,7 +117,7 @@ class IngestBatchesTest {
 
         IngestBatches quick = started(1000, Duration.ofMillis(20), Duration.ofSeconds(60));
         for (long tag = 1; tag <= 3; tag++) {
-            quick.add(message(channel, tag));
+            add(quick, channel, tag);
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             quick.closeIfDue();

@@ -18,7 +18,6 @@ import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.AdviceWith;
-import org.apache.camel.component.springrabbit.SpringRabbitMQConstants;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.apache.camel.test.spring.junit5.UseAdviceWith;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,10 +42,34 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @UseAdviceWith
 class IngestRouteTest {
 
-    static final String APPLY_ROUTE = "closed-batches-are-applied";
+    /** Its consumer gathers the batches; its steps apply them. */
+    static final String APPLY_ROUTE = "readings-are-consumed-from-rabbitmq";
     static final String FINISHING_ROUTE = "committed-batches-are-finished";
-    static final String CONSUMER_ROUTE = "readings-are-consumed-from-rabbitmq";
     static final long T0 = System.currentTimeMillis() - 600_000; // well inside the 1 h heartbeat timeout
+
+    /**
+     * A defect in parsing, on demand: an exception the parser does not foresee, of a kind that elsewhere means
+     * "the database is away" and is retried.
+     */
+    @org.springframework.boot.test.context.TestConfiguration
+    static class DefectiveParser {
+        @org.springframework.context.annotation.Bean
+        @org.springframework.context.annotation.Primary
+        ReadingParser defectiveReadingParser(IngestProperties props) {
+            return new ReadingParser(props.maxBody().toBytes(), props.maxArrayBody().toBytes(),
+                    props.maxClockSkew().toMillis(), System::currentTimeMillis) {
+                @Override
+                public Object parseMessage(byte[] body, String amqpMessageId, java.util.Date amqpTimestamp,
+                                           java.util.function.Supplier<Map<String, Object>> context) {
+                    parseAttempts.incrementAndGet();
+                    if (new String(body, StandardCharsets.UTF_8).contains("\"explode\"")) {
+                        throw new org.springframework.dao.TransientDataAccessResourceException("parser defect (test)");
+                    }
+                    return super.parseMessage(body, amqpMessageId, amqpTimestamp, context);
+                }
+            };
+        }
+    }
 
     @Autowired CamelContext camel;
     @Autowired IngestBatches batches;
@@ -87,16 +110,6 @@ class IngestRouteTest {
                 }
                 if (away > 0) {
                     throw new org.springframework.jdbc.CannotGetJdbcConnectionException("database away (test)");
-                }
-            });
-        });
-        AdviceWith.adviceWith(camel, CONSUMER_ROUTE, route -> {
-            // a defect in parsing, on demand: an exception the parser does not foresee, of a kind that elsewhere
-            // means "the database is away" and is retried
-            route.weaveById("message-is-parsed").before().process(exchange -> {
-                parseAttempts.incrementAndGet();
-                if (new String(exchange.getMessage().getBody(byte[].class), StandardCharsets.UTF_8).contains("\"explode\"")) {
-                    throw new org.springframework.dao.TransientDataAccessResourceException("parser defect (test)");
                 }
             });
         });

@@ -1,7 +1,6 @@
 package io.lockwatch.infra.errors;
 
 import io.lockwatch.ingest.IngestBatch;
-import io.lockwatch.ingest.IngestBatches;
 import io.lockwatch.ingest.IngestSteps;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
@@ -10,8 +9,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * What the route configuration does with a failure it has no rule for. Whatever the flow, the message must not
- * be lost and must not come back into the same failure: an ingest batch is parked whole and acknowledged, a
- * readings message its parsing failed on is parked with its batch;
+ * be lost and must not come back into the same failure: an ingest batch is parked whole and acknowledged;
  * an API request is answered 500 with its correlation id, which the log line names too; anything else is logged with its route, and its own flow's durable state (an
  * outbox row, a lease) brings it back later.
  */
@@ -20,15 +18,10 @@ public class UnexpectedFailures {
 
     private static final Logger log = LoggerFactory.getLogger(UnexpectedFailures.class);
 
-    /** The route that consumes readings (routes/ingest.camel.yaml). */
-    static final String READINGS_CONSUMER = "readings-are-consumed-from-rabbitmq";
-
     private final IngestSteps ingest;
-    private final IngestBatches batches;
 
-    public UnexpectedFailures(IngestSteps ingest, IngestBatches batches) {
+    public UnexpectedFailures(IngestSteps ingest) {
         this.ingest = ingest;
-        this.batches = batches;
     }
 
     public void handle(Exchange exchange) {
@@ -36,11 +29,6 @@ public class UnexpectedFailures {
         Object body = exchange.getMessage().getBody();
         if (body instanceof IngestBatch batch) {
             ingest.parkWhole(batch, cause);
-        } else if (body instanceof byte[] && READINGS_CONSUMER.equals(exchange.getFromRouteId())) {
-            // a message its parsing failed on: parked with its batch, like any bad message
-            log.error("Parking a message whose parsing failed unexpectedly", cause);
-            ingest.rejectUnreadable(exchange, cause);
-            batches.add(exchange);
         } else if (exchange.getProperty(Exchange.REST_OPENAPI) != null) {
             // an API request: a 500 that names the log line of its failure by the request's correlation id
             String id = exchange.getMessage().getHeader(io.lockwatch.api.CorrelationIds.HEADER, String.class);

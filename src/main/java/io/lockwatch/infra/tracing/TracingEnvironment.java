@@ -34,7 +34,7 @@ public class TracingEnvironment implements EnvironmentPostProcessor {
      * {@link Traces}), timers and scans that fire every few milliseconds or seconds, and the in-memory hand-overs
      * between a flow's stages, whose work carries its own spans.
      */
-    static final String EXCLUDED_CAMEL_ENDPOINTS = "timer:*,quartz:*,seda:*,spring-rabbitmq:*,direct:ingest-batch,"
+    static final String EXCLUDED_CAMEL_ENDPOINTS = "timer:*,quartz:*,seda:*,spring-rabbitmq:*,readings:*,"
             + "direct:claim-due-notifications";
 
     @Override
