@@ -23,6 +23,26 @@ class ReadingParserTest {
         return parser.parse(body.getBytes(StandardCharsets.UTF_8), null, null, () -> Map.of("x-original-routing-key", "k"));
     }
 
+    /** The hand-written check on ingest's path and the contract's pattern agree, on the edges and on random strings. */
+    @Test
+    void theSensorIdCheckAgreesWithItsPattern() {
+        List<String> edges = new java.util.ArrayList<>(List.of("", "a", "Z", "0", "9", "0123456789abcdef", "0123456789abcdefg",
+                "a b", "a-b", "a_b", "é", "a\n", "A/", "@", "[", "`", "{", ":", "\u0660", "ab.c"));
+        java.util.Random random = new java.util.Random(42);
+        String alphabet = "09azAZ/:@[`{ -_.é\u0660";
+        for (int i = 0; i < 20_000; i++) {
+            StringBuilder b = new StringBuilder();
+            for (int n = random.nextInt(19); n > 0; n--) {
+                b.append(random.nextInt(4) == 0 ? alphabet.charAt(random.nextInt(alphabet.length()))
+                        : (char) ('0' + random.nextInt(75)));
+            }
+            edges.add(b.toString());
+        }
+        for (String id : edges) {
+            assertThat(ReadingParser.isSensorId(id)).as("'%s'", id).isEqualTo(ReadingParser.SENSOR_ID.matcher(id).matches());
+        }
+    }
+
     @Test
     void minimalReadingIsMeasuredAtReceipt() {
         Reading r = (Reading) parse("{\"sensor_id\": \"xa7v9Dfadr7H\", \"data\": 1}");
