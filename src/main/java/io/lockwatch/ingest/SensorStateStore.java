@@ -13,8 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.UUID;
 
 import io.lockwatch.notify.Outbox;
@@ -103,8 +101,8 @@ public class SensorStateStore {
         if (readings.isEmpty()) {
             return ApplyOutcome.NOTHING;
         }
-        TreeSet<String> ids = sensorIds(readings);
-        Map<String, Row> rows = new TreeMap<>();
+        Set<String> ids = sensorIds(readings);
+        Map<String, Row> rows = new HashMap<>(ids.size() * 2);
         ApplyOutcome outcome;
         try {
             outcome = tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings, ids, rows, traceParent)));
@@ -142,9 +140,9 @@ public class SensorStateStore {
         return heldCount;
     }
 
-    private ApplyOutcome applyIn(Connection c, List<Reading> readings, TreeSet<String> ids, Map<String, Row> rows,
+    private ApplyOutcome applyIn(Connection c, List<Reading> readings, Set<String> ids, Map<String, Row> rows,
                                  String traceParent) throws SQLException {
-        TreeSet<String> toRead = new TreeSet<>();
+        List<String> toRead = new ArrayList<>();
         for (String id : ids) {
             Row row = held.get(id);
             if (row == null) {
@@ -165,7 +163,7 @@ public class SensorStateStore {
             // decided on a version another transaction has replaced since: decide these sensors again, on their
             // rows as they are now, locked until commit
             events.removeIf(e -> changedMeanwhile.contains(e.sensorId()));
-            Map<String, Row> current = read(c, new TreeSet<>(changedMeanwhile), true);
+            Map<String, Row> current = read(c, changedMeanwhile, true);
             rows.keySet().removeAll(changedMeanwhile);
             rows.putAll(current);
             decide(readings, changedMeanwhile, current, verdicts, events, now);
@@ -186,8 +184,8 @@ public class SensorStateStore {
 
     private enum Verdict { APPLIED, UNKNOWN, DUPLICATE, STALE }
 
-    private static TreeSet<String> sensorIds(List<Reading> readings) {
-        TreeSet<String> ids = new TreeSet<>();
+    private static Set<String> sensorIds(List<Reading> readings) {
+        Set<String> ids = new HashSet<>(readings.size() * 2);
         readings.forEach(r -> ids.add(r.sensorId()));
         return ids;
     }
@@ -269,8 +267,8 @@ public class SensorStateStore {
      * The registered sensors among {@code ids}, by id; {@code lock}: locked until commit. The sensor's own timeout is
      * the copy in {@code sensor_state} (V11), so the read stays on one table.
      */
-    private Map<String, Row> read(Connection c, TreeSet<String> ids, boolean lock) throws SQLException {
-        Map<String, Row> rows = new TreeMap<>();
+    private Map<String, Row> read(Connection c, java.util.Collection<String> ids, boolean lock) throws SQLException {
+        Map<String, Row> rows = new HashMap<>(ids.size() * 2);
         try (PreparedStatement ps = c.prepareStatement("""
                 SELECT st.sensor_id, st.state, st.state_changed_at, st.last_reading_at, st.last_seen_at, st.sequence,
                        st.recent_message_ids, st.connectivity, st.heartbeat_timeout_seconds, st.lost_deadline,
@@ -316,11 +314,15 @@ public class SensorStateStore {
         rows.forEach((id, row) -> {
             if (row.dirty) {
                 ids.add(id);
-                written.add(row);
             }
         });
         if (ids.isEmpty()) {
             return Set.of();
+        }
+        // in the order of their ids, as every writer of sensor_state takes its rows
+        java.util.Collections.sort(ids);
+        for (String id : ids) {
+            written.add(rows.get(id));
         }
         int n = ids.size();
         Object[] states = new Object[n], changedAt = new Object[n], readingAt = new Object[n], seenAt = new Object[n],
