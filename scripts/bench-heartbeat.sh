@@ -48,7 +48,7 @@
 #      builds the service jar if it is missing or older than src/main or pom.xml; compiles the harness
 #      (mvn -B -q -Pbench test-compile, which also writes its classpath);
 #   2. runs io.lockwatch.bench.HeartbeatBenchmark, which
-#      - starts the service as a child process (java -Xmx512m -jar target/lockwatch-0.1.0-SNAPSHOT.jar
+#      - starts the service as a child process (java -Xmx512m -XX:+UseParallelGC -jar target/lockwatch-0.1.0-SNAPSHOT.jar
 #        --spring.profiles.active=external, pointed at the isolated vhost and databases), output to
 #        target/bench/heartbeat-service.log, and waits for /actuator/health UP;
 #      - registers the sensors with one INSERT ... SELECT; gives the silent ones their own timeout (one UPDATE of

@@ -47,7 +47,7 @@
 #      harness (mvn -B -q -Pbench test-compile, which also writes its classpath);
 #   2. runs io.lockwatch.bench.HistoryBenchmark, which
 #      - wipes its ClickHouse database and purges the history queue (unless --reuse applies), then starts the
-#        service as a child process (java -Xmx512m -jar target/lockwatch-0.1.0-SNAPSHOT.jar
+#        service as a child process (java -Xmx512m -XX:+UseParallelGC -jar target/lockwatch-0.1.0-SNAPSHOT.jar
 #        --spring.profiles.active=external on the isolated virtual host and databases, output to
 #        target/bench/service-history.log) and waits for /actuator/health UP (the service creates its
 #        ClickHouse schema);

@@ -52,7 +52,7 @@ awk -v n="$SENSORS" -v c="$CLIENTS" -v run="$RUN" 'BEGIN {
 }' > "$FILE"
 echo "[bench-import] $(wc -c < "$FILE") bytes"
 
-java -Xmx512m -jar "$JAR" "${ARGS[@]}" > "$OUT/service.log" 2>&1 &
+java -Xmx512m -XX:+UseParallelGC -jar "$JAR" "${ARGS[@]}" > "$OUT/service.log" 2>&1 &
 SERVICE=$!
 finish() {
   kill $SERVICE 2>/dev/null; wait $SERVICE 2>/dev/null || true

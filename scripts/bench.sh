@@ -76,7 +76,7 @@
 #      (mvn -B -q -Pbench test-compile, which also writes its classpath: amqp-client and the PostgreSQL
 #      driver only, no Spring);
 #   2. runs io.lockwatch.bench.PipelineBenchmark, which
-#      - starts the service as a child process, java -Xmx512m -jar target/lockwatch-0.1.0-SNAPSHOT.jar
+#      - starts the service as a child process, java -Xmx512m -XX:+UseParallelGC -jar target/lockwatch-0.1.0-SNAPSHOT.jar
 #        --spring.profiles.active=external --server.port=<free port>, output to target/bench/service.log,
 #        and waits for /actuator/health UP (the service migrates the schema);
 #      - registers the sensors with one INSERT ... SELECT over generate_series and purges the queue;

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The lockwatch service as a child process:
- * {@code java -Xmx512m -jar <jar> --spring.profiles.active=external --server.port=<free port>}, output to a
+ * {@code java -Xmx512m -XX:+UseParallelGC -jar <jar> --spring.profiles.active=external --server.port=<free port>}, output to a
  * log file, its pid in a file (so that the calling script can stop it if this harness dies), stopped with
  * SIGTERM (a graceful Spring/Camel shutdown).
  */
@@ -54,7 +54,7 @@ final class ServiceProcess implements AutoCloseable {
             throw new IOException("no service jar at " + jar + " (mvn -DskipTests package)");
         }
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+UseParallelGC"));
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar.toString(), "--spring.profiles.active=external", "--server.port=" + port, "--lockwatch.api.tokens=" + API_TOKEN,
                 "--lockwatch.secrets.keys=" + SECRETS_KEY));
