@@ -36,7 +36,8 @@ final class MalformedCorpus {
         badUtf8[15] = (byte) 0xff; // not UTF-8 at all
         badUtf8[16] = (byte) 0xfe;
         kinds.add(new Kind("malformed_json", badUtf8));
-        add("not_an_object", "[{\"sensor_id\":\"" + id + "\",\"data\":1}]");
+        // (an array of readings is a gateway's message, valid since issue 17: not in this corpus)
+        add("not_an_object", "\"door\"");
         add("not_an_object", "42");
         add("missing_sensor_id", "{\"data\":1}");
         add("invalid_sensor_id", "{\"sensor_id\":\"ThisIdIsWayTooLong17\",\"data\":1}");
