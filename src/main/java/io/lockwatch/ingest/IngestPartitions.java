@@ -75,7 +75,7 @@ public class IngestPartitions {
     }
 
     /**
-     * The listener container of the ingest route, created by {@link IngestListenerContainerFactory} without
+     * The listener container of the readings consumer ({@link ReadingsComponent}), started without
      * queues: they are added and removed here.
      */
     void attach(AbstractMessageListenerContainer listener) {
