@@ -44,7 +44,7 @@ public final class IngestBatches {
     /** Batches closed and not yet applied (queued or being applied). */
     private final AtomicInteger closedNotApplied = new AtomicInteger();
     private volatile ThreadPoolExecutor thread;
-    /** The route a closed batch goes through, on the batch thread (the readings consumer's); null while stopped. */
+    /** The route a closed batch goes through, on the batch thread (the readings consumer's); null until it starts. */
     private volatile java.util.function.Consumer<IngestBatch> route;
 
     /**
