@@ -90,7 +90,7 @@ public final class IngestBatches {
      * Per message, on its consumer's thread: a reading, a rejection, or an array message's list of them joins the
      * open batch, which may close with it.
      */
-    public void add(Object parsed, Channel channel, long deliveryTag) {
+    void add(Object parsed, Channel channel, long deliveryTag) {
         lock.lock();
         try {
             if (open == null) {

@@ -93,18 +93,22 @@ final class ReadingsComponent extends DefaultComponent {
         private static final Logger log = LoggerFactory.getLogger(ReadingsConsumer.class);
 
         private final ReadingsEndpoint endpoint;
+        private final IngestSteps steps;
+        private final IngestBatches batches;
         private volatile DirectMessageListenerContainer container;
 
         ReadingsConsumer(ReadingsEndpoint endpoint, Processor processor) {
             super(endpoint, processor);
             this.endpoint = endpoint;
+            this.steps = endpoint.getComponent().steps;
+            this.batches = endpoint.getComponent().batches;
         }
 
         @Override
         protected void doStart() throws Exception {
             super.doStart();
             ReadingsComponent c = endpoint.getComponent();
-            c.batches.deliverTo(this::process);
+            batches.deliverTo(this::process);
             DirectMessageListenerContainer listener = new DirectMessageListenerContainer(c.rabbit);
             listener.setQueueNames(endpoint.queue);
             listener.setAcknowledgeMode(AcknowledgeMode.MANUAL);
@@ -132,14 +136,13 @@ final class ReadingsComponent extends DefaultComponent {
                 listener.stop();
                 listener.destroy();
             }
-            endpoint.getComponent().batches.stopDelivering();
+            batches.stopDelivering();
             super.doStop();
         }
 
         /** Per message, on its consumer's thread. A parser defect parks the message with its batch, never retried. */
         @Override
         public void onMessage(Message message, Channel channel) {
-            IngestSteps steps = endpoint.getComponent().steps;
             Object parsed;
             try {
                 parsed = steps.parse(message);
@@ -147,24 +150,25 @@ final class ReadingsComponent extends DefaultComponent {
                 log.error("Parking a message whose parsing failed unexpectedly", e);
                 parsed = steps.unreadable(message, e);
             }
-            endpoint.getComponent().batches.add(parsed, channel, message.getMessageProperties().getDeliveryTag());
+            batches.add(parsed, channel, message.getMessageProperties().getDeliveryTag());
         }
 
-        /** A closed batch, on the batch thread: one exchange through the route. */
+        /**
+         * A closed batch, on the batch thread: one exchange through the route. The route's error handling keeps a
+         * failure from coming back here but when stopping; {@link IngestBatches} then logs the batch as redelivered.
+         */
         private void process(IngestBatch batch) {
             Exchange exchange = createExchange(false);
+            exchange.getMessage().setBody(batch);
             try {
-                exchange.getMessage().setBody(batch);
                 getProcessor().process(exchange);
-                if (exchange.getException() != null) {
-                    throw new IllegalStateException("the batch's route failed", exchange.getException());
-                }
-            } catch (RuntimeException e) {
-                throw e;
             } catch (Exception e) {
-                throw new IllegalStateException("the batch's route failed", e);
-            } finally {
-                releaseExchange(exchange, false);
+                exchange.setException(e);
+            }
+            Exception failed = exchange.getException();
+            releaseExchange(exchange, false);
+            if (failed != null) {
+                throw new IllegalStateException("the batch's route failed", failed);
             }
         }
     }
