@@ -2,6 +2,8 @@ package io.lockwatch.notify;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -24,7 +26,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  */
 public class AttemptRecorder implements AutoCloseable {
 
-    private record Handover(FinishedAttempt attempt, CompletableFuture<Void> written) {
+    /** An attempt handed to the writer; {@code written} tells, once committed, whether its successor waits. */
+    private record Handover(FinishedAttempt attempt, CompletableFuture<Boolean> written) {
     }
 
     private final NotificationStore store;
@@ -42,8 +45,12 @@ public class AttemptRecorder implements AutoCloseable {
         writer.start();
     }
 
-    /** Returns once the attempt is committed; throws what kept it from being written. */
-    public void record(FinishedAttempt attempt) {
+    /**
+     * Returns once the attempt is committed; throws what kept it from being written.
+     *
+     * @return whether it finished its queue's head while a newer notification of the same client and sensor waits
+     */
+    public boolean record(FinishedAttempt attempt) {
         if (!open) {
             throw new IllegalStateException("attempt recorder closed: attempt not recorded");
         }
@@ -55,7 +62,7 @@ public class AttemptRecorder implements AutoCloseable {
             throw new IllegalStateException("attempt recorder closed: attempt not recorded");
         }
         try {
-            handover.written().get();
+            return handover.written().get();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException failure) {
                 throw failure;
@@ -98,8 +105,8 @@ public class AttemptRecorder implements AutoCloseable {
     private void write(List<Handover> group) {
         groups.record(group.size());
         try {
-            store.recordAttempts(group.stream().map(Handover::attempt).toList());
-            group.forEach(h -> h.written().complete(null));
+            Set<UUID> successorsWaiting = store.recordAttempts(group.stream().map(Handover::attempt).toList());
+            group.forEach(h -> h.written().complete(successorsWaiting.contains(h.attempt().delivery().id())));
         } catch (RuntimeException e) {
             if (group.size() == 1) {
                 group.get(0).written().completeExceptionally(e);
@@ -107,8 +114,7 @@ public class AttemptRecorder implements AutoCloseable {
             }
             for (Handover h : group) {
                 try {
-                    store.recordAttempts(List.of(h.attempt()));
-                    h.written().complete(null);
+                    h.written().complete(!store.recordAttempts(List.of(h.attempt())).isEmpty());
                 } catch (RuntimeException one) {
                     h.written().completeExceptionally(one);
                 }

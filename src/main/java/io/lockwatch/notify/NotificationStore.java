@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 import io.lockwatch.secrets.SecretCipher;
@@ -157,25 +158,34 @@ public class NotificationStore {
     }
 
     /**
-     * The attempts and their outcomes, in one transaction. Each outcome is written only if its attempt still holds
-     * the claim (not claimed again after its lease ran out).
+     * The attempts and their outcomes, in one transaction of a few statements whatever their number. Each outcome is
+     * written only if its attempt still holds the claim (not claimed again after its lease ran out).
+     *
+     * @return the notifications among them that finished (delivered or dead) while a newer one of the same client
+     *         and sensor waits: that one is due now, not at the next poll
      */
-    public void recordAttempts(List<FinishedAttempt> attempts) {
-        tx.executeWithoutResult(status -> {
-            jdbc.batchUpdate("""
-                    INSERT INTO delivery_attempts (notification_id, client_id, sensor_id, event_type, attempt,
-                                                   status_code, error, duration_ms, attempted_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""", attempts, attempts.size(), (ps, a) -> {
-                Delivery d = a.delivery();
-                ps.setObject(1, d.id());
-                ps.setObject(2, d.clientId());
-                ps.setString(3, d.sensorId());
-                ps.setString(4, d.type());
-                ps.setInt(5, d.attempt());
-                ps.setObject(6, a.statusCode(), java.sql.Types.INTEGER); // null without an answer
-                ps.setString(7, a.error());
-                ps.setInt(8, (int) a.durationMs());
-                ps.setTimestamp(9, new Timestamp(a.startedAt()));
+    public Set<UUID> recordAttempts(List<FinishedAttempt> attempts) {
+        return tx.execute(status -> {
+            jdbc.update(con -> {
+                var ps = con.prepareStatement("""
+                        INSERT INTO delivery_attempts (notification_id, client_id, sensor_id, event_type, attempt,
+                                                       status_code, error, duration_ms, attempted_at)
+                        SELECT u.notification_id, u.client_id, u.sensor_id, u.event_type, u.attempt, u.status_code,
+                               u.error, u.duration_ms, to_timestamp(u.attempted_at / 1000.0)
+                          FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::int[], ?::int[], ?::text[],
+                                      ?::int[], ?::bigint[])
+                               AS u (notification_id, client_id, sensor_id, event_type, attempt, status_code, error,
+                                     duration_ms, attempted_at)""");
+                ps.setArray(1, con.createArrayOf("uuid", column(attempts, a -> a.delivery().id())));
+                ps.setArray(2, con.createArrayOf("uuid", column(attempts, a -> a.delivery().clientId())));
+                ps.setArray(3, con.createArrayOf("text", column(attempts, a -> a.delivery().sensorId())));
+                ps.setArray(4, con.createArrayOf("text", column(attempts, a -> a.delivery().type())));
+                ps.setArray(5, con.createArrayOf("int4", column(attempts, a -> a.delivery().attempt())));
+                ps.setArray(6, con.createArrayOf("int4", column(attempts, FinishedAttempt::statusCode))); // null without an answer
+                ps.setArray(7, con.createArrayOf("text", column(attempts, FinishedAttempt::error)));
+                ps.setArray(8, con.createArrayOf("int4", column(attempts, a -> (int) a.durationMs())));
+                ps.setArray(9, con.createArrayOf("int8", column(attempts, FinishedAttempt::startedAt)));
+                return ps;
             });
             // an endpoint is failing from its first failure after a success (a failure in the same group wins);
             // written only where that changes, in one statement, and before the notification rows: pausing and
@@ -193,22 +203,35 @@ public class NotificationStore {
             });
             List<FinishedAttempt> failed = attempts.stream().filter(a -> a.outcome() != Outcome.DELIVERED).toList();
             List<UUID> failedClients = failed.stream().map(a -> a.delivery().clientId()).toList();
-            List<Object[]> delivered = new ArrayList<>();
+            List<FinishedAttempt> delivered = new ArrayList<>();
             List<Object[]> retried = new ArrayList<>();
             List<Object[]> dead = new ArrayList<>();
             for (FinishedAttempt a : attempts) {
                 Delivery d = a.delivery();
                 switch (a.outcome()) {
-                    case DELIVERED -> delivered.add(new Object[] {a.statusCode(), d.id(), d.attempt()});
+                    case DELIVERED -> delivered.add(a);
                     case RETRY -> retried.add(new Object[] {Timestamp.from(a.nextAttemptAt()), a.statusCode(), a.error(),
                             d.id(), d.attempt()});
                     case DEAD -> dead.add(new Object[] {a.statusCode(), a.error(), d.id(), d.attempt()});
                 }
             }
-            batch("""
-                    UPDATE notifications SET status = 'delivered', finished_at = now(), lease_until = NULL,
-                           last_status = ?, last_error = NULL
-                     WHERE id = ? AND status = 'delivering' AND attempts = ?""", delivered);
+            if (!delivered.isEmpty()) {
+                // most attempts deliver: one statement for all of them, rows taken in id order like a batch's
+                List<FinishedAttempt> byId = delivered.stream()
+                        .sorted(java.util.Comparator.comparing(a -> a.delivery().id())).toList();
+                jdbc.update(con -> {
+                    var ps = con.prepareStatement("""
+                            UPDATE notifications n
+                               SET status = 'delivered', finished_at = now(), lease_until = NULL, last_status = u.status,
+                                   last_error = NULL
+                              FROM unnest(?::uuid[], ?::int[], ?::int[]) AS u (id, attempts, status)
+                             WHERE n.id = u.id AND n.status = 'delivering' AND n.attempts = u.attempts""");
+                    ps.setArray(1, con.createArrayOf("uuid", column(byId, a -> a.delivery().id())));
+                    ps.setArray(2, con.createArrayOf("int4", column(byId, a -> a.delivery().attempt())));
+                    ps.setArray(3, con.createArrayOf("int4", column(byId, FinishedAttempt::statusCode)));
+                    return ps;
+                });
+            }
             batch("""
                     UPDATE notifications n
                        SET status = 'pending', next_attempt_at = ?, lease_until = NULL, last_status = ?, last_error = ?
@@ -221,7 +244,35 @@ public class NotificationStore {
                 // their heads failed: what queued behind them collapses (Outbox)
                 collapse(failedClients, failed.stream().map(a -> a.delivery().sensorId()).toList());
             }
+            return successorsWaiting(attempts.stream().filter(a -> a.outcome() != Outcome.RETRY).toList());
         });
+    }
+
+    /** Of these finished attempts, those whose queue (client and sensor) holds a newer notification still to send. */
+    private Set<UUID> successorsWaiting(List<FinishedAttempt> finished) {
+        if (finished.isEmpty()) {
+            return Set.of();
+        }
+        return new java.util.HashSet<>(jdbc.query(con -> {
+            var ps = con.prepareStatement("""
+                    SELECT u.id FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::bigint[]) AS u (id, client_id, sensor_id, sequence)
+                     WHERE EXISTS (SELECT 1 FROM notifications o
+                                    WHERE o.client_id = u.client_id AND o.sensor_id = u.sensor_id
+                                      AND o.status IN ('pending', 'delivering') AND o.sequence > u.sequence)""");
+            ps.setArray(1, con.createArrayOf("uuid", column(finished, a -> a.delivery().id())));
+            ps.setArray(2, con.createArrayOf("uuid", column(finished, a -> a.delivery().clientId())));
+            ps.setArray(3, con.createArrayOf("text", column(finished, a -> a.delivery().sensorId())));
+            ps.setArray(4, con.createArrayOf("int8", column(finished, a -> a.delivery().sequence())));
+            return ps;
+        }, (rs, i) -> rs.getObject(1, UUID.class)));
+    }
+
+    private static Object[] column(List<FinishedAttempt> attempts, java.util.function.Function<FinishedAttempt, ?> value) {
+        Object[] values = new Object[attempts.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = value.apply(attempts.get(i));
+        }
+        return values;
     }
 
     private void collapse(List<UUID> clients, List<String> sensors) {
@@ -250,14 +301,6 @@ public class NotificationStore {
             return n > 0;
         });
         return Boolean.TRUE.equals(paused);
-    }
-
-    /** Whether a newer notification of the same client and sensor waits behind this one (one index probe). */
-    public boolean hasSuccessor(Delivery d) {
-        return Boolean.TRUE.equals(jdbc.queryForObject("""
-                SELECT EXISTS (SELECT 1 FROM notifications
-                                WHERE client_id = ? AND sensor_id = ? AND status IN ('pending', 'delivering')
-                                  AND sequence > ?)""", Boolean.class, d.clientId(), d.sensorId(), d.sequence()));
     }
 
     /** Where and how a client is posted to: its URL and the secrets that sign for it now. */

@@ -202,16 +202,6 @@ public class Notifications {
         }
     }
 
-    /** Whether a newer notification waits behind this one; if the database cannot say now, the poll will find it. */
-    private boolean successorWaits(Delivery d) {
-        try {
-            return store.hasSuccessor(d);
-        } catch (org.springframework.dao.DataAccessException e) {
-            log.debug("Could not look for the successor of {}: {}", d.id(), e.toString());
-            return false;
-        }
-    }
-
     /** The URL's host for the attempt's span; null if it has none or is no URL (then refused by the guard). */
     private static String hostOf(String url) {
         try {
@@ -265,7 +255,7 @@ public class Notifications {
         Outcome outcome = decision instanceof RetryPolicy.Delivered ? Outcome.DELIVERED
                 : decision instanceof RetryPolicy.Retry ? Outcome.RETRY : Outcome.DEAD;
         Instant next = decision instanceof RetryPolicy.Retry retry ? retry.at() : null;
-        recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next));
+        boolean successorWaits = recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next));
         Span span = exchange.getProperty(SPAN, Span.class);
         if (span != null) {
             Traces.tag(span, "http.response.status_code", status);
@@ -279,9 +269,9 @@ public class Notifications {
         }
         free(exchange.getProperty(SLOT, AtomicBoolean.class));
         // recorded: nothing after this may fail the step, or the route would retry it and record the attempt twice.
-        // The next of the queue is due now: claimed at once, not at the next poll (a burst of one sensor's changes
-        // would otherwise drain at one per poll interval)
-        exchange.setProperty(SUCCESSOR_DUE, outcome != Outcome.RETRY && successorWaits(d));
+        // The next of the queue, found by the record's own transaction, is due now: claimed at once, not at the next
+        // poll (a burst of one sensor's changes would otherwise drain at one per poll interval)
+        exchange.setProperty(SUCCESSOR_DUE, successorWaits);
         switch (outcome) {
             case DELIVERED -> {
                 outcomes.get("delivered").increment();

@@ -27,13 +27,15 @@ class AttemptRecorderTest {
         final List<List<UUID>> calls = new CopyOnWriteArrayList<>();
         final CountDownLatch firstMayFinish = new CountDownLatch(1);
         volatile UUID refused;
+        /** The attempts the store says a newer notification waits behind. */
+        final java.util.Set<UUID> successorsWaiting = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
         FakeStore() {
             super(null, null, null);
         }
 
         @Override
-        public void recordAttempts(List<FinishedAttempt> attempts) {
+        public java.util.Set<UUID> recordAttempts(List<FinishedAttempt> attempts) {
             calls.add(attempts.stream().map(a -> a.delivery().id()).toList());
             if (calls.size() == 1) {
                 try {
@@ -45,6 +47,8 @@ class AttemptRecorderTest {
             if (attempts.stream().anyMatch(a -> a.delivery().id().equals(refused))) {
                 throw new DataIntegrityViolationException("refused (test)");
             }
+            return attempts.stream().map(a -> a.delivery().id()).filter(successorsWaiting::contains)
+                    .collect(java.util.stream.Collectors.toSet());
         }
     }
 
@@ -99,6 +103,25 @@ class AttemptRecorderTest {
         // the failed group of three, then each of them alone
         assertThat(store.calls.subList(1, store.calls.size())).hasSize(4)
                 .contains(List.of(good.delivery().id()), List.of(alsoGood.delivery().id()), List.of(bad.delivery().id()));
+    }
+
+    @Test
+    void eachPosterLearnsWhetherItsOwnAttemptHasASuccessorWaitingEvenInAGroup() throws Exception {
+        CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() -> recorder.record(attempt()));
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.calls.size() == 1);
+        FinishedAttempt followed = attempt();
+        FinishedAttempt last = attempt();
+        store.successorsWaiting.add(followed.delivery().id());
+        CompletableFuture<Boolean> followedRecorded = CompletableFuture.supplyAsync(() -> recorder.record(followed));
+        CompletableFuture<Boolean> lastRecorded = CompletableFuture.supplyAsync(() -> recorder.record(last));
+        await().atMost(Duration.ofSeconds(10)).until(() -> recorder.waiting() == 2);
+
+        store.firstMayFinish.countDown();
+
+        assertThat(holder.get(10, TimeUnit.SECONDS)).isFalse();
+        assertThat(followedRecorded.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(lastRecorded.get(10, TimeUnit.SECONDS)).isFalse();
+        assertThat(store.calls.get(1)).as("written together").hasSize(2);
     }
 
     @Test
