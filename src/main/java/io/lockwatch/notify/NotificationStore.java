@@ -193,12 +193,16 @@ public class NotificationStore {
             Map<UUID, Boolean> ok = new java.util.TreeMap<>();
             attempts.forEach(a -> ok.merge(a.delivery().clientId(), a.outcome() == Outcome.DELIVERED, Boolean::logicalAnd));
             jdbc.update(con -> {
+                // the ids once more as = ANY: joined to unnest alone, a table of a thousand clients was scanned whole
+                // for each group (a hash join, 0.5 ms); this way they are looked up by key
                 var ps = con.prepareStatement("""
                         UPDATE clients c SET failing_since = CASE WHEN u.ok THEN NULL ELSE now() END
                           FROM unnest(?::uuid[], ?::boolean[]) AS u (id, ok)
-                         WHERE c.id = u.id AND u.ok = (c.failing_since IS NOT NULL)""");
-                ps.setArray(1, con.createArrayOf("uuid", ok.keySet().toArray()));
+                         WHERE c.id = u.id AND c.id = ANY (?::uuid[]) AND u.ok = (c.failing_since IS NOT NULL)""");
+                java.sql.Array ids = con.createArrayOf("uuid", ok.keySet().toArray());
+                ps.setArray(1, ids);
                 ps.setArray(2, con.createArrayOf("boolean", ok.values().toArray()));
+                ps.setArray(3, ids);
                 return ps;
             });
             List<FinishedAttempt> failed = attempts.stream().filter(a -> a.outcome() != Outcome.DELIVERED).toList();

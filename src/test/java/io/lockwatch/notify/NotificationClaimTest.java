@@ -109,6 +109,44 @@ class NotificationClaimTest {
         assertThat(store.claim(10, Set.of(closed), LEASE)).extracting(Delivery::id).containsExactly(earlier, later);
     }
 
+    /**
+     * A group of attempts recorded together: each gets its attempt row and outcome; a client whose attempt failed is
+     * failing from then, one whose attempt delivered no longer; and the group says which finished heads have a newer
+     * notification of their queue waiting.
+     */
+    @Test
+    void aRecordedGroupWritesEachOutcomeMarksFailingClientsAndNamesTheHeadsWithASuccessor() {
+        UUID healthy = newClient();
+        UUID failing = newClient();
+        jdbc.update("UPDATE clients SET failing_since = now() - interval '1 minute' WHERE id = ?", healthy);
+        String sensor = rows.sensor(healthy, failing);
+        UUID followed = notification(healthy, sensor, 1, "delivering", 1, "now() + interval '20 seconds'");
+        notification(healthy, sensor, 2, "pending", 0, null);
+        UUID failed = notification(failing, sensor, 1, "delivering", 1, "now() + interval '20 seconds'");
+        long now = System.currentTimeMillis();
+
+        Set<UUID> successorsWaiting = store.recordAttempts(List.of(
+                new FinishedAttempt(delivery(followed, healthy, sensor), 204, null, now, 5,
+                        NotificationStore.Outcome.DELIVERED, null),
+                new FinishedAttempt(delivery(failed, failing, sensor), null, "no answer", now, 5,
+                        NotificationStore.Outcome.DEAD, null)));
+
+        assertThat(successorsWaiting).containsExactly(followed);
+        assertThat(jdbc.queryForObject("SELECT status FROM notifications WHERE id = ?", String.class, followed)).isEqualTo("delivered");
+        assertThat(jdbc.queryForObject("SELECT status FROM notifications WHERE id = ?", String.class, failed)).isEqualTo("dead");
+        assertThat(jdbc.queryForList("SELECT status_code FROM delivery_attempts WHERE notification_id IN (?, ?) ORDER BY status_code NULLS LAST",
+                Integer.class, followed, failed)).containsExactly(204, null);
+        assertThat(jdbc.queryForObject("SELECT failing_since IS NULL FROM clients WHERE id = ?", Boolean.class, healthy))
+                .as("delivered: no longer failing").isTrue();
+        assertThat(jdbc.queryForObject("SELECT failing_since IS NOT NULL FROM clients WHERE id = ?", Boolean.class, failing))
+                .as("failed: failing from now").isTrue();
+    }
+
+    private static Delivery delivery(UUID id, UUID client, String sensor) {
+        return new Delivery(id, client, "http://127.0.0.1:9/hook", "secret", null, true, sensor, "Room",
+                "sensor.state_changed", 1, 0, 1, System.currentTimeMillis(), 1);
+    }
+
     private UUID newClient() {
         return rows.client("http://127.0.0.1:9/hook");
     }
