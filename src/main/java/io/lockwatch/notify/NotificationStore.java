@@ -220,7 +220,7 @@ public class NotificationStore {
                 }
             }
             if (!delivered.isEmpty()) {
-                // most attempts deliver: one statement for all of them, rows taken in id order like a batch's
+                // most attempts deliver: one statement for all of them, their rows locked in id order (a fixed order)
                 List<FinishedAttempt> byId = delivered.stream()
                         .sorted(java.util.Comparator.comparing(a -> a.delivery().id())).toList();
                 jdbc.update(con -> {
