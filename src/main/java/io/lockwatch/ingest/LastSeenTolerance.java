@@ -16,4 +16,14 @@ public final class LastSeenTolerance {
     public static long of(long timeoutMillis) {
         return Math.min(timeoutMillis / 100, MAX_MILLIS);
     }
+
+    /** When the heartbeat declares a sensor last seen at {@code lastSeenAt} lost: its timeout and tolerance later. */
+    static long lostDeadline(long lastSeenAt, long timeoutMillis) {
+        return lastSeenAt + timeoutMillis + of(timeoutMillis);
+    }
+
+    /** Whether a last-seen time applied in memory has moved on from the one written by more than the tolerance. */
+    static boolean outgrown(long lastSeenAt, long writtenSeenAt, long timeoutMillis) {
+        return lastSeenAt - writtenSeenAt > of(timeoutMillis);
+    }
 }

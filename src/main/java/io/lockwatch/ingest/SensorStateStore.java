@@ -254,7 +254,7 @@ public class SensorStateStore {
      */
     private boolean mustWrite(Row row, long now) {
         return row.writtenSeenAt == NONE
-                || row.lastSeenAt - row.writtenSeenAt > LastSeenTolerance.of(timeoutOf(row))
+                || LastSeenTolerance.outgrown(row.lastSeenAt, row.writtenSeenAt, timeoutOf(row))
                 || now < writeThroughUntil
                 || row.deadline == NONE || now + guardMillis >= row.deadline;
     }
@@ -335,8 +335,7 @@ public class SensorStateStore {
             seenAt[i] = row.lastSeenAt;
             sequences[i] = row.sequence;
             recent[i] = row.recentLiteral();
-            long timeout = timeoutOf(row);
-            deadlines[i] = row.lastSeenAt + timeout + LastSeenTolerance.of(timeout);
+            deadlines[i] = LastSeenTolerance.lostDeadline(row.lastSeenAt, timeoutOf(row));
             versions[i] = Long.toString(row.version);
         }
         try (PreparedStatement ps = c.prepareStatement("""
@@ -385,8 +384,7 @@ public class SensorStateStore {
                     Row row = rows.get(id);
                     row.version = Long.parseLong(rs.getString(2));
                     row.writtenSeenAt = row.lastSeenAt;
-                    long timeout = timeoutOf(row);
-                    row.deadline = row.lastSeenAt + timeout + LastSeenTolerance.of(timeout);
+                    row.deadline = LastSeenTolerance.lostDeadline(row.lastSeenAt, timeoutOf(row));
                     row.dirty = false;
                 }
             }
