@@ -46,7 +46,7 @@
 # What it does:
 #   1. starts the services if they are down (scripts/services.sh up, as root); creates the vhost and databases;
 #      builds the service jar if it is missing or older than src/main or pom.xml; compiles the harness
-#      (mvn -B -q -Pbench test-compile, which also writes its classpath);
+#      (harness/, mvn -B -q -Pbench test-compile, which also writes its classpath);
 #   2. runs io.lockwatch.bench.HeartbeatBenchmark, which
 #      - starts the service as a child process (java -Xmx512m -XX:+UseParallelGC -jar target/lockwatch-0.1.0-SNAPSHOT.jar
 #        --spring.profiles.active=external, pointed at the isolated vhost and databases), output to

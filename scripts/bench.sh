@@ -73,7 +73,7 @@
 #   1. starts the services if they are down (scripts/services.sh up, as root); builds the service jar if it is
 #      missing or older than src/main or pom.xml (mvn -B -q -DskipTests package, tests
 #      not run); compiles the harness
-#      (mvn -B -q -Pbench test-compile, which also writes its classpath: amqp-client and the PostgreSQL
+#      (harness/, mvn -B -q -Pbench test-compile, which also writes its classpath: amqp-client and the PostgreSQL
 #      driver only, no Spring);
 #   2. runs io.lockwatch.bench.PipelineBenchmark, which
 #      - starts the service as a child process, java -Xmx512m -XX:+UseParallelGC -jar target/lockwatch-0.1.0-SNAPSHOT.jar
