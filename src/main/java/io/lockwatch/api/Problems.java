@@ -51,6 +51,24 @@ public class Problems {
         exchange.getMessage().setBody(json(body));
     }
 
+    /**
+     * 500: a fault of the service, no rule foresaw. Logged with its stack trace and the request's correlation id,
+     * which the answer names, so that the caller's report leads to the log line; the answer tells nothing more.
+     */
+    public void internalError(Exchange exchange) {
+        Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        String id = exchange.getMessage().getHeader(CorrelationIds.HEADER, String.class);
+        log.error("Unexpected failure answering {} (correlation id {})", exchange.getFromRouteId(), id, cause);
+        exchange.getMessage().removeHeaders("*");
+        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, 500);
+        exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, CONTENT_TYPE);
+        // the answer's X-Correlation-Id header is the filter's (CorrelationIds); set here too, it would come twice
+        Map<String, Object> body = body(500, "Internal Server Error",
+                "the service could not answer; the error is logged with correlation id " + id, null);
+        body.put("correlation_id", id);
+        exchange.getMessage().setBody(json(body));
+    }
+
     /** A problem's body as JSON text. */
     public static String json(Map<String, Object> body) {
         try {

@@ -10,6 +10,7 @@ import java.time.Duration;
 
 import io.lockwatch.infra.amqp.ConfirmedPublisher;
 import io.lockwatch.infra.amqp.ConfirmedPublisher.Outgoing;
+import io.lockwatch.infra.errors.ServicesAway;
 import io.lockwatch.infra.tracing.Traces;
 import io.lockwatch.ingest.Rejection.Reason;
 import io.micrometer.core.instrument.Counter;
@@ -22,9 +23,6 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.dao.RecoverableDataAccessException;
-import org.springframework.dao.TransientDataAccessException;
 
 /**
  * The steps of the ingest route ({@code routes/ingest.camel.yaml}): parse each message, then per batch apply
@@ -150,9 +148,10 @@ public class IngestSteps {
     private ApplyOutcome applyIsolating(List<Reading> readings, IngestBatch batch, String traceParent) {
         try {
             return store.apply(readings, traceParent);
-        } catch (TransientDataAccessException | DataAccessResourceFailureException | RecoverableDataAccessException e) {
-            throw e; // the database is away: retried by the route configuration
         } catch (DataAccessException e) {
+            if (ServicesAway.causedBy(e)) {
+                throw e; // the database is away: waited out by the flow's route configuration
+            }
             if (readings.size() == 1) {
                 Reading r = readings.get(0);
                 log.error("Parking a reading of sensor {} that cannot be applied: {}", r.sensorId(), e.getMostSpecificCause().toString());

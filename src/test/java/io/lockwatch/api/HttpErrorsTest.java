@@ -16,7 +16,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lockwatch.infra.errors.UnexpectedFailures;
+
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
@@ -47,7 +47,7 @@ class HttpErrorsTest {
         Answer created = send("POST", "/clients", Map.of("Content-Type", "application/json"),
                 JSON.writeValueAsBytes(Map.of("name", "faulty", "url", "https://hooks.example.com/x")));
         String client = created.body().get("id").asText();
-        Logger logger = (Logger) LoggerFactory.getLogger(UnexpectedFailures.class);
+        Logger logger = (Logger) LoggerFactory.getLogger(Problems.class);
         ListAppender<ILoggingEvent> log = new ListAppender<>();
         log.start();
         logger.addAppender(log);

@@ -82,6 +82,7 @@ class IngestRouteTest {
     static final AtomicInteger acknowledged = new AtomicInteger();
     static final AtomicBoolean crashBeforeNextAck = new AtomicBoolean();
     static final AtomicInteger databaseAwayFor = new AtomicInteger();
+    static final AtomicBoolean defectInNextApply = new AtomicBoolean();
     static final AtomicInteger parseAttempts = new AtomicInteger();
     /** Per acknowledged batch: the thread that acked it and its highest delivery tag per channel number. */
     static final List<String> ackThreads = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -100,6 +101,9 @@ class IngestRouteTest {
             route.weaveById("batch-is-applied-to-postgresql").before().process(exchange -> {
                 applyThreads.add(Thread.currentThread().getName());
                 freeWhileApplying.add(batches.isFree());
+                if (defectInNextApply.compareAndSet(true, false)) {
+                    throw new IllegalStateException("a defect (test)");
+                }
                 int away = databaseAwayFor.getAndUpdate(n -> Math.max(0, n - 1));
                 if (away > 0 && away % 2 == 0) {
                     // what a restart of PostgreSQL mid-transaction looks like: the rollback fails too, and
@@ -309,6 +313,33 @@ class IngestRouteTest {
         awaitAcknowledged(before + 2);
         assertThat(databaseAwayFor).hasValue(0);
         assertThat(events(s)).containsExactly("1:null->1", "2:1->0");
+    }
+
+    /**
+     * A failure no rule foresees (a defect) is not retried into itself: the ingest flow's route configuration parks
+     * the batch whole, with the error, and acknowledges it; the readings after it are applied.
+     */
+    @Test
+    void aBatchADefectFailsIsParkedWholeOnceAndTheNextIsApplied() {
+        amqpAdmin.purgeQueue(props.invalidQueue(), false);
+        String s = register();
+        int before = acknowledged.get();
+        defectInNextApply.set(true);
+
+        publish(reading(s, 1, T0 + 1000));
+
+        Message parked = rabbit.receive(props.invalidQueue(), 10_000);
+        assertThat(parked).isNotNull();
+        assertThat(parked.getMessageProperties().<String>getHeader(IngestSteps.REASON_HEADER)).isEqualTo("processing_failed");
+        assertThat(parked.getMessageProperties().<String>getHeader(IngestSteps.DETAIL_HEADER))
+                .isEqualTo("unexpected: java.lang.IllegalStateException: a defect (test)");
+        assertThat(defectInNextApply).isFalse();
+
+        publish(reading(s, 0, T0 + 2000));
+
+        awaitAcknowledged(before + 1);
+        // the parked reading was not retried after all, once the defect was gone
+        assertThat(events(s)).containsExactly("1:null->0");
     }
 
     @Test
