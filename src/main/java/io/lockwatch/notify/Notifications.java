@@ -38,19 +38,6 @@ public class Notifications {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final DateTimeFormatter RFC3339_MILLIS =
             DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
-    static final String DELIVERY = "lockwatch.delivery";
-    static final String STARTED = "lockwatch.startedAt";
-    /** Set when the target guard refuses the client's URL; read by routes/notify.camel.yaml. */
-    static final String REFUSED = "lockwatch.refused";
-    /** The POST's own failure, if it failed without an answer (timeout, refused connection). */
-    /** Set when the attempt just recorded finished its queue's head and the next one of the queue waits. */
-    static final String SUCCESSOR_DUE = "lockwatch.successorDue";
-    /** The request slot an attempt holds until it is recorded. */
-    static final String SLOT = "lockwatch.requestSlot";
-    /** Whether this attempt still holds its client's gate slot (an AtomicBoolean). */
-    static final String GATE = "lockwatch.gateSlot";
-    /** The attempt's span while it is open (tracing on), under the span that recorded the notification. */
-    static final String SPAN = "lockwatch.attemptSpan";
 
     private final NotificationStore store;
     private final AttemptRecorder recorder;
@@ -134,54 +121,28 @@ public class Notifications {
      * each attempt finishes (routes/notify.camel.yaml), so a backlog drains at the clients' pace instead of one claim
      * per poll interval, in claims of several notifications rather than one claim per finished attempt.
      */
-    public boolean moreDue(Exchange exchange) {
-        if (Boolean.TRUE.equals(exchange.getProperty(SUCCESSOR_DUE, Boolean.class))) {
+    public boolean moreDue(Attempt.Recorded recorded) {
+        if (recorded.successorDue()) {
             return true;
         }
         return moreDue && props.maxConcurrent() - inFlight.get() >= Math.max(1, props.maxConcurrent() / 8);
     }
 
-    /** Builds the signed request of one delivery; the HTTP endpoint takes its URL from {@code CamelHttpUri}. */
-    public void prepare(Exchange exchange) throws JsonProcessingException {
-        Delivery d = exchange.getMessage().getBody(Delivery.class);
-        // an attempt's outcome is read from these: none may come from the exchange the claim was split from
-        exchange.removeProperty(WebhookPoster.ANSWER);
-        exchange.removeProperty(SUCCESSOR_DUE);
-        exchange.removeProperty(REFUSED);
-        exchange.removeProperty(SPAN);
-        exchange.setProperty(DELIVERY, d);
-        exchange.setProperty(STARTED, System.currentTimeMillis());
-        // the request slot taken by the claim: freed once the attempt is recorded (before the wake-up of the next
-        // claim, which should count it free), or when the exchange ends however it ends
-        AtomicBoolean slot = new AtomicBoolean(true);
-        exchange.setProperty(SLOT, slot);
-        // and the client's slot in its gate, taken by the claim too: left when the attempt is recorded (success or
-        // failure counting for the circuit), or, if the exchange ends before that, given back uncounted
-        AtomicBoolean gate = new AtomicBoolean(true);
-        exchange.setProperty(GATE, gate);
-        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
-            @Override
-            public void onDone(Exchange done) {
-                endSpan(done, done.getException());
-                if (gate.compareAndSet(true, false)) {
-                    gates.giveBack(d.clientId());
-                }
-                free(slot);
-            }
-        });
+    /**
+     * Prepare: one claimed delivery as a signed Standard Webhooks request, or the reason it may not be sent (the form
+     * of its URL here; its addresses when the poster connects, TargetGuard).
+     */
+    public Attempt.Prepared prepare(Delivery d, Exchange exchange) throws JsonProcessingException {
+        long started = System.currentTimeMillis();
         String body = JSON.writeValueAsString(payload(d));
         long timestamp = Instant.now().getEpochSecond();
-        org.apache.camel.Message m = exchange.getMessage();
-        m.removeHeaders("*");
-        m.setHeader("webhook-id", d.id().toString());
-        m.setHeader("webhook-timestamp", String.valueOf(timestamp));
+        Map<String, String> headers = new LinkedHashMap<>(8);
+        headers.put("webhook-id", d.id().toString());
+        headers.put("webhook-timestamp", String.valueOf(timestamp));
         if (d.secret() != null) {
-            m.setHeader("webhook-signature",
+            headers.put("webhook-signature",
                     WebhookSigner.header(d.secret(), d.previousSecret(), d.id().toString(), timestamp, body));
         }
-        m.setHeader(Exchange.CONTENT_TYPE, "application/json");
-        m.setHeader(Exchange.HTTP_URI, d.url());
-        m.setBody(body);
         Span span = traces.startUnder(d.traceParent(), "webhook POST", Span.Kind.CLIENT);
         if (span != null) {
             span.tag("http.request.method", "POST");
@@ -191,15 +152,24 @@ public class Notifications {
             span.tag("lockwatch.sensor.id", d.sensorId());
             span.tag("lockwatch.event.type", d.type());
             span.tag("lockwatch.attempt", String.valueOf(d.attempt()));
-            exchange.setProperty(SPAN, span);
             // the client may join the trace: its handling of the webhook becomes a span under this attempt
-            traces.inject(span, m::setHeader);
+            traces.inject(span, headers::put);
         }
-        // the form here; the addresses when the poster connects (TargetGuard)
+        // the request slot and the client's gate slot, both taken by the claim: given back when the attempt is
+        // recorded (the gate then counting its success or failure), or uncounted if the exchange ends before that
+        Attempt.Held held = new Attempt.Held(span);
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                endSpan(held, done.getException());
+                if (held.gate.compareAndSet(true, false)) {
+                    gates.giveBack(d.clientId());
+                }
+                free(held.slot);
+            }
+        });
         String refused = d.secret() == null ? NotificationStore.SECRET_UNOPENED : guard.problemWithForm(d.url());
-        if (refused != null) {
-            exchange.setProperty(REFUSED, refused);
-        }
+        return new Attempt.Prepared(d, started, new Attempt.Request(d.url(), headers, body), refused, held);
     }
 
     /** The URL's host for the attempt's span; null if it has none or is no URL (then refused by the guard). */
@@ -218,32 +188,32 @@ public class Notifications {
         }
     }
 
-    private static void endSpan(Exchange exchange, Throwable error) {
-        Span span = exchange.getProperty(SPAN, Span.class);
+    private static void endSpan(Attempt.Held held, Throwable error) {
+        Span span = held.span.getAndSet(null);
         if (span != null) {
-            exchange.removeProperty(SPAN);
             Traces.end(span, error);
         }
     }
 
     private void free(AtomicBoolean slot) {
-        if (slot != null && slot.compareAndSet(true, false)) {
+        if (slot.compareAndSet(true, false)) {
             inFlight.decrementAndGet();
         }
     }
 
     /**
-     * Records the attempt: delivered on 2xx; else the next attempt by the retry policy, or dead after the last. An
-     * endpoint that answers 410 Gone, or has failed without a success for {@code pause-after-failing}, pauses its
-     * client.
+     * Handle the result: the attempt is recorded delivered on 2xx; else with the next attempt by the retry policy, or
+     * dead after the last. An endpoint that answers 410 Gone, or has failed without a success for
+     * {@code pause-after-failing}, pauses its client.
      */
-    public void record(Exchange exchange) {
-        Delivery d = exchange.getProperty(DELIVERY, Delivery.class);
-        long started = exchange.getProperty(STARTED, Long.class);
+    public Attempt.Recorded record(Attempt attempt) {
+        Attempt.Prepared prepared = attempt.prepared();
+        Delivery d = prepared.delivery();
+        long started = prepared.startedAt();
         long duration = System.currentTimeMillis() - started;
-        WebhookPoster.Answer answer = exchange.getProperty(WebhookPoster.ANSWER, WebhookPoster.Answer.class);
+        WebhookPoster.Answer answer = attempt.answer();
         Integer status = answer == null ? null : answer.status();
-        String refused = exchange.getProperty(REFUSED, String.class);
+        String refused = prepared.refusal();
         if (refused == null && answer != null) {
             refused = answer.refusal();
         }
@@ -256,22 +226,19 @@ public class Notifications {
                 : decision instanceof RetryPolicy.Retry ? Outcome.RETRY : Outcome.DEAD;
         Instant next = decision instanceof RetryPolicy.Retry retry ? retry.at() : null;
         boolean successorWaits = recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next));
-        Span span = exchange.getProperty(SPAN, Span.class);
+        Attempt.Held held = prepared.held();
+        Span span = held.span.get();
         if (span != null) {
             Traces.tag(span, "http.response.status_code", status);
             span.tag("lockwatch.outcome", outcome.name().toLowerCase(java.util.Locale.ROOT));
             Traces.tag(span, "lockwatch.next_attempt_at", next);
         }
-        endSpan(exchange, success ? null : new WebhookFailed(error));
-        AtomicBoolean gate = exchange.getProperty(GATE, AtomicBoolean.class);
-        if (gate != null && gate.compareAndSet(true, false)) {
+        endSpan(held, success ? null : new WebhookFailed(error));
+        if (held.gate.compareAndSet(true, false)) {
             gates.leave(d.clientId(), success || refused != null);
         }
-        free(exchange.getProperty(SLOT, AtomicBoolean.class));
-        // recorded: nothing after this may fail the step, or the route would retry it and record the attempt twice.
-        // The next of the queue, found by the record's own transaction, is due now: claimed at once, not at the next
-        // poll (a burst of one sensor's changes would otherwise drain at one per poll interval)
-        exchange.setProperty(SUCCESSOR_DUE, successorWaits);
+        free(held.slot);
+        // recorded: nothing after this may fail the step, or the route would retry it and record the attempt twice
         switch (outcome) {
             case DELIVERED -> {
                 outcomes.get("delivered").increment();
@@ -288,6 +255,9 @@ public class Notifications {
         if (!success) {
             pauseIfGoneOrFailingTooLong(d, status);
         }
+        // the next of the queue, found by the record's own transaction, is due now: claimed at once, not at the next
+        // poll (a burst of one sensor's changes would otherwise drain at one per poll interval)
+        return new Attempt.Recorded(attempt, successorWaits);
     }
 
     /**

@@ -12,7 +12,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.camel.Exchange;
 import org.apache.hc.client5.http.DnsResolver;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.config.ConnectionConfig;
@@ -48,9 +47,6 @@ public class WebhookPoster implements AutoCloseable {
     static final int BODY_CAP = 64 * 1024;
     static final int MAX_HEADERS = 64;
     static final int MAX_LINE = 8 * 1024;
-
-    /** Where the route's step leaves its {@link Answer} on the exchange. */
-    static final String ANSWER = "lockwatch.webhookAnswer";
 
     /** The endpoint's status and {@code Retry-After}, or why there was no answer. */
     public record Answer(Integer status, String retryAfter, Exception failure) {
@@ -141,21 +137,10 @@ public class WebhookPoster implements AutoCloseable {
         return deadline;
     }
 
-    /** What the prepared exchange's headers give the request: the signature's, and the trace's with tracing on. */
-    private static final List<String> SENT_HEADERS = List.of("webhook-id", "webhook-timestamp", "webhook-signature",
-            io.lockwatch.infra.tracing.Traces.TRACEPARENT, io.lockwatch.infra.tracing.Traces.TRACESTATE);
-
-    /** The route's step: the request prepared on the exchange; the {@link Answer} put back on it. */
-    public void post(Exchange exchange) {
-        org.apache.camel.Message m = exchange.getMessage();
-        Map<String, String> headers = new java.util.LinkedHashMap<>(8);
-        for (String name : SENT_HEADERS) {
-            String value = m.getHeader(name, String.class);
-            if (value != null) {
-                headers.put(name, value);
-            }
-        }
-        exchange.setProperty(ANSWER, send(m.getHeader(Exchange.HTTP_URI, String.class), headers, m.getBody(String.class)));
+    /** Call: the prepared request, posted; its answer, or why there was none. */
+    public Attempt.Posted post(Attempt.Prepared prepared) {
+        Attempt.Request r = prepared.request();
+        return new Attempt.Posted(prepared, send(r.url(), r.headers(), r.body()));
     }
 
     /** One POST of a JSON body with the given headers; never throws for what the endpoint or network does. */
