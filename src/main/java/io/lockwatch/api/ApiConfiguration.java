@@ -4,6 +4,8 @@ import io.lockwatch.history.HistoryStore;
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.ingest.ReadingParser;
 import io.lockwatch.notify.ClaimWakeUp;
+import io.lockwatch.notify.NotificationQueries;
+import io.lockwatch.notify.NotificationStore;
 import io.lockwatch.notify.TargetGuard;
 import io.lockwatch.registry.Registry;
 import io.lockwatch.infra.amqp.ConfirmedPublisher;
@@ -49,8 +51,8 @@ public class ApiConfiguration {
     }
 
     @Bean
-    NotificationsApi notificationsApi(JdbcTemplate jdbc, ClaimWakeUp claims) {
-        return new NotificationsApi(jdbc, claims);
+    NotificationsApi notificationsApi(NotificationQueries queries, NotificationStore store, ClaimWakeUp claims) {
+        return new NotificationsApi(queries, store, claims);
     }
 
     @Bean

@@ -344,6 +344,36 @@ public class NotificationStore {
     }
 
     /**
+     * A dead or cancelled notification is due again, from its first attempt, with the same webhook-id.
+     *
+     * @return whether it was dead or cancelled (and is now pending)
+     */
+    public boolean redeliver(UUID id) {
+        return jdbc.update("""
+                UPDATE notifications SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
+                       lease_until = NULL
+                 WHERE id = ? AND status IN ('dead', 'cancelled')""", id) > 0;
+    }
+
+    /**
+     * Every dead notification of the client is due again, each from its first attempt.
+     *
+     * @return how many; null if there is no such client
+     */
+    public Integer redeliverDead(UUID client) {
+        return tx.execute(status -> {
+            Integer exists = jdbc.queryForObject("SELECT count(*) FROM clients WHERE id = ?", Integer.class, client);
+            if (exists == null || exists == 0) {
+                return null;
+            }
+            return jdbc.update("""
+                    UPDATE notifications SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
+                           lease_until = NULL
+                     WHERE client_id = ? AND status = 'dead'""", client);
+        });
+    }
+
+    /**
      * How the client's deliveries went over the last hour and the last day: attempts delivered and failed,
      * notifications that went dead, and the latency from the event to the 2xx.
      */

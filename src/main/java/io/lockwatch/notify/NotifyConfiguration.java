@@ -17,6 +17,11 @@ public class NotifyConfiguration {
     }
 
     @Bean
+    NotificationQueries notificationQueries(JdbcTemplate jdbc) {
+        return new NotificationQueries(jdbc);
+    }
+
+    @Bean
     TargetGuard targetGuard(NotifyProperties props) {
         return new TargetGuard(props.allowPrivateTargets());
     }

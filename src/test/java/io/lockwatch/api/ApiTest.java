@@ -272,6 +272,15 @@ class ApiTest {
         }
         assertThat(n).isNotNull();
         JsonNode newest = n;
+        // paged newest first: a page of one, then the next one by its cursor
+        JsonNode first = call("GET", "/notifications?limit=1&client_id=" + client, READER, null).body();
+        assertThat(first.get("items")).hasSize(1);
+        JsonNode second = call("GET", "/notifications?limit=1&client_id=" + client + "&cursor="
+                + first.get("next_cursor").asText(), READER, null).body();
+        assertThat(second.get("items")).hasSize(1);
+        assertThat(second.get("items").get(0).get("id").asText()).isNotEqualTo(first.get("items").get(0).get("id").asText());
+        assertThat(java.time.Instant.parse(second.get("items").get(0).get("created_at").asText()))
+                .isBeforeOrEqualTo(java.time.Instant.parse(first.get("items").get(0).get("created_at").asText()));
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             JsonNode older = call("GET", "/notifications?client_id=" + client + "&sensor_id=" + sensor + "&status=superseded",
                     READER, null).body().get("items").get(0);
