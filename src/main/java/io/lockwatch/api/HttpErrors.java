@@ -3,7 +3,6 @@ package io.lockwatch.api;
 import java.io.IOException;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 import org.slf4j.Logger;
@@ -25,7 +24,6 @@ import org.springframework.web.bind.annotation.RequestMapping;
 class HttpErrors implements ErrorController {
 
     private static final Logger log = LoggerFactory.getLogger(HttpErrors.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @RequestMapping("${server.error.path:/error}")
     ResponseEntity<byte[]> answer(HttpServletRequest request) throws IOException {
@@ -43,7 +41,7 @@ class HttpErrors implements ErrorController {
             body = Problems.body(status, title(status), detail(status), null);
         }
         // a preset Content-Type is not negotiated: the answer is problem+json whatever Accept asked for
-        return ResponseEntity.status(status).contentType(PROBLEM).body(JSON.writeValueAsBytes(body));
+        return ResponseEntity.status(status).contentType(PROBLEM).body(Problems.bytes(body));
     }
 
     private static final MediaType PROBLEM = MediaType.parseMediaType(Problems.CONTENT_TYPE);

@@ -2,7 +2,6 @@ package io.lockwatch.api;
 
 import java.io.IOException;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -16,20 +15,14 @@ import org.springframework.web.filter.OncePerRequestFilter;
  */
 final class IdentityEncodingOnly extends OncePerRequestFilter {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         String coding = request.getHeader("Content-Encoding");
         if (coding != null && !coding.isBlank() && !coding.trim().equalsIgnoreCase("identity")) {
-            response.setStatus(415);
             response.setHeader("Accept-Encoding", "identity");
-            response.setContentType(Problems.CONTENT_TYPE);
-            response.getOutputStream().write(JSON.writeValueAsBytes(Problems.body(415, "Unsupported Media Type",
-                    "request bodies are taken uncompressed: Content-Encoding "
-                            + (coding.length() > 40 ? coding.substring(0, 40) + "…" : coding) + " is not accepted",
-                    null)));
+            Problems.write(response, 415, "Unsupported Media Type", "request bodies are taken uncompressed: Content-Encoding "
+                    + (coding.length() > 40 ? coding.substring(0, 40) + "…" : coding) + " is not accepted");
             return;
         }
         chain.doFilter(request, response);

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.Writer;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ErrorReportValve;
@@ -15,8 +14,6 @@ import org.apache.coyote.ActionCode;
  * cannot parse) as problem+json instead of its HTML page, and never with a stack trace or its version.
  */
 public class ProblemErrorReportValve extends ErrorReportValve {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Override
     protected void report(Request request, Response response, Throwable throwable) {
@@ -34,8 +31,7 @@ public class ProblemErrorReportValve extends ErrorReportValve {
             response.setCharacterEncoding("utf-8");
             Writer writer = response.getReporter();
             if (writer != null) {
-                writer.write(JSON.writeValueAsString(Problems.body(status, HttpErrors.title(status),
-                        HttpErrors.detail(status), null)));
+                writer.write(Problems.json(Problems.body(status, HttpErrors.title(status), HttpErrors.detail(status), null)));
                 response.finishResponse();
             }
         } catch (IOException | IllegalStateException e) {

@@ -28,11 +28,7 @@ public class ProblemReportingValidator implements RestClientRequestValidator {
             // JSON is UTF-8 (RFC 8259); the validator and Jackson would fail on these bytes as an internal error
             exchange.getMessage().removeHeaders("*");
             exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, Problems.CONTENT_TYPE);
-            try {
-                return new ValidationError(400, JSON.writeValueAsString(Problems.body(400, "Bad request", notUtf8, null)));
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
+            return new ValidationError(400, Problems.json(Problems.body(400, "Bad request", notUtf8, null)));
         }
         Object accept = exchange.getMessage().getHeader("Accept");
         String query = exchange.getMessage().getHeader(Exchange.HTTP_QUERY, String.class);
@@ -51,11 +47,7 @@ public class ProblemReportingValidator implements RestClientRequestValidator {
         }
         exchange.getMessage().removeHeaders("*");
         exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, Problems.CONTENT_TYPE);
-        try {
-            return new ValidationError(error.statusCode(), JSON.writeValueAsString(problem(error.statusCode(), error.body())));
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return new ValidationError(error.statusCode(), Problems.json(problem(error.statusCode(), error.body())));
     }
 
     /**

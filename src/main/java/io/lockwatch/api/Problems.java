@@ -8,7 +8,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.camel.Exchange;
 import org.springframework.stereotype.Component;
 
-/** Renders an {@link ApiProblem} (or a request body that is not JSON) as problem+json; used by the route configuration. */
+/**
+ * The one renderer of problem+json (RFC 9457) answers: the API's routes (an {@link ApiProblem}, a service away, a
+ * fault), and the answers given before a route is reached, by the security chain, the container and its filters
+ * ({@link #write}). Every answer has the same fields: type, title, status, detail, and field where one is at fault.
+ */
 @Component("problems")
 public class Problems {
 
@@ -67,6 +71,23 @@ public class Problems {
                 "the service could not answer; the error is logged with correlation id " + id, null);
         body.put("correlation_id", id);
         exchange.getMessage().setBody(json(body));
+    }
+
+    /** A problem answered on the servlet response, before or outside Camel (filters, the security chain). */
+    public static void write(jakarta.servlet.http.HttpServletResponse response, int status, String title, String detail)
+            throws java.io.IOException {
+        response.setStatus(status);
+        response.setContentType(CONTENT_TYPE);
+        response.getOutputStream().write(bytes(body(status, title, detail, null)));
+    }
+
+    /** A problem's body as JSON bytes. */
+    public static byte[] bytes(Map<String, Object> body) {
+        try {
+            return JSON.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** A problem's body as JSON text. */

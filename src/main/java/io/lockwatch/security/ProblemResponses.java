@@ -2,7 +2,6 @@ package io.lockwatch.security;
 
 import java.io.IOException;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lockwatch.api.Problems;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -15,8 +14,6 @@ import org.springframework.security.web.firewall.RequestRejectedHandler;
 
 /** Every refusal of the security chain as problem+json, like the API's own answers. */
 final class ProblemResponses implements AuthenticationEntryPoint, AccessDeniedHandler, RequestRejectedHandler {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** 401: no token, or one that is not valid. Browsers opening Hawtio are asked for Basic credentials. */
     @Override
@@ -43,8 +40,6 @@ final class ProblemResponses implements AuthenticationEntryPoint, AccessDeniedHa
     }
 
     static void write(HttpServletResponse response, int status, String title, String detail) throws IOException {
-        response.setStatus(status);
-        response.setContentType(Problems.CONTENT_TYPE);
-        response.getOutputStream().write(JSON.writeValueAsBytes(Problems.body(status, title, detail, null)));
+        Problems.write(response, status, title, detail);
     }
 }
