@@ -18,7 +18,7 @@ import org.apache.camel.spi.RestClientRequestValidator;
  */
 public class ProblemReportingValidator implements RestClientRequestValidator {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = Json.MAPPER;
     private final OpenApiRestClientRequestValidator openApi = new OpenApiRestClientRequestValidator();
 
     @Override

@@ -19,7 +19,7 @@ public class Problems {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Problems.class);
 
     public static final String CONTENT_TYPE = "application/problem+json";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = Json.MAPPER;
 
     public void render(Exchange exchange) throws JsonProcessingException {
         Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
