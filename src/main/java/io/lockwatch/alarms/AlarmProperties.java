@@ -13,5 +13,5 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param scanBatch    alarms raised or cleared per transaction
  */
 @ConfigurationProperties("lockwatch.alarms")
-public record AlarmProperties(Duration openAfter, Duration scanInterval, int scanBatch) {
+record AlarmProperties(Duration openAfter, Duration scanInterval, int scanBatch) {
 }

@@ -13,7 +13,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(AlarmProperties.class)
-public class AlarmsConfiguration {
+class AlarmsConfiguration {
 
     @Bean(initMethod = "reconcileDefault")
     AlarmScan alarms(JdbcTemplate jdbc, TransactionTemplate tx, AlarmProperties props, AmqpAdmin amqp,

@@ -16,7 +16,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 @Configuration(proxyBeanMethods = false)
-public class ApiConfiguration {
+class ApiConfiguration {
 
     @Bean
     Registry registry(JdbcTemplate jdbc, TransactionTemplate tx,

@@ -22,7 +22,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * (MDC {@value #MDC_KEY}), so that an operator finds the failure a user reports. Camel's routes see it as a
  * request header.
  */
-public final class CorrelationIds extends OncePerRequestFilter {
+final class CorrelationIds extends OncePerRequestFilter {
 
     public static final String HEADER = "X-Correlation-Id";
     static final String MDC_KEY = "correlation_id";

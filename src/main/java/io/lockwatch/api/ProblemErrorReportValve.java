@@ -11,7 +11,8 @@ import org.apache.coyote.ActionCode;
 
 /**
  * Tomcat's own error answers (a request it refuses before any servlet sees it: headers too large, a request line it
- * cannot parse) as problem+json instead of its HTML page, and never with a stack trace or its version.
+ * cannot parse) as problem+json instead of its HTML page, and never with a stack trace or its version. Public:
+ * Tomcat makes the valve from its class name (ApiConfiguration).
  */
 public class ProblemErrorReportValve extends ErrorReportValve {
 

@@ -16,7 +16,7 @@ import org.apache.camel.spi.RestClientRequestValidator;
  * Camel's OpenAPI request validator, answering in the API's {@code application/problem+json} with the field
  * the first error points at, and without echoing the request's headers back.
  */
-public class ProblemReportingValidator implements RestClientRequestValidator {
+class ProblemReportingValidator implements RestClientRequestValidator {
 
     private static final ObjectMapper JSON = Json.MAPPER;
     private final OpenApiRestClientRequestValidator openApi = new OpenApiRestClientRequestValidator();

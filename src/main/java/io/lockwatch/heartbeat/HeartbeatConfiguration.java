@@ -11,7 +11,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(HeartbeatProperties.class)
-public class HeartbeatConfiguration {
+class HeartbeatConfiguration {
 
     @Bean(initMethod = "reconcileDefaultTimeout")
     HeartbeatScan heartbeat(JdbcTemplate jdbc, TransactionTemplate tx, AmqpAdmin amqp, HeartbeatProperties props,

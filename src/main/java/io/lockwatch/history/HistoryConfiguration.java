@@ -19,7 +19,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(HistoryProperties.class)
-public class HistoryConfiguration {
+class HistoryConfiguration {
 
     @Bean
     Queue historyQueue(HistoryProperties props) {

@@ -18,7 +18,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * History in PostgreSQL, for the embedded default: readings in {@code reading_history} (a redelivered reading
  * is the same primary key, written once); events and attempts are read where they are recorded.
  */
-public class PostgresHistoryStore implements HistoryStore {
+class PostgresHistoryStore implements HistoryStore {
 
     private final JdbcTemplate jdbc;
 

@@ -19,7 +19,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties({IngestProperties.class, MqttProperties.class})
-public class IngestConfiguration {
+class IngestConfiguration {
 
     /**
      * The ingest topology, declared by the service (again on every reconnection): a durable topic exchange that

@@ -19,5 +19,5 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *                      needs no bridge
  */
 @ConfigurationProperties("lockwatch.mqtt")
-public record MqttProperties(boolean enabled, String topicExchange, String brokerUrl, boolean bridge) {
+record MqttProperties(boolean enabled, String topicExchange, String brokerUrl, boolean bridge) {
 }

@@ -49,7 +49,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Rows are written in id order, so concurrent batches take their row locks in one order. No column the update changes
  * is indexed (migration V9), so the updates are HOT: no index is touched.
  */
-public class SensorStateStore {
+class SensorStateStore {
 
     static final int RECENT_IDS = 8;
     static final String ONLINE = "online";

@@ -24,7 +24,7 @@ import io.micrometer.core.instrument.MeterRegistry;
  * poster whose attempt could not be written gets the failure, and the error handler tries again (a database that
  * is away is waited out).
  */
-public class AttemptRecorder implements AutoCloseable {
+class AttemptRecorder implements AutoCloseable {
 
     /** An attempt handed to the writer; {@code written} tells, once committed, whether its successor waits. */
     private record Handover(FinishedAttempt attempt, CompletableFuture<Boolean> written) {

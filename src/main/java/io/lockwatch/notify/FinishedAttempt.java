@@ -11,6 +11,6 @@ import io.lockwatch.notify.NotificationStore.Outcome;
  * @param error         why the attempt failed, null if it succeeded
  * @param nextAttemptAt when to try again, for {@link Outcome#RETRY} only
  */
-public record FinishedAttempt(Delivery delivery, Integer statusCode, String error, long startedAt, long durationMs,
+record FinishedAttempt(Delivery delivery, Integer statusCode, String error, long startedAt, long durationMs,
                               Outcome outcome, Instant nextAttemptAt) {
 }

@@ -9,7 +9,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(NotifyProperties.class)
-public class NotifyConfiguration {
+class NotifyConfiguration {
 
     @Bean
     NotificationStore notificationStore(JdbcTemplate jdbc, TransactionTemplate tx, io.lockwatch.secrets.SecretCipher cipher) {

@@ -19,7 +19,7 @@ import org.springframework.stereotype.Component;
  * Every instance reports the same queues: a dashboard takes the max per queue.
  */
 @Component
-public class QueueDepths {
+class QueueDepths {
 
     QueueDepths(IngestProperties ingest, HistoryProperties history, AmqpAdmin amqp, MeterRegistry meters) {
         Map<String, String> kinds = new LinkedHashMap<>();

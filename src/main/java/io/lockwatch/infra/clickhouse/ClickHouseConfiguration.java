@@ -12,7 +12,7 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ClickHouseSettings.class)
 @ConditionalOnExpression("!'${lockwatch.clickhouse.url:}'.isBlank()")
-public class ClickHouseConfiguration {
+class ClickHouseConfiguration {
 
     @Bean
     ClickHouse clickHouse(ClickHouseSettings settings) {

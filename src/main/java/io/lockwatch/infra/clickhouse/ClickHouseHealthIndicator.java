@@ -8,7 +8,7 @@ import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
 
 /** {@code clickHouse} in {@code /actuator/health}: UP when the server answers a query. */
-public class ClickHouseHealthIndicator extends AbstractHealthIndicator {
+class ClickHouseHealthIndicator extends AbstractHealthIndicator {
 
     private final ClickHouse clickHouse;
 

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * publish readings with nothing installed; {@code routes/mqtt.camel.yaml} takes them into the readings exchange.
  * Its store is in the data directory unless ephemeral; the bridge's session is a clean one (docs/ARCHITECTURE.md).
  */
-public final class EmbeddedMqttBroker implements AutoCloseable {
+final class EmbeddedMqttBroker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedMqttBroker.class);
 

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * PostgreSQL run from the zonky binaries as a child process of this JVM, on a loopback port, with its data
  * kept under {@code <data-dir>/postgres} between runs. As root, zonky runs it inside {@code unshare -U}.
  */
-public final class EmbeddedPostgresServer implements AutoCloseable {
+final class EmbeddedPostgresServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
 

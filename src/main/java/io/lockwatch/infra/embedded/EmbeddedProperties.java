@@ -15,5 +15,5 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param mqttPort      loopback port of the embedded MQTT listener (logged at start); 0 picks a free one
  */
 @ConfigurationProperties("lockwatch.embedded")
-public record EmbeddedProperties(Path dataDir, boolean ephemeral, int postgresPort, int brokerPort, int mqttPort) {
+record EmbeddedProperties(Path dataDir, boolean ephemeral, int postgresPort, int brokerPort, int mqttPort) {
 }

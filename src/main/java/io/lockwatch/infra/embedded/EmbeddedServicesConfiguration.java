@@ -24,7 +24,7 @@ import org.springframework.context.annotation.Profile;
 @Configuration(proxyBeanMethods = false)
 @Profile(EmbeddedEnvironmentPostProcessor.PROFILE)
 @EnableConfigurationProperties(EmbeddedProperties.class)
-public class EmbeddedServicesConfiguration {
+class EmbeddedServicesConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedServicesConfiguration.class);
 

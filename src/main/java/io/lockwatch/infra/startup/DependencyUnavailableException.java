@@ -1,7 +1,7 @@
 package io.lockwatch.infra.startup;
 
 /** A service lockwatch needs did not answer at start-up within the configured wait. */
-public class DependencyUnavailableException extends RuntimeException {
+class DependencyUnavailableException extends RuntimeException {
 
     private final String dependency;
     private final String address;
