@@ -6,6 +6,7 @@ import io.lockwatch.infra.clickhouse.ClickHouse;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.amqp.core.Queue;
 import io.lockwatch.infra.amqp.ConfirmedPublisher;
+import io.lockwatch.infra.amqp.WatchedQueues;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -24,6 +25,12 @@ class HistoryConfiguration {
     @Bean
     Queue historyQueue(HistoryProperties props) {
         return new Queue(props.queue(), true);
+    }
+
+    /** The history queue's backlog is reported. */
+    @Bean
+    WatchedQueues historyQueues(HistoryProperties props) {
+        return () -> java.util.List.of(new WatchedQueues.Queue(props.queue(), "history"));
     }
 
     @Bean

@@ -1,6 +1,10 @@
 package io.lockwatch.ingest;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import io.lockwatch.infra.amqp.ConfirmedPublisher;
+import io.lockwatch.infra.amqp.WatchedQueues;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.BindingBuilder;
@@ -103,6 +107,17 @@ class IngestConfiguration {
             } else {
                 IngestPartitions.unbindIfPresent(rabbit, IngestPartitions.hashExchangeOf(props), true, props.exchange());
             }
+        };
+    }
+
+    /** Ingest's queues, whose backlog is reported: the readings queue (or its partitions) and the invalid queue. */
+    @Bean
+    WatchedQueues ingestQueues(IngestProperties props) {
+        return () -> {
+            List<WatchedQueues.Queue> queues = new ArrayList<>();
+            IngestPartitions.readingQueues(props).forEach(q -> queues.add(new WatchedQueues.Queue(q, "readings")));
+            queues.add(new WatchedQueues.Queue(props.invalidQueue(), "invalid"));
+            return queues;
         };
     }
 

@@ -342,6 +342,19 @@ class IngestRouteTest {
         assertThat(events(s)).containsExactly("1:null->0");
     }
 
+    /** Each flow names its queues; the backlog of each is a gauge tagged with its kind, asked of the broker. */
+    @Test
+    void theBacklogOfEveryQueueOfTheFlowsIsReportedWithItsKind() {
+        Map<String, String> kinds = new HashMap<>();
+        for (io.micrometer.core.instrument.Gauge g : meters.find("lockwatch.queue.messages").gauges()) {
+            kinds.put(g.getId().getTag("queue"), g.getId().getTag("kind"));
+        }
+        assertThat(kinds).containsEntry(props.queue(), "readings").containsEntry(props.invalidQueue(), "invalid")
+                .containsValue("history").hasSize(3);
+        assertThat(meters.get("lockwatch.queue.messages").tag("queue", props.queue()).gauge().value())
+                .as("as the broker counts it").isNotNaN().isNotNegative();
+    }
+
     @Test
     void aReadOnlyDatabaseIsWaitedOutLikeOneThatIsAwayAndNothingIsParked() throws Exception {
         String s = register();
