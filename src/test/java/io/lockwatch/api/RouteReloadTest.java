@@ -9,12 +9,17 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.testing.Readings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ConsumerTemplate;
+import org.apache.camel.Exchange;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -38,6 +43,16 @@ class RouteReloadTest {
         try {
             Files.createDirectories(DIR);
             Files.writeString(FILE, route("first"));
+            Files.writeString(DIR.resolve("defect.camel.yaml"), """
+                    - route:
+                        id: operator-route-with-a-defect
+                        from:
+                          uri: direct:operator-defect
+                          steps:
+                            - throwException:
+                                exceptionType: java.lang.IllegalStateException
+                                message: a defect (test)
+                    """);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -75,4 +90,27 @@ class RouteReloadTest {
     }
 
     private int probe;
+
+    /**
+     * An operator's route names no route configuration, so the unnamed one applies: a defect is logged with the
+     * route's id and handled, not retried and not thrown back at the caller.
+     */
+    @Test
+    void aDefectInAnOperatorsRouteIsLoggedWithItsRoute() {
+        Logger logger = (Logger) LoggerFactory.getLogger(io.lockwatch.infra.errors.UnexpectedFailures.class);
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        Exchange done;
+        try {
+            done = camel.createProducerTemplate().send("direct:operator-defect", e -> e.getMessage().setBody("x"));
+        } finally {
+            logger.detachAppender(log);
+        }
+        assertThat(done.getException()).isNull();
+        assertThat(log.list).singleElement().satisfies(e -> {
+            assertThat(e.getFormattedMessage()).isEqualTo("Unexpected failure in route operator-route-with-a-defect");
+            assertThat(e.getThrowableProxy().getMessage()).isEqualTo("a defect (test)");
+        });
+    }
 }
