@@ -59,10 +59,6 @@ sealed interface Attempt permits Attempt.Prepared, Attempt.Posted {
     final class Held {
         final AtomicBoolean slot = new AtomicBoolean(true);
         final AtomicBoolean gate = new AtomicBoolean(true);
-        final AtomicReference<Span> span;
-
-        Held(Span span) {
-            this.span = new AtomicReference<>(span);
-        }
+        final AtomicReference<Span> span = new AtomicReference<>();
     }
 }

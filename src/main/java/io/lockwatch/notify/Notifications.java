@@ -134,6 +134,20 @@ public class Notifications {
      */
     public Attempt.Prepared prepare(Delivery d, Exchange exchange) throws JsonProcessingException {
         long started = System.currentTimeMillis();
+        // the request slot and the client's gate slot, both taken by the claim: given back when the attempt is
+        // recorded (the gate then counting its success or failure), or uncounted if the exchange ends before that,
+        // a failure of this step included
+        Attempt.Held held = new Attempt.Held();
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                endSpan(held, done.getException());
+                if (held.gate.compareAndSet(true, false)) {
+                    gates.giveBack(d.clientId());
+                }
+                free(held.slot);
+            }
+        });
         String body = JSON.writeValueAsString(payload(d));
         long timestamp = Instant.now().getEpochSecond();
         Map<String, String> headers = new LinkedHashMap<>(8);
@@ -144,6 +158,7 @@ public class Notifications {
                     WebhookSigner.header(d.secret(), d.previousSecret(), d.id().toString(), timestamp, body));
         }
         Span span = traces.startUnder(d.traceParent(), "webhook POST", Span.Kind.CLIENT);
+        held.span.set(span);
         if (span != null) {
             span.tag("http.request.method", "POST");
             Traces.tag(span, "server.address", hostOf(d.url()));
@@ -155,19 +170,6 @@ public class Notifications {
             // the client may join the trace: its handling of the webhook becomes a span under this attempt
             traces.inject(span, headers::put);
         }
-        // the request slot and the client's gate slot, both taken by the claim: given back when the attempt is
-        // recorded (the gate then counting its success or failure), or uncounted if the exchange ends before that
-        Attempt.Held held = new Attempt.Held(span);
-        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
-            @Override
-            public void onDone(Exchange done) {
-                endSpan(held, done.getException());
-                if (held.gate.compareAndSet(true, false)) {
-                    gates.giveBack(d.clientId());
-                }
-                free(held.slot);
-            }
-        });
         String refused = d.secret() == null ? NotificationStore.SECRET_UNOPENED : guard.problemWithForm(d.url());
         return new Attempt.Prepared(d, started, new Attempt.Request(d.url(), headers, body), refused, held);
     }
