@@ -91,24 +91,7 @@ public final class HeartbeatBenchmark {
     }
 
     public static void main(String[] args) {
-        HeartbeatOptions options;
-        try {
-            options = HeartbeatOptions.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.err.println(HeartbeatOptions.USAGE);
-            System.exit(2);
-            return;
-        }
-        int rc;
-        try {
-            rc = new HeartbeatBenchmark(options).run();
-        } catch (Exception e) {
-            System.err.println("[bench] failed: " + e);
-            e.printStackTrace();
-            rc = 1;
-        }
-        System.exit(rc);
+        Mains.run(args, HeartbeatOptions::parse, HeartbeatOptions.USAGE, options -> new HeartbeatBenchmark(options).run());
     }
 
     private int run() throws Exception {

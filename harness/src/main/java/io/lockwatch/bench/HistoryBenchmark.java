@@ -81,24 +81,7 @@ public final class HistoryBenchmark {
     }
 
     public static void main(String[] args) {
-        HistoryOptions options;
-        try {
-            options = HistoryOptions.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.err.println(HistoryOptions.USAGE);
-            System.exit(2);
-            return;
-        }
-        int rc;
-        try {
-            rc = new HistoryBenchmark(options).run();
-        } catch (Exception e) {
-            System.err.println("[bench] failed: " + e);
-            e.printStackTrace();
-            rc = 1;
-        }
-        System.exit(rc);
+        Mains.run(args, HistoryOptions::parse, HistoryOptions.USAGE, options -> new HistoryBenchmark(options).run());
     }
 
     private int run() throws Exception {

@@ -79,24 +79,7 @@ public final class PipelineBenchmark {
     }
 
     public static void main(String[] args) {
-        BenchOptions options;
-        try {
-            options = BenchOptions.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.err.println(BenchOptions.USAGE);
-            System.exit(2);
-            return;
-        }
-        int rc;
-        try {
-            rc = new PipelineBenchmark(options).run();
-        } catch (Exception e) {
-            System.err.println("[bench] failed: " + e);
-            e.printStackTrace();
-            rc = 1;
-        }
-        System.exit(rc);
+        Mains.run(args, BenchOptions::parse, BenchOptions.USAGE, options -> new PipelineBenchmark(options).run());
     }
 
     /** Results of the service run. */
