@@ -8,7 +8,6 @@ import java.util.UUID;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lockwatch.alarms.AlarmStore;
-import io.lockwatch.ingest.ReadingParser;
 import org.apache.camel.Exchange;
 
 /** Alarms: listed by sensor, client, activity and time; read; acknowledged by an operator. */
@@ -24,19 +23,8 @@ public class AlarmsApi {
 
     public void list(Exchange exchange) {
         int limit = Json.limit(exchange);
-        String sensor = Json.header(exchange, "sensor_id");
-        if (sensor != null && !ReadingParser.SENSOR_ID.matcher(sensor).matches()) {
-            throw ApiProblem.badRequest("sensor_id", "sensor_id must be 1 to 16 letters and digits");
-        }
-        String client = Json.header(exchange, "client_id");
-        UUID clientId = null;
-        if (client != null) {
-            try {
-                clientId = UUID.fromString(client);
-            } catch (IllegalArgumentException e) {
-                throw ApiProblem.badRequest("client_id", "client_id must be a UUID");
-            }
-        }
+        String sensor = Json.optionalSensorId(exchange, "sensor_id");
+        UUID clientId = Json.optionalUuid(exchange, "client_id");
         String activeText = Json.header(exchange, "active");
         Boolean active = null;
         if (activeText != null) {

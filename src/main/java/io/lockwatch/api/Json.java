@@ -93,6 +93,28 @@ final class Json {
         }
     }
 
+    /** An optional UUID query parameter; null if absent, a 400 naming it if it is no UUID. */
+    static UUID optionalUuid(Exchange exchange, String name) {
+        String v = header(exchange, name);
+        if (v == null) {
+            return null;
+        }
+        try {
+            return UUID.fromString(v);
+        } catch (IllegalArgumentException e) {
+            throw ApiProblem.badRequest(name, name + " must be a UUID");
+        }
+    }
+
+    /** An optional sensor id query parameter; null if absent, a 400 naming it if it is not 1 to 16 letters and digits. */
+    static String optionalSensorId(Exchange exchange, String name) {
+        String v = header(exchange, name);
+        if (v != null && !io.lockwatch.ingest.ReadingParser.SENSOR_ID.matcher(v).matches()) {
+            throw ApiProblem.badRequest(name, name + " must be 1 to 16 letters and digits");
+        }
+        return v;
+    }
+
     static UUID uuid(Exchange exchange, String name, String what) {
         String v = header(exchange, name);
         try {

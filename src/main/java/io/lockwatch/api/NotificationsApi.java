@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.lockwatch.ingest.ReadingParser;
 import io.lockwatch.notify.ClaimWakeUp;
 import io.lockwatch.notify.NotificationQueries;
 import io.lockwatch.notify.NotificationStore;
@@ -26,19 +25,8 @@ public class NotificationsApi {
 
     public void list(Exchange exchange) {
         int limit = Json.limit(exchange);
-        String client = Json.header(exchange, "client_id");
-        UUID clientId = null;
-        if (client != null) {
-            try {
-                clientId = UUID.fromString(client);
-            } catch (IllegalArgumentException e) {
-                throw ApiProblem.badRequest("client_id", "client_id must be a UUID");
-            }
-        }
-        String sensor = Json.header(exchange, "sensor_id");
-        if (sensor != null && !ReadingParser.SENSOR_ID.matcher(sensor).matches()) {
-            throw ApiProblem.badRequest("sensor_id", "sensor_id must be 1 to 16 letters and digits");
-        }
+        UUID clientId = Json.optionalUuid(exchange, "client_id");
+        String sensor = Json.optionalSensorId(exchange, "sensor_id");
         String status = Json.header(exchange, "status");
         if (status != null && !NotificationQueries.STATUSES.contains(status)) {
             throw ApiProblem.badRequest("status", "status must be one of " + String.join(", ", NotificationQueries.STATUSES));

@@ -318,6 +318,9 @@ class ApiTest {
         assertProblem(call("GET", "/sensors/Ok/readings?cursor=%21%21", READER, null), 400, "cursor");
         assertProblem(call("GET", "/notifications?status=lost", READER, null), 400, "status");
         assertProblem(call("GET", "/notifications?client_id=nope", READER, null), 400, "client_id");
+        assertProblem(call("GET", "/notifications?sensor_id=no-dashes", READER, null), 400, "sensor_id");
+        assertProblem(call("GET", "/alarms?client_id=nope", READER, null), 400, "client_id");
+        assertProblem(call("GET", "/alarms?sensor_id=no-dashes", READER, null), 400, "sensor_id");
     }
 
     /** Bytes that are no UTF-8 in a JSON body: a 400 naming the problem, never a 500 (issue 20's first finding). */
