@@ -1,6 +1,5 @@
 package io.lockwatch.api;
 
-import java.io.IOException;
 import java.util.Map;
 
 import jakarta.servlet.RequestDispatcher;
@@ -26,7 +25,7 @@ class HttpErrors implements ErrorController {
     private static final Logger log = LoggerFactory.getLogger(HttpErrors.class);
 
     @RequestMapping("${server.error.path:/error}")
-    ResponseEntity<byte[]> answer(HttpServletRequest request) throws IOException {
+    ResponseEntity<byte[]> answer(HttpServletRequest request) {
         Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
         int status = code instanceof Integer i ? i : 404;
         Throwable failure = (Throwable) request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);

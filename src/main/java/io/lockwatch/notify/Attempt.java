@@ -49,7 +49,7 @@ sealed interface Attempt permits Attempt.Prepared, Attempt.Posted {
     }
 
     /** What the record decided that the route still needs: whether to claim again at once. */
-    record Recorded(Attempt attempt, boolean successorDue) {
+    record Recorded(boolean successorDue) {
     }
 
     /**

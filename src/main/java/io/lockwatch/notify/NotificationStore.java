@@ -329,8 +329,7 @@ public class NotificationStore {
      */
     public Integer replay(UUID client, java.time.Instant since) {
         return tx.execute(status -> {
-            Integer exists = jdbc.queryForObject("SELECT count(*) FROM clients WHERE id = ?", Integer.class, client);
-            if (exists == null || exists == 0) {
+            if (!clientExists(client)) {
                 return null;
             }
             return jdbc.update("""
@@ -341,6 +340,11 @@ public class NotificationStore {
                      WHERE client_id = ? AND created_at >= ? AND status IN ('dead', 'superseded')""",
                     client, Timestamp.from(since));
         });
+    }
+
+    private boolean clientExists(UUID client) {
+        return Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM clients WHERE id = ?)", Boolean.class,
+                client));
     }
 
     /**
@@ -362,8 +366,7 @@ public class NotificationStore {
      */
     public Integer redeliverDead(UUID client) {
         return tx.execute(status -> {
-            Integer exists = jdbc.queryForObject("SELECT count(*) FROM clients WHERE id = ?", Integer.class, client);
-            if (exists == null || exists == 0) {
+            if (!clientExists(client)) {
                 return null;
             }
             return jdbc.update("""

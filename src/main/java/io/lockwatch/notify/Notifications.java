@@ -259,7 +259,7 @@ public class Notifications {
         }
         // the next of the queue, found by the record's own transaction, is due now: claimed at once, not at the next
         // poll (a burst of one sensor's changes would otherwise drain at one per poll interval)
-        return new Attempt.Recorded(attempt, successorWaits);
+        return new Attempt.Recorded(successorWaits);
     }
 
     /**

@@ -7,6 +7,7 @@ import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lockwatch.api.Problems;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -51,7 +52,7 @@ final class JolokiaRequestTypes extends OncePerRequestFilter {
         }
         byte[] body = request.getInputStream().readNBytes(MAX_BODY + 1);
         if (body.length > MAX_BODY) {
-            ProblemResponses.write(response, 413, "Content Too Large", "a Jolokia request may hold at most 1 MB");
+            Problems.write(response, 413, "Content Too Large", "a Jolokia request may hold at most 1 MB");
             return;
         }
         String unserved = unservedType(body);
@@ -80,7 +81,7 @@ final class JolokiaRequestTypes extends OncePerRequestFilter {
     }
 
     private static void refuse(HttpServletResponse response, String type) throws IOException {
-        ProblemResponses.write(response, 403, "Forbidden", "Jolokia's " + type + " requests are not served here");
+        Problems.write(response, 403, "Forbidden", "Jolokia's " + type + " requests are not served here");
     }
 
     /** The request with its body read once here and again by Jolokia. */

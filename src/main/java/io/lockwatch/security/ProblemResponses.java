@@ -20,13 +20,13 @@ final class ProblemResponses implements AuthenticationEntryPoint, AccessDeniedHa
     public void commence(HttpServletRequest request, HttpServletResponse response, AuthenticationException e) throws IOException {
         boolean api = request.getServletPath().startsWith("/api/");
         response.setHeader("WWW-Authenticate", (api ? "Bearer" : "Basic") + " realm=\"lockwatch\"");
-        write(response, 401, "Unauthorized", "a valid bearer token is required");
+        Problems.write(response, 401, "Unauthorized", "a valid bearer token is required");
     }
 
     /** 403: a read token asking to change something. */
     @Override
     public void handle(HttpServletRequest request, HttpServletResponse response, AccessDeniedException e) throws IOException {
-        write(response, 403, "Forbidden", "this token may only read");
+        Problems.write(response, 403, "Forbidden", "this token may only read");
     }
 
     /**
@@ -35,11 +35,7 @@ final class ProblemResponses implements AuthenticationEntryPoint, AccessDeniedHa
      */
     @Override
     public void handle(HttpServletRequest request, HttpServletResponse response, RequestRejectedException e) throws IOException {
-        write(response, 404, "Not Found", "no such path: the path must be in normal form, without ';', '//', '/./', "
+        Problems.write(response, 404, "Not Found", "no such path: the path must be in normal form, without ';', '//', '/./', "
                 + "'/../' or an encoded '/', '.' or '%'");
-    }
-
-    static void write(HttpServletResponse response, int status, String title, String detail) throws IOException {
-        Problems.write(response, status, title, detail);
     }
 }
