@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.lockwatch.alarms.AlarmStore;
 import org.apache.camel.Exchange;
 
@@ -52,10 +51,8 @@ public class AlarmsApi {
 
     public void acknowledge(Exchange exchange) {
         UUID id = Json.uuid(exchange, "alarmId", "alarm");
-        JsonNode body = Validation.object(Json.body(exchange), "by", "comment");
-        String by = Validation.text(body.get("by"), "by", 200, true);
-        String comment = Validation.text(body.get("comment"), "comment", 2000, false);
-        switch (store.acknowledge(id, by, comment)) {
+        RequestBodies.AlarmAcknowledgement ack = Json.bind(exchange, RequestBodies.AlarmAcknowledgement.class);
+        switch (store.acknowledge(id, ack.by(), ack.comment())) {
             case NOT_FOUND -> throw ApiProblem.notFound("alarm " + id);
             case ALREADY -> throw ApiProblem.conflict("alarm " + id + " is already acknowledged");
             case DONE -> Json.respond(exchange, 200, found(id));

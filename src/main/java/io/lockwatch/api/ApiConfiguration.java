@@ -30,7 +30,8 @@ class ApiConfiguration {
     @Bean
     RegistryFileApi registryFileApi(JdbcTemplate jdbc, org.springframework.transaction.support.TransactionTemplate tx,
                                     Registry registry, TargetGuard guard) {
-        return new RegistryFileApi(new io.lockwatch.registry.RegistryFile(jdbc, tx, registry), guard);
+        return new RegistryFileApi(new io.lockwatch.registry.RegistryFile(jdbc, tx, registry), guard,
+                new ContractSchemas(ApiDocument.CONTRACT));
     }
 
     @Bean

@@ -1,11 +1,9 @@
 package io.lockwatch.api;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.lockwatch.notify.ClaimWakeUp;
 import io.lockwatch.notify.ClientGates;
 import io.lockwatch.notify.NotificationStore;
@@ -13,14 +11,10 @@ import io.lockwatch.notify.TestPing;
 import io.lockwatch.notify.TargetGuard;
 import io.lockwatch.registry.Registry;
 import org.apache.camel.Exchange;
+import org.openapitools.jackson.nullable.JsonNullable;
 
 /** Clients and their links to sensors. A client's secret is in the answer of create and rotate only. */
 public class ClientsApi {
-
-    static final List<String> EVENT_TYPES = List.of("sensor.state_changed", "sensor.connection_lost",
-            "sensor.connection_restored", "sensor.alarm_raised", "sensor.alarm_cleared");
-    private static final List<String> DELIVERY_MODES = List.of("every_event", "latest_state");
-    private static final String[] FIELDS = {"name", "url", "delivery_mode", "event_types", "enabled"};
 
     private final Registry registry;
     private final TargetGuard guard;
@@ -42,12 +36,10 @@ public class ClientsApi {
     }
 
     public void create(Exchange exchange) {
-        JsonNode body = Validation.object(Json.body(exchange), FIELDS);
-        String name = Validation.text(body.get("name"), "name", 200, true);
-        String url = url(body.get("url"), true);
-        Boolean enabled = enabled(body.get("enabled"));
-        Map<String, Object> client = registry.createClient(name, url, delivery(body));
-        if (Boolean.FALSE.equals(enabled)) {
+        RequestBodies.ClientCreate body = Json.bind(exchange, RequestBodies.ClientCreate.class);
+        Map<String, Object> client = registry.createClient(body.name(), guarded(body.url()),
+                new Registry.DeliverySettings(body.deliveryMode(), body.eventTypes() != null, body.eventTypes()));
+        if (Boolean.FALSE.equals(body.enabled())) {
             UUID id = UUID.fromString((String) client.get("id"));
             notifications.pause(id, "paused by an operator");
             String secret = (String) client.get("webhook_secret");
@@ -75,17 +67,14 @@ public class ClientsApi {
 
     public void update(Exchange exchange) {
         UUID id = clientId(exchange);
-        JsonNode body = Validation.object(Json.body(exchange), FIELDS);
-        if (body.isEmpty()) {
-            throw ApiProblem.badRequest(null, "nothing to change: give name, url, delivery_mode, event_types or enabled");
-        }
-        String name = Validation.text(body.get("name"), "name", 200, false);
-        String url = url(body.get("url"), false);
-        Boolean enabled = enabled(body.get("enabled"));
-        Map<String, Object> client = registry.updateClient(id, name, url, delivery(body));
+        RequestBodies.ClientUpdate body = Json.bind(exchange, RequestBodies.ClientUpdate.class);
+        JsonNullable<List<String>> types = body.eventTypes();
+        Map<String, Object> client = registry.updateClient(id, body.name(), guarded(body.url()),
+                new Registry.DeliverySettings(body.deliveryMode(), types.isPresent(), types.orElse(null)));
         if (client == null) {
             throw ApiProblem.notFound("client " + id);
         }
+        Boolean enabled = body.enabled();
         if (enabled != null && (enabled ? notifications.resume(id) : notifications.pause(id, "paused by an operator"))) {
             client = registry.client(id);
         }
@@ -127,17 +116,7 @@ public class ClientsApi {
     /** Every notification since a time that the client was not sent (dead or superseded) is due again, in order. */
     public void replay(Exchange exchange) {
         UUID id = clientId(exchange);
-        JsonNode body = Validation.object(Json.body(exchange), "since");
-        JsonNode since = body.get("since");
-        if (since == null || !since.isTextual()) {
-            throw ApiProblem.badRequest("since", "since is required: an RFC 3339 time");
-        }
-        java.time.Instant from;
-        try {
-            from = java.time.OffsetDateTime.parse(since.textValue()).toInstant();
-        } catch (java.time.format.DateTimeParseException e) {
-            throw ApiProblem.badRequest("since", "since must be an RFC 3339 time with an offset");
-        }
+        java.time.Instant from = Json.bind(exchange, RequestBodies.ReplayRequest.class).since().toInstant();
         Integer replayed = notifications.replay(id, from);
         if (replayed == null) {
             throw ApiProblem.notFound("client " + id);
@@ -198,49 +177,8 @@ public class ClientsApi {
         return Json.uuid(exchange, "clientId", "client");
     }
 
-    private static Registry.DeliverySettings delivery(JsonNode body) {
-        String mode = null;
-        JsonNode m = body.get("delivery_mode");
-        if (m != null && !m.isNull()) {
-            if (!m.isTextual() || !DELIVERY_MODES.contains(m.textValue())) {
-                throw ApiProblem.badRequest("delivery_mode", "delivery_mode must be one of " + String.join(", ", DELIVERY_MODES));
-            }
-            mode = m.textValue();
-        }
-        JsonNode t = body.get("event_types");
-        if (t == null) {
-            return new Registry.DeliverySettings(mode, false, null);
-        }
-        if (t.isNull()) {
-            return new Registry.DeliverySettings(mode, true, null);
-        }
-        if (!t.isArray() || t.isEmpty()) {
-            throw ApiProblem.badRequest("event_types", "event_types must be null (every type) or a non-empty array");
-        }
-        List<String> types = new ArrayList<>();
-        for (JsonNode type : t) {
-            if (!type.isTextual() || !EVENT_TYPES.contains(type.textValue())) {
-                throw ApiProblem.badRequest("event_types", "event_types may hold " + String.join(", ", EVENT_TYPES));
-            }
-            if (!types.contains(type.textValue())) {
-                types.add(type.textValue());
-            }
-        }
-        return new Registry.DeliverySettings(mode, true, types);
-    }
-
-    private static Boolean enabled(JsonNode node) {
-        if (node == null || node.isNull()) {
-            return null;
-        }
-        if (!node.isBoolean()) {
-            throw ApiProblem.badRequest("enabled", "enabled must be true or false");
-        }
-        return node.booleanValue();
-    }
-
-    private String url(JsonNode node, boolean required) {
-        String url = Validation.text(node, "url", 2048, required);
+    /** The URL, if given, once the target guard allows it (the contract has checked its form). */
+    private String guarded(String url) {
         if (url == null) {
             return null;
         }

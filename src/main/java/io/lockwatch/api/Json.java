@@ -12,13 +12,16 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import org.apache.camel.Exchange;
+import org.openapitools.jackson.nullable.JsonNullableModule;
 
 /** Request and response helpers shared by the API beans. */
 final class Json {
 
     static final ObjectMapper MAPPER = new ObjectMapper().registerModule(new JavaTimeModule())
+            .registerModule(new JsonNullableModule()) // an update's fields: absent, null and given apart
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
 
     private Json() {
@@ -37,6 +40,24 @@ final class Json {
             return MAPPER.readTree(exchange.getMessage().getBody(String.class));
         } catch (IOException e) {
             throw ApiProblem.badRequest(null, "the request body is not valid JSON");
+        }
+    }
+
+    /**
+     * The request body bound to its model ({@link RequestBodies}). Camel's validator has checked it against the
+     * contract already; a body that still does not bind is a 400 all the same, and a model's own refusal is its 400.
+     */
+    static <T> T bind(Exchange exchange, Class<T> model) {
+        JsonNode body = body(exchange);
+        try {
+            return MAPPER.treeToValue(body, model);
+        } catch (ValueInstantiationException e) {
+            if (e.getCause() instanceof ApiProblem problem) {
+                throw problem;
+            }
+            throw ApiProblem.badRequest(null, "the request body does not match its schema: " + e.getOriginalMessage());
+        } catch (JsonProcessingException e) {
+            throw ApiProblem.badRequest(null, "the request body does not match its schema: " + e.getOriginalMessage());
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.Set;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvParser;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
@@ -24,8 +25,8 @@ import org.apache.camel.Exchange;
 
 /**
  * The registry as a file ({@link RegistryFile}): imported from CSV or JSON, all or nothing, with every refused row
- * named by its number; exported as the same CSV (or JSON). A row's fields are checked as the sensor and client
- * operations check them.
+ * named by its number; exported as the same CSV (or JSON). A row's fields are checked against the contract's
+ * RegistryRow, the rules of the sensor and client operations.
  */
 public class RegistryFileApi {
 
@@ -43,10 +44,12 @@ public class RegistryFileApi {
 
     private final RegistryFile file;
     private final TargetGuard guard;
+    private final ContractSchemas contract;
 
-    public RegistryFileApi(RegistryFile file, TargetGuard guard) {
+    RegistryFileApi(RegistryFile file, TargetGuard guard, ContractSchemas contract) {
         this.file = file;
         this.guard = guard;
+        this.contract = contract;
     }
 
     public void importFile(Exchange exchange) {
@@ -217,9 +220,6 @@ public class RegistryFileApi {
             Map<String, JsonNode> fields = new HashMap<>();
             for (Iterator<Map.Entry<String, JsonNode>> it = element.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> f = it.next();
-                if (!COLUMNS.contains(f.getKey())) {
-                    throw ApiProblem.badRequest(f.getKey(), "row " + (i + 1) + ": unknown field " + f.getKey());
-                }
                 fields.put(f.getKey(), f.getValue().isNull() ? null : f.getValue());
             }
             records.add(fields);
@@ -227,14 +227,26 @@ public class RegistryFileApi {
         return records;
     }
 
-    /** One row's fields, checked as the sensor and client operations check them. */
-    private Row row(Map<String, JsonNode> f) {
-        String sensor = Validation.sensorId(f.get("sensor_id"), "sensor_id");
-        String address = Validation.text(f.get("address"), "address", 500, true);
-        Integer timeout = Validation.timeout(f.get("heartbeat_timeout_seconds"));
-        Integer openAlarm = Validation.seconds(f.get("open_alarm_seconds"), "open_alarm_seconds");
-        String name = Validation.text(f.get("client_name"), "client_name", 200, false);
-        String url = Validation.text(f.get("client_url"), "client_url", 2048, false);
+    /**
+     * One row's fields, checked against the contract's RegistryRow (the rules of the sensor and client operations),
+     * then for what a schema cannot say: plain text, a client given whole, a URL the target guard allows.
+     */
+    private Row row(Map<String, JsonNode> fields) {
+        ObjectNode f = Json.MAPPER.createObjectNode();
+        fields.forEach((name, value) -> {
+            if (value != null) {
+                f.set(name, value);
+            }
+        });
+        List<String> problems = contract.problems("RegistryRow", f);
+        if (!problems.isEmpty()) {
+            throw ApiProblem.badRequest(null, String.join("; ", problems));
+        }
+        String address = f.get("address").textValue();
+        RequestBodies.plain("address", address);
+        String name = text(f, "client_name");
+        RequestBodies.plain("client_name", name);
+        String url = text(f, "client_url");
         if ((name == null) != (url == null)) {
             throw ApiProblem.badRequest(name == null ? "client_name" : "client_url",
                     "a client is given by client_name and client_url together, or not at all");
@@ -245,7 +257,18 @@ public class RegistryFileApi {
                 throw ApiProblem.badRequest("client_url", "client_url refused: " + problem);
             }
         }
-        return new Row(sensor, address, timeout, openAlarm, name, url);
+        return new Row(f.get("sensor_id").textValue(), address, number(f, "heartbeat_timeout_seconds"),
+                number(f, "open_alarm_seconds"), name, url);
+    }
+
+    private static String text(ObjectNode row, String field) {
+        JsonNode v = row.get(field);
+        return v == null || v.isNull() ? null : v.textValue();
+    }
+
+    private static Integer number(ObjectNode row, String field) {
+        JsonNode v = row.get(field);
+        return v == null || v.isNull() ? null : v.intValue();
     }
 
     /** Where a sensor or a client name was first given: its file row (from 0) and that row. */

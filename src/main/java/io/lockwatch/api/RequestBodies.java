@@ -1,0 +1,83 @@
+package io.lockwatch.api;
+
+import java.time.OffsetDateTime;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import io.lockwatch.ingest.ReadingParser;
+import org.openapitools.jackson.nullable.JsonNullable;
+
+/**
+ * The request bodies of openapi.yaml, each the schema of its name, field for field ({@code RequestBodiesTest} holds
+ * them to the contract). Camel's validator has checked a body against its schema before it is bound here
+ * ({@link Json#bind}), so types, ranges, patterns and unknown fields are the contract's business; a record adds only
+ * what a JSON schema cannot say: that text is plain.
+ * <p>
+ * In an update, a field that JSON null sets back to the default is a {@link JsonNullable}: undefined when absent,
+ * so absent ("leave it") and null ("the default") stay apart.
+ */
+final class RequestBodies {
+
+    private RequestBodies() {
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record SensorCreate(String id, String address, Integer heartbeatTimeoutSeconds, Integer openAlarmSeconds) {
+        SensorCreate {
+            plain("address", address);
+        }
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record SensorUpdate(String address, JsonNullable<Integer> heartbeatTimeoutSeconds,
+                        JsonNullable<Integer> openAlarmSeconds) {
+        SensorUpdate {
+            plain("address", address);
+        }
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record ClientCreate(String name, String url, String deliveryMode, List<String> eventTypes, Boolean enabled) {
+        ClientCreate {
+            plain("name", name);
+            plain("url", url);
+        }
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record ClientUpdate(String name, String url, String deliveryMode, JsonNullable<List<String>> eventTypes,
+                        Boolean enabled) {
+        ClientUpdate {
+            plain("name", name);
+            plain("url", url);
+        }
+    }
+
+    record ReplayRequest(OffsetDateTime since) {
+    }
+
+    record AlarmAcknowledgement(String by, String comment) {
+        AlarmAcknowledgement {
+            plain("by", by);
+            plain("comment", comment);
+        }
+    }
+
+    /**
+     * Text a person can read back: not only blanks, no control character but tabs and line breaks (PostgreSQL keeps
+     * no NUL), no broken UTF-16 escape. The contract gives the lengths; a pattern for this would answer in regex.
+     */
+    static void plain(String field, String text) {
+        if (text == null) {
+            return;
+        }
+        if (text.isBlank()) {
+            throw ApiProblem.badRequest(field, field + " must not be blank");
+        }
+        if (!ReadingParser.isPlainText(text, true)) {
+            throw ApiProblem.badRequest(field, field + " must not contain control characters other than tabs and line "
+                    + "breaks (NUL, for example), nor a broken UTF-16 escape");
+        }
+    }
+}

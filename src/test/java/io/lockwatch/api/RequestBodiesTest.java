@@ -1,0 +1,147 @@
+package io.lockwatch.api;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import com.fasterxml.jackson.databind.BeanDescription;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.swagger.v3.oas.models.OpenAPI;
+import io.swagger.v3.oas.models.media.Schema;
+import io.swagger.v3.parser.OpenAPIV3Parser;
+import org.apache.camel.Exchange;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.DefaultExchange;
+import org.junit.jupiter.api.Test;
+import org.openapitools.jackson.nullable.JsonNullable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The request models are the contract's schemas, and bind an update's absent, null and given fields apart. */
+class RequestBodiesTest {
+
+    private static final OpenAPI CONTRACT = new OpenAPIV3Parser().read(ApiDocument.CONTRACT);
+
+    @Test
+    void eachModelIsTheSchemaOfItsNameFieldForField() {
+        List<Class<?>> models = new ArrayList<>();
+        for (Class<?> c : RequestBodies.class.getDeclaredClasses()) {
+            if (c.isRecord()) {
+                models.add(c);
+            }
+        }
+        assertThat(models).hasSize(6);
+        for (Class<?> model : models) {
+            Schema<?> schema = CONTRACT.getComponents().getSchemas().get(model.getSimpleName());
+            assertThat(schema).as("openapi.yaml has a schema %s", model.getSimpleName()).isNotNull();
+            assertThat(jsonNames(model)).as(model.getSimpleName()).isEqualTo(new TreeSet<>(schema.getProperties().keySet()));
+            // every body is closed: a field the model does not know is refused by the contract before binding
+            assertThat(schema.getAdditionalProperties()).as(model.getSimpleName()).isEqualTo(Boolean.FALSE);
+        }
+    }
+
+    @Test
+    void everyRequestBodyOfTheContractHasItsModel() {
+        Set<String> bodies = new TreeSet<>();
+        CONTRACT.getPaths().values().forEach(path -> path.readOperations().forEach(op -> {
+            if (op.getRequestBody() != null) {
+                op.getRequestBody().getContent().forEach((type, media) -> {
+                    if (type.equals("application/json") && media.getSchema().get$ref() != null) {
+                        bodies.add(media.getSchema().get$ref().replace("#/components/schemas/", ""));
+                    }
+                });
+            }
+        }));
+        Set<String> models = new TreeSet<>();
+        for (Class<?> c : RequestBodies.class.getDeclaredClasses()) {
+            if (c.isRecord()) {
+                models.add(c.getSimpleName());
+            }
+        }
+        // ReadingsIn is left open in the contract and read reading by reading, as ingest reads them
+        bodies.remove("ReadingsIn");
+        assertThat(models).isEqualTo(bodies);
+    }
+
+    @Test
+    void anUpdateTellsAnAbsentFieldFromOneSetBackToTheDefault() {
+        RequestBodies.SensorUpdate absent = bind("{\"address\":\"Hall\"}", RequestBodies.SensorUpdate.class);
+        RequestBodies.SensorUpdate cleared = bind("{\"heartbeat_timeout_seconds\":null}", RequestBodies.SensorUpdate.class);
+        RequestBodies.SensorUpdate given = bind("{\"heartbeat_timeout_seconds\":90,\"open_alarm_seconds\":30}",
+                RequestBodies.SensorUpdate.class);
+
+        assertThat(absent.address()).isEqualTo("Hall");
+        assertThat(absent.heartbeatTimeoutSeconds()).isEqualTo(JsonNullable.undefined());
+        assertThat(cleared.heartbeatTimeoutSeconds()).isEqualTo(JsonNullable.of(null));
+        assertThat(cleared.openAlarmSeconds()).isEqualTo(JsonNullable.undefined());
+        assertThat(given.heartbeatTimeoutSeconds()).isEqualTo(JsonNullable.of(90));
+        assertThat(given.openAlarmSeconds()).isEqualTo(JsonNullable.of(30));
+
+        RequestBodies.ClientUpdate every = bind("{\"event_types\":null}", RequestBodies.ClientUpdate.class);
+        RequestBodies.ClientUpdate some = bind("{\"event_types\":[\"sensor.state_changed\"]}", RequestBodies.ClientUpdate.class);
+        assertThat(every.eventTypes()).isEqualTo(JsonNullable.of(null));
+        assertThat(some.eventTypes()).isEqualTo(JsonNullable.of(List.of("sensor.state_changed")));
+        assertThat(bind("{\"name\":\"n\"}", RequestBodies.ClientUpdate.class).eventTypes())
+                .isEqualTo(JsonNullable.undefined());
+    }
+
+    @Test
+    void textThatIsNotPlainIsRefusedNamingItsField() {
+        assertThatThrownBy(() -> bind("{\"id\":\"A1\",\"address\":\"door\\u0000one\"}", RequestBodies.SensorCreate.class))
+                .isInstanceOfSatisfying(ApiProblem.class, p -> {
+                    assertThat(p.status()).isEqualTo(400);
+                    assertThat(p.field()).isEqualTo("address");
+                });
+        assertThatThrownBy(() -> bind("{\"by\":\"   \"}", RequestBodies.AlarmAcknowledgement.class))
+                .isInstanceOfSatisfying(ApiProblem.class, p -> assertThat(p.field()).isEqualTo("by"));
+        // a lone surrogate, which PostgreSQL would keep as '?'
+        assertThatThrownBy(() -> bind("{\"name\":\"a\\ud800b\",\"url\":\"http://x/\"}", RequestBodies.ClientCreate.class))
+                .isInstanceOfSatisfying(ApiProblem.class, p -> assertThat(p.field()).isEqualTo("name"));
+        assertThat(bind("{\"name\":\"two\\tlines\\n\",\"url\":\"http://x/\"}", RequestBodies.ClientCreate.class).name())
+                .isEqualTo("two\tlines\n");
+    }
+
+    @Test
+    void aBodyThatDoesNotBindIsABadRequestNotAFault() {
+        assertThatThrownBy(() -> bind("{\"since\":\"yesterday\"}", RequestBodies.ReplayRequest.class))
+                .isInstanceOfSatisfying(ApiProblem.class, p -> assertThat(p.status()).isEqualTo(400));
+        assertThatThrownBy(() -> bind("[1]", RequestBodies.ReplayRequest.class))
+                .isInstanceOfSatisfying(ApiProblem.class, p -> assertThat(p.status()).isEqualTo(400));
+    }
+
+    @Test
+    void aRegistryRowIsCheckedAgainstItsSchemaWithEachFieldNamed() {
+        ContractSchemas schemas = new ContractSchemas(ApiDocument.CONTRACT);
+        ObjectNode bad = Json.MAPPER.createObjectNode().put("sensor_id", "bad-id!").put("heartbeat_timeout_seconds", 0)
+                .put("colour", "red");
+        List<String> problems = schemas.problems("RegistryRow", bad);
+        assertThat(problems).hasSize(4);
+        assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("sensor_id: ECMA 262 regex"));
+        assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("heartbeat_timeout_seconds: "));
+        assertThat(problems).anySatisfy(p -> assertThat(p).contains("address"));
+        assertThat(problems).anySatisfy(p -> assertThat(p).contains("colour"));
+        assertThat(schemas.problems("RegistryRow", Json.MAPPER.valueToTree(Map.of("sensor_id", "A1", "address", "Hall"))))
+                .isEmpty();
+    }
+
+    private static <T> T bind(String json, Class<T> model) {
+        Exchange exchange = new DefaultExchange(new DefaultCamelContext());
+        exchange.getMessage().setBody(json);
+        return Json.bind(exchange, model);
+    }
+
+    private static Set<String> jsonNames(Class<?> model) {
+        JavaType type = Json.MAPPER.constructType(model);
+        BeanDescription description = Json.MAPPER.getDeserializationConfig().introspect(type);
+        Set<String> names = new TreeSet<>();
+        for (BeanPropertyDefinition p : description.findProperties()) {
+            names.add(p.getName());
+        }
+        return names;
+    }
+}
