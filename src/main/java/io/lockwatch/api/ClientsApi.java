@@ -105,12 +105,7 @@ public class ClientsApi {
         if (result == null) {
             throw ApiProblem.notFound("client " + id);
         }
-        Map<String, Object> answer = new java.util.LinkedHashMap<>();
-        answer.put("delivered", result.error() == null);
-        answer.put("status_code", result.statusCode());
-        answer.put("duration_ms", result.durationMs());
-        answer.put("error", result.error());
-        Json.respond(exchange, 200, answer);
+        Json.respond(exchange, 200, ResponseBodies.PingResult.of(result));
     }
 
     /** Every notification since a time that the client was not sent (dead or superseded) is due again, in order. */
@@ -143,7 +138,7 @@ public class ClientsApi {
 
     public void sensors(Exchange exchange) {
         existing(exchange);
-        Json.respond(exchange, 200, Map.of("items", registry.sensorsOf(clientId(exchange))));
+        Json.respond(exchange, 200, new ResponseBodies.Items<>(registry.sensorsOf(clientId(exchange))));
     }
 
     public void link(Exchange exchange) {

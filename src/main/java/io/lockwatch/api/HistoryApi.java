@@ -1,11 +1,8 @@
 package io.lockwatch.api;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
-import io.lockwatch.history.HistoryRecords.DailyCount;
 import io.lockwatch.history.HistoryRecords.EventRecord;
 import io.lockwatch.history.HistoryRecords.Page;
 import io.lockwatch.history.HistoryRecords.ReadingRecord;
@@ -35,7 +32,8 @@ public class HistoryApi {
         } catch (IllegalArgumentException e) {
             throw ApiProblem.badRequest("cursor", "invalid cursor");
         }
-        Json.respond(exchange, 200, Json.page(page.items().stream().map(HistoryApi::reading).toList(), page.nextCursor()));
+        Json.respond(exchange, 200, new ResponseBodies.Page<>(page.items().stream().map(ResponseBodies.Reading::of).toList(),
+                page.nextCursor()));
     }
 
     public void events(Exchange exchange) {
@@ -47,13 +45,14 @@ public class HistoryApi {
         } catch (IllegalArgumentException e) {
             throw ApiProblem.badRequest("cursor", "invalid cursor");
         }
-        Json.respond(exchange, 200, Json.page(page.items().stream().map(HistoryApi::event).toList(), page.nextCursor()));
+        Json.respond(exchange, 200, new ResponseBodies.Page<>(page.items().stream().map(ResponseBodies.Event::of).toList(),
+                page.nextCursor()));
     }
 
     public void sensorStats(Exchange exchange) {
         String sensor = SensorsApi.sensorId(exchange);
         long[] range = range(exchange);
-        Json.respond(exchange, 200, Map.of("items", counts(store.dailyCounts(List.of(sensor), range[0], range[1]))));
+        Json.respond(exchange, 200, new ResponseBodies.Items<>(store.dailyCounts(List.of(sensor), range[0], range[1])));
     }
 
     public void clientStats(Exchange exchange) {
@@ -62,8 +61,8 @@ public class HistoryApi {
             throw ApiProblem.notFound("client " + client);
         }
         long[] range = range(exchange);
-        Json.respond(exchange, 200, Map.of("items",
-                counts(store.dailyCounts(registry.sensorIdsOf(client), range[0], range[1]))));
+        Json.respond(exchange, 200, new ResponseBodies.Items<>(
+                store.dailyCounts(registry.sensorIdsOf(client), range[0], range[1])));
     }
 
     private static String cursor(Exchange exchange) {
@@ -81,39 +80,5 @@ public class HistoryApi {
             throw ApiProblem.badRequest("from", "a range spans at most 366 days");
         }
         return new long[] {from, to};
-    }
-
-    private static Map<String, Object> reading(ReadingRecord r) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("reading_id", r.readingId());
-        m.put("sensor_id", r.sensorId());
-        m.put("data", r.data());
-        m.put("measured_at", Json.instant(r.measuredAt()));
-        m.put("received_at", Json.instant(r.receivedAt()));
-        m.put("time_source", r.timeSource());
-        m.put("registered", r.registered());
-        m.put("message_id", r.messageId());
-        return m;
-    }
-
-    private static Map<String, Object> event(EventRecord e) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("sensor_id", e.sensorId());
-        m.put("sequence", e.sequence());
-        m.put("type", e.type());
-        m.put("state", e.state());
-        m.put("previous_state", e.previousState());
-        m.put("occurred_at", Json.instant(e.occurredAt()));
-        return m;
-    }
-
-    private static List<Map<String, Object>> counts(List<DailyCount> counts) {
-        return counts.stream().map(c -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("day", c.day());
-            m.put("state_changes", c.stateChanges());
-            m.put("connections_lost", c.connectionsLost());
-            return m;
-        }).toList();
     }
 }

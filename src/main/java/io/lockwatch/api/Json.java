@@ -11,9 +11,13 @@ import java.util.UUID;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.lockwatch.history.HistoryRecords.DailyCount;
+import io.lockwatch.registry.RegistryFile;
 import org.apache.camel.Exchange;
 import org.openapitools.jackson.nullable.JsonNullableModule;
 
@@ -22,7 +26,15 @@ final class Json {
 
     static final ObjectMapper MAPPER = new ObjectMapper().registerModule(new JavaTimeModule())
             .registerModule(new JsonNullableModule()) // an update's fields: absent, null and given apart
-            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            // records of other packages that are the contract's schemas field for field, named as it names them:
+            // a registry file's row (RegistryRow) and a day's counts (DailyCounts); those packages know no JSON
+            .addMixIn(RegistryFile.Row.class, SnakeCaseNames.class)
+            .addMixIn(DailyCount.class, SnakeCaseNames.class);
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    private interface SnakeCaseNames {
+    }
 
     private Json() {
     }
@@ -150,22 +162,24 @@ final class Json {
     }
 
     /** A page from {@code limit + 1} rows ordered by id: the extra row only says there is a next page. */
-    static Map<String, Object> pageById(java.util.List<Map<String, Object>> rows, int limit) {
+    static ResponseBodies.Page<Map<String, Object>> pageById(java.util.List<Map<String, Object>> rows, int limit) {
         boolean more = rows.size() > limit;
-        return page(more ? rows.subList(0, limit) : rows, more ? (String) rows.get(limit - 1).get("id") : null);
+        return new ResponseBodies.Page<>(more ? rows.subList(0, limit) : rows,
+                more ? (String) rows.get(limit - 1).get("id") : null);
     }
 
     /**
      * A page from {@code limit + 1} rows ordered by ({@code timeField}, id) descending: the extra row only says there
      * is a next page, whose cursor names the last row shown.
      */
-    static Map<String, Object> pageByTime(java.util.List<Map<String, Object>> rows, int limit, String timeField) {
+    static ResponseBodies.Page<Map<String, Object>> pageByTime(java.util.List<Map<String, Object>> rows, int limit,
+                                                               String timeField) {
         if (rows.size() <= limit) {
-            return page(rows, null);
+            return new ResponseBodies.Page<>(rows, null);
         }
         Map<String, Object> last = rows.get(limit - 1);
-        return page(rows.subList(0, limit), java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
-                (last.get(timeField) + "|" + last.get("id")).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        return new ResponseBodies.Page<>(rows.subList(0, limit), java.util.Base64.getUrlEncoder().withoutPadding()
+                .encodeToString((last.get(timeField) + "|" + last.get("id")).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     }
 
     /** The (time, id) a cursor of {@link #pageByTime} names; null for the first page; a 400 if it is not one. */
@@ -182,12 +196,5 @@ final class Json {
         } catch (RuntimeException e) {
             throw ApiProblem.badRequest("cursor", "invalid cursor");
         }
-    }
-
-    static Map<String, Object> page(Object items, String next) {
-        Map<String, Object> page = new java.util.LinkedHashMap<>();
-        page.put("items", items);
-        page.put("next_cursor", next);
-        return page;
     }
 }

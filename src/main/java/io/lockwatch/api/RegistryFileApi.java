@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -98,14 +97,10 @@ public class RegistryFileApi {
             throw ApiProblem.badRequest(e.problems().size() + " rows are refused; nothing was imported", e.problems()
                     .stream().limit(MAX_ERRORS).map(p -> "row " + p.row() + ": " + p.field() + ": " + p.detail()).toList());
         }
-        Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("rows", rows.size());
-        answer.put("sensors", Map.of("created", outcome.sensorsCreated(), "updated", outcome.sensorsUpdated(),
-                "unchanged", outcome.sensorsUnchanged()));
-        answer.put("clients", Map.of("created", outcome.clientsCreated(), "updated", outcome.clientsUpdated()));
-        answer.put("links", Map.of("added", outcome.linksAdded(), "removed", outcome.linksRemoved()));
-        answer.put("new_clients", outcome.newClients());
-        Json.respond(exchange, 200, answer);
+        Json.respond(exchange, 200, new ResponseBodies.RegistryImported(rows.size(),
+                new ResponseBodies.RegistryImported.Sensors(outcome.sensorsCreated(), outcome.sensorsUpdated(), outcome.sensorsUnchanged()),
+                new ResponseBodies.RegistryImported.Clients(outcome.clientsCreated(), outcome.clientsUpdated()),
+                new ResponseBodies.RegistryImported.Links(outcome.linksAdded(), outcome.linksRemoved()), outcome.newClients()));
     }
 
     public void exportFile(Exchange exchange) {
@@ -115,18 +110,7 @@ public class RegistryFileApi {
             throw ApiProblem.badRequest("format", "format must be csv or json");
         }
         if ("json".equals(format)) {
-            List<Map<String, Object>> out = new ArrayList<>(rows.size());
-            for (Row r : rows) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("sensor_id", r.sensorId());
-                m.put("address", r.address());
-                m.put("heartbeat_timeout_seconds", r.heartbeatTimeoutSeconds());
-                m.put("open_alarm_seconds", r.openAlarmSeconds());
-                m.put("client_name", r.clientName());
-                m.put("client_url", r.clientUrl());
-                out.add(m);
-            }
-            Json.respond(exchange, 200, out);
+            Json.respond(exchange, 200, rows); // each a RegistryRow (Json's mapper names a Row's fields as the contract does)
             return;
         }
         CsvSchema.Builder schema = CsvSchema.builder().setUseHeader(true);
@@ -242,33 +226,26 @@ public class RegistryFileApi {
         if (!problems.isEmpty()) {
             throw ApiProblem.badRequest(null, String.join("; ", problems));
         }
-        String address = f.get("address").textValue();
-        RequestBodies.plain("address", address);
-        String name = text(f, "client_name");
-        RequestBodies.plain("client_name", name);
-        String url = text(f, "client_url");
-        if ((name == null) != (url == null)) {
-            throw ApiProblem.badRequest(name == null ? "client_name" : "client_url",
+        Row row;
+        try {
+            row = Json.MAPPER.treeToValue(f, Row.class);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw ApiProblem.badRequest(null, e.getOriginalMessage());
+        }
+        RequestBodies.plain("address", row.address());
+        RequestBodies.plain("client_name", row.clientName());
+        RequestBodies.plain("client_url", row.clientUrl());
+        if ((row.clientName() == null) != (row.clientUrl() == null)) {
+            throw ApiProblem.badRequest(row.clientName() == null ? "client_name" : "client_url",
                     "a client is given by client_name and client_url together, or not at all");
         }
-        if (url != null) {
-            String problem = guard.problemWith(url);
+        if (row.clientUrl() != null) {
+            String problem = guard.problemWith(row.clientUrl());
             if (problem != null) {
                 throw ApiProblem.badRequest("client_url", "client_url refused: " + problem);
             }
         }
-        return new Row(f.get("sensor_id").textValue(), address, number(f, "heartbeat_timeout_seconds"),
-                number(f, "open_alarm_seconds"), name, url);
-    }
-
-    private static String text(ObjectNode row, String field) {
-        JsonNode v = row.get(field);
-        return v == null || v.isNull() ? null : v.textValue();
-    }
-
-    private static Integer number(ObjectNode row, String field) {
-        JsonNode v = row.get(field);
-        return v == null || v.isNull() ? null : v.intValue();
+        return row;
     }
 
     /** Where a sensor or a client name was first given: its file row (from 0) and that row. */

@@ -9,7 +9,7 @@ import io.lockwatch.ingest.ReadingParser;
 import org.openapitools.jackson.nullable.JsonNullable;
 
 /**
- * The request bodies of openapi.yaml, each the schema of its name, field for field ({@code RequestBodiesTest} holds
+ * The request bodies of openapi.yaml, each the schema of its name, field for field ({@code ApiModelsTest} holds
  * them to the contract). Camel's validator has checked a body against its schema before it is bound here
  * ({@link Json#bind}), so types, ranges, patterns and unknown fields are the contract's business; a record adds only
  * what a JSON schema cannot say: that text is plain.

@@ -76,7 +76,7 @@ public class SensorsApi {
 
     public void clients(Exchange exchange) {
         existing(exchange);
-        Json.respond(exchange, 200, Map.of("items", registry.clientsOf(sensorId(exchange))));
+        Json.respond(exchange, 200, new ResponseBodies.Items<>(registry.clientsOf(sensorId(exchange))));
     }
 
     Map<String, Object> existing(Exchange exchange) {

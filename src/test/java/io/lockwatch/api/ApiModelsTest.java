@@ -22,8 +22,11 @@ import org.openapitools.jackson.nullable.JsonNullable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The request models are the contract's schemas, and bind an update's absent, null and given fields apart. */
-class RequestBodiesTest {
+/**
+ * The API's models are the contract's schemas, field for field; an update binds its absent, null and given fields
+ * apart; what a schema cannot say is refused naming its field.
+ */
+class ApiModelsTest {
 
     private static final OpenAPI CONTRACT = new OpenAPIV3Parser().read(ApiDocument.CONTRACT);
 
@@ -39,10 +42,42 @@ class RequestBodiesTest {
         for (Class<?> model : models) {
             Schema<?> schema = CONTRACT.getComponents().getSchemas().get(model.getSimpleName());
             assertThat(schema).as("openapi.yaml has a schema %s", model.getSimpleName()).isNotNull();
-            assertThat(jsonNames(model)).as(model.getSimpleName()).isEqualTo(new TreeSet<>(schema.getProperties().keySet()));
+            assertThat(jsonNames(model, true)).as(model.getSimpleName()).isEqualTo(new TreeSet<>(schema.getProperties().keySet()));
             // every body is closed: a field the model does not know is refused by the contract before binding
             assertThat(schema.getAdditionalProperties()).as(model.getSimpleName()).isEqualTo(Boolean.FALSE);
         }
+    }
+
+    @Test
+    void eachComposedAnswerIsTheSchemaOfItsName() {
+        Map<Class<?>, String> schemas = Map.of(
+                ResponseBodies.Page.class, "SensorPage",
+                ResponseBodies.Items.class, "SensorList",
+                ResponseBodies.PingResult.class, "PingResult",
+                ResponseBodies.Reading.class, "Reading",
+                ResponseBodies.Event.class, "Event",
+                ResponseBodies.RegistryImported.class, "RegistryImported",
+                io.lockwatch.registry.RegistryFile.Row.class, "RegistryRow",
+                io.lockwatch.history.HistoryRecords.DailyCount.class, "DailyCounts.items");
+        schemas.forEach((model, name) -> {
+            Schema<?> schema = CONTRACT.getComponents().getSchemas().get(name.replace(".items", ""));
+            if (name.endsWith(".items")) {
+                schema = ((Schema<?>) schema.getProperties().get("items")).getItems();
+            }
+            assertThat(schema).as(name).isNotNull();
+            assertThat(jsonNames(model, false)).as(model.getSimpleName() + " as " + name)
+                    .isEqualTo(new TreeSet<>(schema.getProperties().keySet()));
+        });
+        for (Class<?> c : ResponseBodies.class.getDeclaredClasses()) {
+            assertThat(schemas).as("every answer model is checked here").containsKey(c);
+        }
+    }
+
+    @Test
+    void timesAreAnsweredAsTheContractsDateTimes() throws Exception {
+        String json = Json.MAPPER.writeValueAsString(ResponseBodies.Event.of(new io.lockwatch.history.HistoryRecords
+                .EventRecord("A1", 7, "sensor.state_changed", 0, 1, 1_764_000_000_123L)));
+        assertThat(Json.MAPPER.readTree(json).get("occurred_at").asText()).isEqualTo("2025-11-24T16:00:00.123Z");
     }
 
     @Test
@@ -135,9 +170,10 @@ class RequestBodiesTest {
         return Json.bind(exchange, model);
     }
 
-    private static Set<String> jsonNames(Class<?> model) {
+    private static Set<String> jsonNames(Class<?> model, boolean read) {
         JavaType type = Json.MAPPER.constructType(model);
-        BeanDescription description = Json.MAPPER.getDeserializationConfig().introspect(type);
+        BeanDescription description = read ? Json.MAPPER.getDeserializationConfig().introspect(type)
+                : Json.MAPPER.getSerializationConfig().introspect(type);
         Set<String> names = new TreeSet<>();
         for (BeanPropertyDefinition p : description.findProperties()) {
             names.add(p.getName());

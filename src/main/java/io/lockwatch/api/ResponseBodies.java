@@ -1,0 +1,69 @@
+package io.lockwatch.api;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import io.lockwatch.history.HistoryRecords.EventRecord;
+import io.lockwatch.history.HistoryRecords.ReadingRecord;
+import io.lockwatch.notify.TestPing;
+
+/**
+ * The answers the API composes itself, each the schema of its name in openapi.yaml ({@code ApiModelsTest} holds them
+ * to it). Sensors, clients, alarms and notifications are answered as their stores read them, in the contract's
+ * names; the contract fuzzer checks every answer against its schema.
+ */
+final class ResponseBodies {
+
+    private ResponseBodies() {
+    }
+
+    /** SensorPage, ClientPage, ReadingPage, EventPage, AlarmPage, NotificationPage. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record Page<T>(List<T> items, String nextCursor) {
+    }
+
+    /** SensorList, ClientList, DailyCounts: every item at once. */
+    record Items<T>(List<T> items) {
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record PingResult(boolean delivered, Integer statusCode, long durationMs, String error) {
+        static PingResult of(TestPing.Result r) {
+            return new PingResult(r.error() == null, r.statusCode(), r.durationMs(), r.error());
+        }
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record Reading(String readingId, String sensorId, int data, Instant measuredAt, Instant receivedAt,
+                   String timeSource, boolean registered, String messageId) {
+        static Reading of(ReadingRecord r) {
+            return new Reading(r.readingId(), r.sensorId(), r.data(), Instant.ofEpochMilli(r.measuredAt()),
+                    Instant.ofEpochMilli(r.receivedAt()), r.timeSource(), r.registered(), r.messageId());
+        }
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record Event(String sensorId, long sequence, String type, Integer state, Integer previousState, Instant occurredAt) {
+        static Event of(EventRecord e) {
+            return new Event(e.sensorId(), e.sequence(), e.type(), e.state(), e.previousState(),
+                    Instant.ofEpochMilli(e.occurredAt()));
+        }
+    }
+
+    /** What a registry import did. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record RegistryImported(int rows, Sensors sensors, Clients clients, Links links, List<Map<String, Object>> newClients) {
+
+        record Sensors(int created, int updated, int unchanged) {
+        }
+
+        record Clients(int created, int updated) {
+        }
+
+        record Links(int added, int removed) {
+        }
+    }
+}
