@@ -93,77 +93,34 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--db-password lockwatch]""";
 
     static BenchOptions parse(String[] args) {
-        int sensors = 100_000;
-        int clients = 1000;
-        int links = 200;
-        Drill drill = Drill.NONE;
-        int partitions = 0;
-        int instances = 0;
-        double serviceCpus = 0;
-        long drain = 0;
-        int perMessage = 1;
-        double changes = 0.01;
-        int duration = 60;
-        double rate = 0;
-        int warmup = 10;
-        int serviceWarmup = 60;
-        long seed = ThreadLocalRandom.current().nextLong();
-        int confirmWindow = 1000;
-        boolean diagnostics = false;
-        boolean mqtt = false;
-        boolean isolated = false;
-        java.util.List<String> serviceArgs = new java.util.ArrayList<>();
-        Path jar = Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar");
-        Path out = Path.of("target/bench");
-        String amqp = null;
-        String jdbc = null;
-        String user = "lockwatch";
-        String password = "lockwatch";
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--diagnostics")) {
-                diagnostics = true;
-                continue;
-            }
-            if (a.equals("--isolated")) {
-                isolated = true;
-                continue;
-            }
-            if (a.equals("--mqtt")) {
-                mqtt = true;
-                continue;
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("missing value after " + a);
-            }
-            String v = args[++i];
-            switch (a) {
-                case "--sensors" -> sensors = Integer.parseInt(v);
-                case "--clients" -> clients = Integer.parseInt(v);
-                case "--links" -> links = Integer.parseInt(v);
-                case "--drill" -> drill = Drill.parse(v);
-                case "--partitions" -> partitions = Integer.parseInt(v);
-                case "--instances" -> instances = Integer.parseInt(v);
-                case "--changes" -> changes = Double.parseDouble(v);
-                case "--duration" -> duration = Integer.parseInt(v);
-                case "--rate" -> rate = Double.parseDouble(v);
-                case "--warmup" -> warmup = Integer.parseInt(v);
-                case "--service-warmup" -> serviceWarmup = Integer.parseInt(v);
-                case "--seed" -> seed = Long.parseLong(v);
-                case "--confirm-window" -> confirmWindow = Integer.parseInt(v);
-                case "--service-arg" -> serviceArgs.add(v);
-                case "--service-cpus" -> serviceCpus = Double.parseDouble(v);
-                case "--drain" -> drain = Long.parseLong(v);
-                case "--per-message" -> perMessage = Integer.parseInt(v);
-                case "--jar" -> jar = Path.of(v);
-                case "--out" -> out = Path.of(v);
-                case "--amqp" -> amqp = v;
-                case "--jdbc" -> jdbc = v;
-                case "--db-user" -> user = v;
-                case "--db-password" -> password = v;
-                default -> throw new IllegalArgumentException("unknown option " + a);
-            }
-        }
+        CommandLine line = new CommandLine(args, "--diagnostics", "--isolated", "--mqtt");
+        int sensors = line.integer("--sensors", 100_000);
+        int clients = line.integer("--clients", 1000);
+        int links = line.integer("--links", 200);
+        Drill drill = Drill.parse(line.text("--drill", Drill.NONE.id));
+        int partitions = line.integer("--partitions", 0);
+        int instances = line.integer("--instances", 0);
+        double serviceCpus = line.number("--service-cpus", 0);
+        long drain = line.whole("--drain", 0);
+        int perMessage = line.integer("--per-message", 1);
+        double changes = line.number("--changes", 0.01);
+        int duration = line.integer("--duration", 60);
+        double rate = line.number("--rate", 0);
+        int warmup = line.integer("--warmup", 10);
+        int serviceWarmup = line.integer("--service-warmup", 60);
+        long seed = line.whole("--seed", ThreadLocalRandom.current().nextLong());
+        int confirmWindow = line.integer("--confirm-window", 1000);
+        boolean diagnostics = line.on("--diagnostics");
+        boolean mqtt = line.on("--mqtt");
+        boolean isolated = line.on("--isolated");
+        java.util.List<String> serviceArgs = line.all("--service-arg");
+        Path jar = line.path("--jar", Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar"));
+        Path out = line.path("--out", Path.of("target/bench"));
+        String amqp = line.text("--amqp", null);
+        String jdbc = line.text("--jdbc", null);
+        String user = line.text("--db-user", "lockwatch");
+        String password = line.text("--db-password", "lockwatch");
+        line.rejectUnknown();
         if (sensors < 1) {
             throw new IllegalArgumentException("--sensors must be at least 1");
         }
@@ -214,7 +171,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
             jdbc = "jdbc:postgresql://127.0.0.1:5432/" + (isolated ? ISOLATED_DATABASE : "lockwatch");
         }
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
-                java.util.List.copyOf(serviceArgs), jar, out, amqp, jdbc, user, password, clients, links, drill,
+                serviceArgs, jar, out, amqp, jdbc, user, password, clients, links, drill,
                 partitions, instances, serviceCpus, drain, perMessage, mqtt);
     }
 }

@@ -63,69 +63,34 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
     }
 
     static HeartbeatOptions parse(String[] args) {
-        int sensors = 1_000_000;
-        int silent = 100_000;
-        int timeout = 120;
-        double rate = 2000;
-        int scanInterval = 10;
-        boolean worstPhase = true;
-        int restore = 1000;
-        int maxWait = 300;
-        long seed = ThreadLocalRandom.current().nextLong();
-        int confirmWindow = 1000;
-        boolean diagnostics = false;
-        boolean alarm = false;
-        Integer scanIntervalGiven = null;
-        List<String> serviceArgs = new ArrayList<>();
-        Path jar = Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar");
-        Path out = Path.of("target/bench");
-        String amqp = "amqp://guest:guest@127.0.0.1:5672/" + VHOST;
-        String jdbc = "jdbc:postgresql://127.0.0.1:5432/" + DATABASE;
-        String clickHouse = "jdbc:clickhouse://127.0.0.1:8123/" + DATABASE;
-        String user = "lockwatch";
-        String password = "lockwatch";
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--diagnostics")) {
-                diagnostics = true;
-                continue;
-            }
-            if (a.equals("--alarm")) {
-                alarm = true;
-                continue;
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("missing value after " + a);
-            }
-            String v = args[++i];
-            switch (a) {
-                case "--sensors" -> sensors = Integer.parseInt(v);
-                case "--silent" -> silent = Integer.parseInt(v);
-                case "--timeout" -> timeout = Integer.parseInt(v);
-                case "--rate" -> rate = Double.parseDouble(v);
-                case "--scan-interval" -> scanIntervalGiven = Integer.parseInt(v);
-                case "--phase" -> worstPhase = switch (v) {
-                    case "worst" -> true;
-                    case "any" -> false;
-                    default -> throw new IllegalArgumentException("--phase must be worst or any");
-                };
-                case "--restore" -> restore = Integer.parseInt(v);
-                case "--max-wait" -> maxWait = Integer.parseInt(v);
-                case "--seed" -> seed = Long.parseLong(v);
-                case "--confirm-window" -> confirmWindow = Integer.parseInt(v);
-                case "--service-arg" -> serviceArgs.add(v);
-                case "--jar" -> jar = Path.of(v);
-                case "--out" -> out = Path.of(v);
-                case "--amqp" -> amqp = v;
-                case "--jdbc" -> jdbc = v;
-                case "--clickhouse" -> clickHouse = v;
-                case "--db-user" -> user = v;
-                case "--db-password" -> password = v;
-                default -> throw new IllegalArgumentException("unknown option " + a);
-            }
-        }
+        CommandLine line = new CommandLine(args, "--diagnostics", "--alarm");
+        int sensors = line.integer("--sensors", 1_000_000);
+        int silent = line.integer("--silent", 100_000);
+        int timeout = line.integer("--timeout", 120);
+        double rate = line.number("--rate", 2000);
+        boolean alarm = line.on("--alarm");
+        Integer scanIntervalGiven = line.integer("--scan-interval");
+        boolean worstPhase = switch (line.text("--phase", "worst")) {
+            case "worst" -> true;
+            case "any" -> false;
+            default -> throw new IllegalArgumentException("--phase must be worst or any");
+        };
+        int restore = line.integer("--restore", 1000);
+        int maxWait = line.integer("--max-wait", 300);
+        long seed = line.whole("--seed", ThreadLocalRandom.current().nextLong());
+        int confirmWindow = line.integer("--confirm-window", 1000);
+        boolean diagnostics = line.on("--diagnostics");
+        List<String> serviceArgs = line.all("--service-arg");
+        Path jar = line.path("--jar", Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar"));
+        Path out = line.path("--out", Path.of("target/bench"));
+        String amqp = line.text("--amqp", "amqp://guest:guest@127.0.0.1:5672/" + VHOST);
+        String jdbc = line.text("--jdbc", "jdbc:postgresql://127.0.0.1:5432/" + DATABASE);
+        String clickHouse = line.text("--clickhouse", "jdbc:clickhouse://127.0.0.1:8123/" + DATABASE);
+        String user = line.text("--db-user", "lockwatch");
+        String password = line.text("--db-password", "lockwatch");
+        line.rejectUnknown();
         // the service's default: 10 s for the heartbeat scan, 5 s for the alarm scan
-        scanInterval = scanIntervalGiven != null ? scanIntervalGiven : alarm ? 5 : 10;
+        int scanInterval = scanIntervalGiven != null ? scanIntervalGiven : alarm ? 5 : 10;
         if (silent < 1 || sensors <= silent) {
             throw new IllegalArgumentException("--silent must be at least 1 and below --sensors");
         }
@@ -145,6 +110,6 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
             throw new IllegalArgumentException("--max-wait and --confirm-window must be at least 1");
         }
         return new HeartbeatOptions(sensors, silent, timeout, rate, scanInterval, worstPhase, restore, alarm, maxWait, seed,
-                confirmWindow, diagnostics, List.copyOf(serviceArgs), jar, out, amqp, jdbc, clickHouse, user, password);
+                confirmWindow, diagnostics, serviceArgs, jar, out, amqp, jdbc, clickHouse, user, password);
     }
 }

@@ -56,61 +56,29 @@ record HistoryOptions(long rows, int sensors, int days, int perMessage, int batc
     }
 
     static HistoryOptions parse(String[] args) {
-        long rows = 10_000_000;
-        int sensors = 100_000;
-        int days = 30;
-        int perMessage = 1000;
-        int batchSize = 5000;
-        int maxBacklog = 100;
-        int eventsPerSensor = 10;
-        int queries = 1000;
-        int statsQueries = 100;
-        int ceiling = 30;
-        int warmup = 10;
-        long seed = 1;
-        boolean reuse = false;
-        List<String> serviceArgs = new ArrayList<>();
-        Path jar = Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar");
-        Path out = Path.of("target/bench");
-        String amqp = "amqp://guest:guest@127.0.0.1:5672/" + VHOST;
-        String jdbc = "jdbc:postgresql://127.0.0.1:5432/" + DATABASE;
-        String user = "lockwatch";
-        String password = "lockwatch";
-        String clickHouse = "jdbc:clickhouse://127.0.0.1:8123";
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--reuse")) {
-                reuse = true;
-                continue;
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("missing value after " + a);
-            }
-            String v = args[++i];
-            switch (a) {
-                case "--rows" -> rows = Long.parseLong(v);
-                case "--sensors" -> sensors = Integer.parseInt(v);
-                case "--days" -> days = Integer.parseInt(v);
-                case "--per-message" -> perMessage = Integer.parseInt(v);
-                case "--batch-size" -> batchSize = Integer.parseInt(v);
-                case "--max-backlog" -> maxBacklog = Integer.parseInt(v);
-                case "--events-per-sensor" -> eventsPerSensor = Integer.parseInt(v);
-                case "--queries" -> queries = Integer.parseInt(v);
-                case "--stats-queries" -> statsQueries = Integer.parseInt(v);
-                case "--ceiling" -> ceiling = Integer.parseInt(v);
-                case "--warmup" -> warmup = Integer.parseInt(v);
-                case "--seed" -> seed = Long.parseLong(v);
-                case "--service-arg" -> serviceArgs.add(v);
-                case "--jar" -> jar = Path.of(v);
-                case "--out" -> out = Path.of(v);
-                case "--amqp" -> amqp = v;
-                case "--jdbc" -> jdbc = v;
-                case "--db-user" -> user = v;
-                case "--db-password" -> password = v;
-                case "--clickhouse" -> clickHouse = v.replaceAll("/+$", "");
-                default -> throw new IllegalArgumentException("unknown option " + a);
-            }
-        }
+        CommandLine line = new CommandLine(args, "--reuse");
+        long rows = line.whole("--rows", 10_000_000);
+        int sensors = line.integer("--sensors", 100_000);
+        int days = line.integer("--days", 30);
+        int perMessage = line.integer("--per-message", 1000);
+        int batchSize = line.integer("--batch-size", 5000);
+        int maxBacklog = line.integer("--max-backlog", 100);
+        int eventsPerSensor = line.integer("--events-per-sensor", 10);
+        int queries = line.integer("--queries", 1000);
+        int statsQueries = line.integer("--stats-queries", 100);
+        int ceiling = line.integer("--ceiling", 30);
+        int warmup = line.integer("--warmup", 10);
+        long seed = line.whole("--seed", 1);
+        boolean reuse = line.on("--reuse");
+        List<String> serviceArgs = line.all("--service-arg");
+        Path jar = line.path("--jar", Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar"));
+        Path out = line.path("--out", Path.of("target/bench"));
+        String amqp = line.text("--amqp", "amqp://guest:guest@127.0.0.1:5672/" + VHOST);
+        String jdbc = line.text("--jdbc", "jdbc:postgresql://127.0.0.1:5432/" + DATABASE);
+        String user = line.text("--db-user", "lockwatch");
+        String password = line.text("--db-password", "lockwatch");
+        String clickHouse = line.text("--clickhouse", "jdbc:clickhouse://127.0.0.1:8123").replaceAll("/+$", "");
+        line.rejectUnknown();
         if (rows < 1 || sensors < 1 || days < 1 || perMessage < 1 || batchSize < 1 || maxBacklog < 1) {
             throw new IllegalArgumentException("--rows, --sensors, --days, --per-message, --batch-size and --max-backlog must be at least 1");
         }
@@ -125,7 +93,7 @@ record HistoryOptions(long rows, int sensors, int days, int perMessage, int batc
                     + VHOST + " and --jdbc the database " + DATABASE);
         }
         return new HistoryOptions(rows, sensors, days, perMessage, batchSize, maxBacklog, eventsPerSensor, queries,
-                statsQueries, ceiling, warmup, seed, reuse, List.copyOf(serviceArgs), jar, out, amqp, jdbc, user,
+                statsQueries, ceiling, warmup, seed, reuse, serviceArgs, jar, out, amqp, jdbc, user,
                 password, clickHouse);
     }
 }
