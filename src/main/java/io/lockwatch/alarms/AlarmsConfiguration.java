@@ -1,10 +1,8 @@
 package io.lockwatch.alarms;
 
 import io.lockwatch.heartbeat.HeartbeatProperties;
-import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.ingest.ReadingsBacklog;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -16,10 +14,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 class AlarmsConfiguration {
 
     @Bean(initMethod = "reconcileDefault")
-    AlarmScan alarms(JdbcTemplate jdbc, TransactionTemplate tx, AlarmProperties props, AmqpAdmin amqp,
-                     IngestProperties ingest, HeartbeatProperties heartbeat, MeterRegistry meters,
-                     io.lockwatch.infra.tracing.Traces traces) {
-        return new AlarmScan(jdbc, tx, props, new ReadingsBacklog(amqp, ingest), heartbeat, meters, traces);
+    AlarmScan alarms(JdbcTemplate jdbc, TransactionTemplate tx, AlarmProperties props, ReadingsBacklog backlog,
+                     HeartbeatProperties heartbeat, MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces) {
+        return new AlarmScan(jdbc, tx, props, backlog, heartbeat, meters, traces);
     }
 
     @Bean

@@ -1,8 +1,7 @@
 package io.lockwatch.heartbeat;
 
-import io.lockwatch.ingest.IngestProperties;
+import io.lockwatch.ingest.ReadingsBacklog;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -14,8 +13,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 class HeartbeatConfiguration {
 
     @Bean(initMethod = "reconcileDefaultTimeout")
-    HeartbeatScan heartbeat(JdbcTemplate jdbc, TransactionTemplate tx, AmqpAdmin amqp, HeartbeatProperties props,
-                            IngestProperties ingest, MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces) {
-        return new HeartbeatScan(jdbc, tx, amqp, props, ingest, meters, traces);
+    HeartbeatScan heartbeat(JdbcTemplate jdbc, TransactionTemplate tx, ReadingsBacklog backlog, HeartbeatProperties props,
+                            MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces) {
+        return new HeartbeatScan(jdbc, tx, backlog, props, meters, traces);
     }
 }

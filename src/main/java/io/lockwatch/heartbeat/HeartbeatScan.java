@@ -7,7 +7,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.lockwatch.ingest.IngestProperties;
+import io.lockwatch.ingest.ReadingsBacklog;
 import io.lockwatch.ingest.SensorEvent;
 import io.lockwatch.infra.tracing.Traces;
 import io.lockwatch.notify.Outbox;
@@ -15,7 +15,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -41,21 +40,19 @@ public class HeartbeatScan {
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
-    private final AmqpAdmin amqp;
+    private final ReadingsBacklog backlog;
     private final HeartbeatProperties props;
-    private final IngestProperties ingest;
     private final Counter lost;
     private final Counter deferred;
     private final Traces traces;
 
-    public HeartbeatScan(JdbcTemplate jdbc, TransactionTemplate tx, AmqpAdmin amqp, HeartbeatProperties props,
-                         IngestProperties ingest, MeterRegistry meters, Traces traces) {
+    public HeartbeatScan(JdbcTemplate jdbc, TransactionTemplate tx, ReadingsBacklog backlog, HeartbeatProperties props,
+                         MeterRegistry meters, Traces traces) {
         this.traces = traces;
         this.jdbc = jdbc;
         this.tx = tx;
-        this.amqp = amqp;
+        this.backlog = backlog;
         this.props = props;
-        this.ingest = ingest;
         this.lost = meters.counter("lockwatch.sensors.lost");
         this.deferred = meters.counter("lockwatch.heartbeat.scans.deferred");
         meters.gauge("lockwatch.sensors.lost.now", this, HeartbeatScan::countLost);
@@ -63,11 +60,11 @@ public class HeartbeatScan {
 
     /** @return the number of sensors declared lost by this scan; new notifications are then due */
     public int scan() {
-        Long backlog = backlog().messages();
-        if (backlog != null && backlog > props.maxBacklog()) {
+        Long queued = backlog.messages();
+        if (queued != null && queued > props.maxBacklog()) {
             deferred.increment();
             log.info("Heartbeat scan deferred: {} readings still queued",
-                    backlog == Long.MAX_VALUE ? "an unknown number of" : backlog);
+                    queued == Long.MAX_VALUE ? "an unknown number of" : queued);
             return 0;
         }
         int total = 0;
@@ -157,10 +154,6 @@ public class HeartbeatScan {
                 log.info("Default heartbeat timeout is now {} s: {} deadlines recomputed", seconds, updated);
             }
         });
-    }
-
-    private io.lockwatch.ingest.ReadingsBacklog backlog() {
-        return new io.lockwatch.ingest.ReadingsBacklog(amqp, ingest);
     }
 
     private double countLost() {

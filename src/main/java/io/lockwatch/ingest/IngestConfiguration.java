@@ -128,6 +128,12 @@ class IngestConfiguration {
         return new ReadingsComponent(rabbit, ingest, batches, partitions);
     }
 
+    /** The readings still queued, which the scans wait on before judging a sensor by its last reading. */
+    @Bean
+    ReadingsBacklog readingsBacklog(org.springframework.amqp.core.AmqpAdmin amqp, IngestProperties props) {
+        return new ReadingsBacklog(amqp, props);
+    }
+
     @Bean
     ReadingParser readingParser(IngestProperties props) {
         return new ReadingParser(props.maxBody().toBytes(), props.maxArrayBody().toBytes(), props.maxClockSkew().toMillis(),

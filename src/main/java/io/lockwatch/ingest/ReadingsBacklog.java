@@ -19,7 +19,7 @@ public final class ReadingsBacklog {
     private final AmqpAdmin amqp;
     private final IngestProperties ingest;
 
-    public ReadingsBacklog(AmqpAdmin amqp, IngestProperties ingest) {
+    ReadingsBacklog(AmqpAdmin amqp, IngestProperties ingest) {
         this.amqp = amqp;
         this.ingest = ingest;
     }
