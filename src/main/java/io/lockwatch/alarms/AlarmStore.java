@@ -3,9 +3,8 @@ package io.lockwatch.alarms;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
-import java.util.LinkedHashMap;
+import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -17,6 +16,15 @@ public class AlarmStore {
 
     /** What acknowledging found. */
     public enum Acknowledged { DONE, NOT_FOUND, ALREADY }
+
+    /**
+     * An alarm, the contract's Alarm: {@code active} until the door closes; {@code openSeconds}, how long it was
+     * open, known once it closed.
+     */
+    public record Alarm(UUID id, String sensorId, String type, boolean active, Instant openedAt, int thresholdSeconds,
+                        Instant raisedAt, Instant clearedAt, Double openSeconds, Instant acknowledgedAt,
+                        String acknowledgedBy, String comment) {
+    }
 
     private static final String VIEW = """
             SELECT a.id, a.sensor_id, a.type, a.opened_at, a.threshold_seconds, a.raised_at, a.cleared_at,
@@ -39,8 +47,8 @@ public class AlarmStore {
      * @param client only alarms of sensors linked to this client now
      * @param after  the (raised_at, id) of the last alarm of the previous page, or null
      */
-    public List<Map<String, Object>> list(String sensor, UUID client, Boolean active, long from, long to,
-                                          Timestamp afterRaisedAt, UUID afterId, int limit) {
+    public List<Alarm> list(String sensor, UUID client, Boolean active, long from, long to, Timestamp afterRaisedAt,
+                            UUID afterId, int limit) {
         return jdbc.query(VIEW + """
                  WHERE (?::text IS NULL OR a.sensor_id = ?)
                    AND (?::uuid IS NULL OR EXISTS (SELECT 1 FROM client_sensors cs
@@ -54,8 +62,8 @@ public class AlarmStore {
     }
 
     /** @return the alarm, or null */
-    public Map<String, Object> find(UUID id) {
-        List<Map<String, Object>> found = jdbc.query(VIEW + " WHERE a.id = ?", ALARM, id);
+    public Alarm find(UUID id) {
+        List<Alarm> found = jdbc.query(VIEW + " WHERE a.id = ?", ALARM, id);
         return found.isEmpty() ? null : found.get(0);
     }
 
@@ -76,28 +84,18 @@ public class AlarmStore {
         });
     }
 
-    private static final RowMapper<Map<String, Object>> ALARM = (rs, i) -> {
-        Map<String, Object> a = new LinkedHashMap<>();
-        a.put("id", rs.getObject("id", UUID.class).toString());
-        a.put("sensor_id", rs.getString("sensor_id"));
-        a.put("type", rs.getString("type"));
+    private static final RowMapper<Alarm> ALARM = (rs, i) -> {
         Timestamp opened = rs.getTimestamp("opened_at");
         Timestamp cleared = rs.getTimestamp("cleared_at");
-        a.put("active", cleared == null);
-        a.put("opened_at", opened.toInstant().toString());
-        a.put("threshold_seconds", rs.getInt("threshold_seconds"));
-        a.put("raised_at", time(rs, "raised_at"));
-        a.put("cleared_at", cleared == null ? null : cleared.toInstant().toString());
-        // how long the door was open: known once it closed
-        a.put("open_seconds", cleared == null ? null : (cleared.getTime() - opened.getTime()) / 1000.0);
-        a.put("acknowledged_at", time(rs, "acknowledged_at"));
-        a.put("acknowledged_by", rs.getString("acknowledged_by"));
-        a.put("comment", rs.getString("ack_comment"));
-        return a;
+        return new Alarm(rs.getObject("id", UUID.class), rs.getString("sensor_id"), rs.getString("type"), cleared == null,
+                opened.toInstant(), rs.getInt("threshold_seconds"), time(rs, "raised_at"),
+                cleared == null ? null : cleared.toInstant(),
+                cleared == null ? null : (cleared.getTime() - opened.getTime()) / 1000.0, time(rs, "acknowledged_at"),
+                rs.getString("acknowledged_by"), rs.getString("ack_comment"));
     };
 
-    private static String time(ResultSet rs, String column) throws SQLException {
+    private static Instant time(ResultSet rs, String column) throws SQLException {
         Timestamp t = rs.getTimestamp(column);
-        return t == null ? null : t.toInstant().toString();
+        return t == null ? null : t.toInstant();
     }
 }

@@ -39,10 +39,10 @@ public class AlarmsApi {
             throw ApiProblem.badRequest("from", "from must be before to");
         }
         String[] after = Json.timeCursor(Json.header(exchange, "cursor"));
-        List<Map<String, Object>> rows = store.list(sensor, clientId, active, from, to,
+        List<AlarmStore.Alarm> rows = store.list(sensor, clientId, active, from, to,
                 after == null ? null : Timestamp.from(Instant.parse(after[0])),
                 after == null ? null : UUID.fromString(after[1]), limit);
-        Json.respond(exchange, 200, Json.pageByTime(rows, limit, "raised_at"));
+        Json.respond(exchange, 200, Json.pageByTime(rows, limit, AlarmStore.Alarm::raisedAt, AlarmStore.Alarm::id));
     }
 
     public void get(Exchange exchange) {
@@ -59,8 +59,8 @@ public class AlarmsApi {
         }
     }
 
-    private Map<String, Object> found(UUID id) {
-        Map<String, Object> alarm = store.find(id);
+    private AlarmStore.Alarm found(UUID id) {
+        AlarmStore.Alarm alarm = store.find(id);
         if (alarm == null) {
             throw ApiProblem.notFound("alarm " + id);
         }

@@ -10,6 +10,8 @@ import io.lockwatch.notify.NotificationStore;
 import io.lockwatch.notify.TestPing;
 import io.lockwatch.notify.TargetGuard;
 import io.lockwatch.registry.Registry;
+import io.lockwatch.registry.RegistryViews.Client;
+import io.lockwatch.registry.RegistryViews.ClientWithSecret;
 import org.apache.camel.Exchange;
 import org.openapitools.jackson.nullable.JsonNullable;
 
@@ -37,16 +39,14 @@ public class ClientsApi {
 
     public void create(Exchange exchange) {
         RequestBodies.ClientCreate body = Json.bind(exchange, RequestBodies.ClientCreate.class);
-        Map<String, Object> client = registry.createClient(body.name(), guarded(body.url()),
+        ClientWithSecret created = registry.createClient(body.name(), guarded(body.url()),
                 new Registry.DeliverySettings(body.deliveryMode(), body.eventTypes() != null, body.eventTypes()));
         if (Boolean.FALSE.equals(body.enabled())) {
-            UUID id = UUID.fromString((String) client.get("id"));
+            UUID id = created.client().id();
             notifications.pause(id, "paused by an operator");
-            String secret = (String) client.get("webhook_secret");
-            client = registry.client(id);
-            client.put("webhook_secret", secret);
+            created = new ClientWithSecret(registry.client(id), created.webhookSecret());
         }
-        Json.respond(exchange, 201, client);
+        Json.respond(exchange, 201, created);
     }
 
     public void get(Exchange exchange) {
@@ -62,14 +62,14 @@ public class ClientsApi {
         } catch (IllegalArgumentException e) {
             throw ApiProblem.badRequest("cursor", "invalid cursor");
         }
-        Json.respond(exchange, 200, Json.pageById(registry.clients(after, limit + 1), limit));
+        Json.respond(exchange, 200, Json.pageById(registry.clients(after, limit + 1), limit, c -> c.id().toString()));
     }
 
     public void update(Exchange exchange) {
         UUID id = clientId(exchange);
         RequestBodies.ClientUpdate body = Json.bind(exchange, RequestBodies.ClientUpdate.class);
         JsonNullable<List<String>> types = body.eventTypes();
-        Map<String, Object> client = registry.updateClient(id, body.name(), guarded(body.url()),
+        Client client = registry.updateClient(id, body.name(), guarded(body.url()),
                 new Registry.DeliverySettings(body.deliveryMode(), types.isPresent(), types.orElse(null)));
         if (client == null) {
             throw ApiProblem.notFound("client " + id);
@@ -91,7 +91,7 @@ public class ClientsApi {
 
     public void rotateSecret(Exchange exchange) {
         UUID id = clientId(exchange);
-        Map<String, Object> client = registry.rotateSecret(id, secretGrace);
+        ClientWithSecret client = registry.rotateSecret(id, secretGrace);
         if (client == null) {
             throw ApiProblem.notFound("client " + id);
         }
@@ -124,13 +124,13 @@ public class ClientsApi {
 
     /** The last hour's and day's deliveries, the last error, the circuit in this instance, and whether it is paused. */
     public void deliveryStats(Exchange exchange) {
-        Map<String, Object> client = existing(exchange);
-        UUID id = UUID.fromString((String) client.get("id"));
+        Client client = existing(exchange);
+        UUID id = client.id();
         Map<String, Object> stats = new java.util.LinkedHashMap<>();
-        stats.put("client_id", id.toString());
-        stats.put("enabled", client.get("enabled"));
-        stats.put("paused_reason", client.get("paused_reason"));
-        stats.put("failing_since", client.get("failing_since"));
+        stats.put("client_id", id);
+        stats.put("enabled", client.enabled());
+        stats.put("paused_reason", client.pausedReason());
+        stats.put("failing_since", client.failingSince());
         stats.put("circuit", gates.circuit(id));
         stats.putAll(notifications.deliveryStats(id));
         Json.respond(exchange, 200, stats);
@@ -159,9 +159,9 @@ public class ClientsApi {
         Json.respond(exchange, 204, null);
     }
 
-    Map<String, Object> existing(Exchange exchange) {
+    Client existing(Exchange exchange) {
         UUID id = clientId(exchange);
-        Map<String, Object> client = registry.client(id);
+        Client client = registry.client(id);
         if (client == null) {
             throw ApiProblem.notFound("client " + id);
         }

@@ -8,6 +8,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.UUID;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,8 +17,11 @@ import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.lockwatch.alarms.AlarmStore;
 import io.lockwatch.history.HistoryRecords.DailyCount;
+import io.lockwatch.notify.NotificationQueries;
 import io.lockwatch.registry.RegistryFile;
+import io.lockwatch.registry.RegistryViews;
 import org.apache.camel.Exchange;
 import org.openapitools.jackson.nullable.JsonNullableModule;
 
@@ -27,13 +31,38 @@ final class Json {
     static final ObjectMapper MAPPER = new ObjectMapper().registerModule(new JavaTimeModule())
             .registerModule(new JsonNullableModule()) // an update's fields: absent, null and given apart
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-            // records of other packages that are the contract's schemas field for field, named as it names them:
-            // a registry file's row (RegistryRow) and a day's counts (DailyCounts); those packages know no JSON
+            // records of other packages that are the contract's schemas field for field, named as it names them
+            // (those packages know no JSON): the registry's views, a registry file's row, a day's counts, alarms,
+            // notifications
+            .addMixIn(RegistryViews.Sensor.class, SnakeCaseNames.class)
+            .addMixIn(RegistryViews.Client.class, SnakeCaseNames.class)
+            .addMixIn(RegistryViews.ClientWithSecret.class, ClientWithSecretNames.class)
+            .addMixIn(RegistryViews.Overview.class, SnakeCaseNames.class)
+            .addMixIn(RegistryViews.SensorCounts.class, SnakeCaseNames.class)
             .addMixIn(RegistryFile.Row.class, SnakeCaseNames.class)
-            .addMixIn(DailyCount.class, SnakeCaseNames.class);
+            .addMixIn(RegistryFile.NewClient.class, SnakeCaseNames.class)
+            .addMixIn(DailyCount.class, SnakeCaseNames.class)
+            .addMixIn(AlarmStore.Alarm.class, SnakeCaseNames.class)
+            .addMixIn(NotificationQueries.Notification.class, SnakeCaseNames.class)
+            .addMixIn(NotificationQueries.AttemptMade.class, SnakeCaseNames.class)
+            .addMixIn(NotificationQueries.NotificationDetail.class, NotificationDetailNames.class);
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     private interface SnakeCaseNames {
+    }
+
+    /** The contract's NotificationDetail: a Notification's fields and attempts_made, side by side. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    private interface NotificationDetailNames {
+        @JsonUnwrapped
+        NotificationQueries.Notification notification();
+    }
+
+    /** The contract's ClientWithSecret: a Client's fields and webhook_secret, side by side. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    private interface ClientWithSecretNames {
+        @JsonUnwrapped
+        RegistryViews.Client client();
     }
 
     private Json() {
@@ -162,24 +191,23 @@ final class Json {
     }
 
     /** A page from {@code limit + 1} rows ordered by id: the extra row only says there is a next page. */
-    static ResponseBodies.Page<Map<String, Object>> pageById(java.util.List<Map<String, Object>> rows, int limit) {
+    static <T> ResponseBodies.Page<T> pageById(java.util.List<T> rows, int limit, java.util.function.Function<T, String> id) {
         boolean more = rows.size() > limit;
-        return new ResponseBodies.Page<>(more ? rows.subList(0, limit) : rows,
-                more ? (String) rows.get(limit - 1).get("id") : null);
+        return new ResponseBodies.Page<>(more ? rows.subList(0, limit) : rows, more ? id.apply(rows.get(limit - 1)) : null);
     }
 
     /**
-     * A page from {@code limit + 1} rows ordered by ({@code timeField}, id) descending: the extra row only says there
-     * is a next page, whose cursor names the last row shown.
+     * A page from {@code limit + 1} rows ordered by (time, id) descending: the extra row only says there is a next
+     * page, whose cursor names the last row shown.
      */
-    static ResponseBodies.Page<Map<String, Object>> pageByTime(java.util.List<Map<String, Object>> rows, int limit,
-                                                               String timeField) {
+    static <T> ResponseBodies.Page<T> pageByTime(java.util.List<T> rows, int limit, java.util.function.Function<T, Instant> time,
+                                                 java.util.function.Function<T, UUID> id) {
         if (rows.size() <= limit) {
             return new ResponseBodies.Page<>(rows, null);
         }
-        Map<String, Object> last = rows.get(limit - 1);
+        T last = rows.get(limit - 1);
         return new ResponseBodies.Page<>(rows.subList(0, limit), java.util.Base64.getUrlEncoder().withoutPadding()
-                .encodeToString((last.get(timeField) + "|" + last.get("id")).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                .encodeToString((time.apply(last) + "|" + id.apply(last)).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     }
 
     /** The (time, id) a cursor of {@link #pageByTime} names; null for the first page; a 400 if it is not one. */

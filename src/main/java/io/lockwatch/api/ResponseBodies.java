@@ -2,18 +2,17 @@ package io.lockwatch.api;
 
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import io.lockwatch.history.HistoryRecords.EventRecord;
 import io.lockwatch.history.HistoryRecords.ReadingRecord;
 import io.lockwatch.notify.TestPing;
+import io.lockwatch.registry.RegistryFile;
 
 /**
  * The answers the API composes itself, each the schema of its name in openapi.yaml ({@code ApiModelsTest} holds them
- * to it). Sensors, clients, alarms and notifications are answered as their stores read them, in the contract's
- * names; the contract fuzzer checks every answer against its schema.
+ * to it), as it does the stores' views that the API answers with (the registry's, an alarm, a notification).
  */
 final class ResponseBodies {
 
@@ -55,7 +54,8 @@ final class ResponseBodies {
 
     /** What a registry import did. */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-    record RegistryImported(int rows, Sensors sensors, Clients clients, Links links, List<Map<String, Object>> newClients) {
+    record RegistryImported(int rows, Sensors sensors, Clients clients, Links links,
+                            List<RegistryFile.NewClient> newClients) {
 
         record Sensors(int created, int updated, int unchanged) {
         }

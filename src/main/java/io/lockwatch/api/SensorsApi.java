@@ -4,6 +4,7 @@ import java.util.Map;
 
 import io.lockwatch.ingest.ReadingParser;
 import io.lockwatch.registry.Registry;
+import io.lockwatch.registry.RegistryViews.Sensor;
 import org.apache.camel.Exchange;
 import org.openapitools.jackson.nullable.JsonNullable;
 
@@ -49,7 +50,7 @@ public class SensorsApi {
         }
         String state = Json.header(exchange, "state");
         Json.respond(exchange, 200, Json.pageById(registry.sensors(after, connectivity, prefix,
-                state == null ? null : Integer.valueOf(state), limit + 1), limit));
+                state == null ? null : Integer.valueOf(state), limit + 1), limit, Sensor::id));
     }
 
     public void update(Exchange exchange) {
@@ -57,14 +58,13 @@ public class SensorsApi {
         RequestBodies.SensorUpdate change = Json.bind(exchange, RequestBodies.SensorUpdate.class);
         JsonNullable<Integer> timeout = change.heartbeatTimeoutSeconds();
         JsonNullable<Integer> openAlarm = change.openAlarmSeconds();
-        Map<String, Object> sensor = registry.updateSensor(id, change.address(), timeout.isPresent(),
+        Sensor sensor = registry.updateSensor(id, change.address(), timeout.isPresent(),
                 timeout.orElse(null), openAlarm.isPresent(), openAlarm.orElse(null));
         if (sensor == null) {
             throw ApiProblem.notFound("sensor " + id);
         }
         Json.respond(exchange, 200, sensor);
     }
-
 
     public void delete(Exchange exchange) {
         String id = sensorId(exchange);
@@ -79,9 +79,9 @@ public class SensorsApi {
         Json.respond(exchange, 200, new ResponseBodies.Items<>(registry.clientsOf(sensorId(exchange))));
     }
 
-    Map<String, Object> existing(Exchange exchange) {
+    Sensor existing(Exchange exchange) {
         String id = sensorId(exchange);
-        Map<String, Object> sensor = registry.sensor(id);
+        Sensor sensor = registry.sensor(id);
         if (sensor == null) {
             throw ApiProblem.notFound("sensor " + id);
         }

@@ -3,12 +3,17 @@ package io.lockwatch.registry;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
-import java.util.LinkedHashMap;
+import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 import io.lockwatch.notify.WebhookSigner;
+import io.lockwatch.registry.RegistryViews.Client;
+import io.lockwatch.registry.RegistryViews.ClientWithSecret;
+import io.lockwatch.registry.RegistryViews.NotificationCounts;
+import io.lockwatch.registry.RegistryViews.Overview;
+import io.lockwatch.registry.RegistryViews.Sensor;
+import io.lockwatch.registry.RegistryViews.SensorCounts;
 import io.lockwatch.secrets.SecretCipher;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -16,7 +21,7 @@ import org.springframework.jdbc.core.RowMapper;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Sensors, clients and the links between them, in PostgreSQL. Views are plain maps in the API's field names.
+ * Sensors, clients and the links between them, in PostgreSQL, answered as {@link RegistryViews}.
  * A client's webhook secret leaves this class only from {@link #createClient} and {@link #rotateSecret}.
  */
 public class Registry {
@@ -72,12 +77,12 @@ public class Registry {
 
     // --- sensors
 
-    public Map<String, Object> createSensor(String id, String address, Integer timeoutSeconds) {
+    public Sensor createSensor(String id, String address, Integer timeoutSeconds) {
         return createSensor(id, address, timeoutSeconds, null);
     }
 
     /** @param openAlarmSeconds the sensor's own open-door alarm threshold; null: the default */
-    public Map<String, Object> createSensor(String id, String address, Integer timeoutSeconds, Integer openAlarmSeconds) {
+    public Sensor createSensor(String id, String address, Integer timeoutSeconds, Integer openAlarmSeconds) {
         try {
             jdbc.update("INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds) VALUES (?, ?, ?, ?)",
                     id, address, timeoutSeconds, openAlarmSeconds);
@@ -87,8 +92,8 @@ public class Registry {
         return sensor(id);
     }
 
-    public Map<String, Object> sensor(String id) {
-        List<Map<String, Object>> found = jdbc.query(SENSOR_VIEW + " WHERE s.id = ?", SENSOR, id);
+    public Sensor sensor(String id) {
+        List<Sensor> found = jdbc.query(SENSOR_VIEW + " WHERE s.id = ?", SENSOR, id);
         return found.isEmpty() ? null : found.get(0);
     }
 
@@ -96,7 +101,7 @@ public class Registry {
      * Sensors by id after {@code after}; optionally only those with this connectivity, those whose id, or
      * address in any case, starts with {@code prefix} (V20's indexes), and whose door is in {@code state}.
      */
-    public List<Map<String, Object>> sensors(String after, String connectivity, String prefix, Integer state, int limit) {
+    public List<Sensor> sensors(String after, String connectivity, String prefix, Integer state, int limit) {
         String like = prefix == null ? null
                 : prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
         return jdbc.query(SENSOR_VIEW + """
@@ -112,7 +117,7 @@ public class Registry {
      * @param timeoutSeconds the sensor's own heartbeat timeout; null sets it back to the default
      * @return the sensor, or null if there is none
      */
-    public Map<String, Object> updateSensor(String id, String address, boolean setTimeout, Integer timeoutSeconds) {
+    public Sensor updateSensor(String id, String address, boolean setTimeout, Integer timeoutSeconds) {
         return updateSensor(id, address, setTimeout, timeoutSeconds, false, null);
     }
 
@@ -121,8 +126,8 @@ public class Registry {
      *                         sets it back to the default
      * @return the sensor, or null if there is none
      */
-    public Map<String, Object> updateSensor(String id, String address, boolean setTimeout, Integer timeoutSeconds,
-                                            boolean setOpenAlarm, Integer openAlarmSeconds) {
+    public Sensor updateSensor(String id, String address, boolean setTimeout, Integer timeoutSeconds,
+                               boolean setOpenAlarm, Integer openAlarmSeconds) {
         Integer updated = tx.execute(status -> {
             int n = jdbc.update("""
                     UPDATE sensors SET address = coalesce(?, address),
@@ -163,7 +168,7 @@ public class Registry {
         });
     }
 
-    public List<Map<String, Object>> clientsOf(String sensorId) {
+    public List<Client> clientsOf(String sensorId) {
         return jdbc.query(CLIENT_VIEW + " WHERE id IN (SELECT client_id FROM client_sensors WHERE sensor_id = ?) ORDER BY name, id",
                 CLIENT, sensorId);
     }
@@ -173,7 +178,7 @@ public class Registry {
      * waiting (pending, never tried), retrying (pending after a failed attempt) and dead. Counted, not estimated:
      * one pass over sensor_state and one over the notifications not finished.
      */
-    public Map<String, Object> overview() {
+    public Overview overview() {
         return jdbc.queryForObject("""
                 SELECT s.online, s.lost, s.unknown, s.open, s.total,
                        (SELECT count(*) FROM alarms WHERE cleared_at IS NULL) AS alarms,
@@ -188,28 +193,16 @@ public class Registry {
                                count(*) FILTER (WHERE status IN ('pending', 'delivering') AND attempts > 0) AS retrying,
                                count(*) FILTER (WHERE status = 'dead') AS dead
                           FROM notifications WHERE status IN ('pending', 'delivering', 'dead')) n""", (rs, i) -> {
-            Map<String, Object> sensors = new java.util.LinkedHashMap<>();
-            sensors.put("total", rs.getLong("total"));
-            sensors.put("online", rs.getLong("online"));
-            sensors.put("lost", rs.getLong("lost"));
-            sensors.put("unknown", rs.getLong("unknown"));
-            sensors.put("doors_open", rs.getLong("open"));
-            Map<String, Object> notifications = new java.util.LinkedHashMap<>();
-            notifications.put("pending", rs.getLong("pending"));
-            notifications.put("retrying", rs.getLong("retrying"));
-            notifications.put("dead", rs.getLong("dead"));
-            Map<String, Object> overview = new java.util.LinkedHashMap<>();
-            overview.put("sensors", sensors);
-            overview.put("alarms_active", rs.getLong("alarms"));
-            overview.put("notifications", notifications);
-            overview.put("at", java.time.Instant.now().toString());
-            return overview;
+            return new Overview(new SensorCounts(rs.getLong("total"), rs.getLong("online"), rs.getLong("lost"),
+                    rs.getLong("unknown"), rs.getLong("open")), rs.getLong("alarms"),
+                    new NotificationCounts(rs.getLong("pending"), rs.getLong("retrying"), rs.getLong("dead")),
+                    java.time.Instant.now());
         });
     }
 
     // --- clients
 
-    public Map<String, Object> createClient(String name, String url, DeliverySettings delivery) {
+    public ClientWithSecret createClient(String name, String url, DeliverySettings delivery) {
         String secret = WebhookSigner.newSecret();
         UUID id = jdbc.query(con -> {
             var ps = con.prepareStatement("""
@@ -222,21 +215,19 @@ public class Registry {
             ps.setArray(5, delivery.eventTypes() == null ? null : con.createArrayOf("text", delivery.eventTypes().toArray()));
             return ps;
         }, (rs, i) -> rs.getObject(1, UUID.class)).get(0);
-        Map<String, Object> client = client(id);
-        client.put("webhook_secret", secret);
-        return client;
+        return new ClientWithSecret(client(id), secret);
     }
 
-    public Map<String, Object> client(UUID id) {
-        List<Map<String, Object>> found = jdbc.query(CLIENT_VIEW + " WHERE id = ?", CLIENT, id);
+    public Client client(UUID id) {
+        List<Client> found = jdbc.query(CLIENT_VIEW + " WHERE id = ?", CLIENT, id);
         return found.isEmpty() ? null : found.get(0);
     }
 
-    public List<Map<String, Object>> clients(UUID after, int limit) {
+    public List<Client> clients(UUID after, int limit) {
         return jdbc.query(CLIENT_VIEW + " WHERE (?::uuid IS NULL OR id > ?) ORDER BY id LIMIT ?", CLIENT, after, after, limit);
     }
 
-    public Map<String, Object> updateClient(UUID id, String name, String url, DeliverySettings delivery) {
+    public Client updateClient(UUID id, String name, String url, DeliverySettings delivery) {
         int n = jdbc.update(con -> {
             var ps = con.prepareStatement("""
                     UPDATE clients SET name = coalesce(?, name), url = coalesce(?, url),
@@ -255,7 +246,7 @@ public class Registry {
     }
 
     /** A new secret; the one it replaces signs too for {@code grace}, so the client can switch over meanwhile. */
-    public Map<String, Object> rotateSecret(UUID id, java.time.Duration grace) {
+    public ClientWithSecret rotateSecret(UUID id, java.time.Duration grace) {
         String secret = WebhookSigner.newSecret();
         int n = jdbc.update("""
                 UPDATE clients SET previous_secret = webhook_secret,
@@ -264,9 +255,7 @@ public class Registry {
         if (n == 0) {
             return null;
         }
-        Map<String, Object> client = client(id);
-        client.put("webhook_secret", secret);
-        return client;
+        return new ClientWithSecret(client(id), secret);
     }
 
     public boolean deleteClient(UUID id) {
@@ -276,7 +265,7 @@ public class Registry {
         });
     }
 
-    public List<Map<String, Object>> sensorsOf(UUID clientId) {
+    public List<Sensor> sensorsOf(UUID clientId) {
         return jdbc.query(SENSOR_VIEW + " WHERE s.id IN (SELECT sensor_id FROM client_sensors WHERE client_id = ?) ORDER BY s.id",
                 SENSOR, clientId);
     }
@@ -310,43 +299,24 @@ public class Registry {
                 + where, args);
     }
 
-    private static final RowMapper<Map<String, Object>> SENSOR = (rs, i) -> {
-        Map<String, Object> s = new LinkedHashMap<>();
-        s.put("id", rs.getString("id"));
-        s.put("address", rs.getString("address"));
-        s.put("heartbeat_timeout_seconds", (Integer) rs.getObject("heartbeat_timeout_seconds"));
-        s.put("open_alarm_seconds", (Integer) rs.getObject("open_alarm_seconds"));
+    private static final RowMapper<Sensor> SENSOR = (rs, i) -> {
         short state = rs.getShort("state");
-        s.put("state", rs.wasNull() ? null : (int) state);
-        s.put("state_changed_at", time(rs, "state_changed_at"));
-        s.put("last_seen_at", time(rs, "last_seen_at"));
-        s.put("connectivity", rs.getString("connectivity"));
-        s.put("sequence", rs.getLong("sequence"));
-        s.put("created_at", time(rs, "created_at"));
-        s.put("updated_at", time(rs, "updated_at"));
-        return s;
+        Integer door = rs.wasNull() ? null : (int) state;
+        return new Sensor(rs.getString("id"), rs.getString("address"), (Integer) rs.getObject("heartbeat_timeout_seconds"),
+                (Integer) rs.getObject("open_alarm_seconds"), door, time(rs, "state_changed_at"), time(rs, "last_seen_at"),
+                rs.getString("connectivity"), rs.getLong("sequence"), time(rs, "created_at"), time(rs, "updated_at"));
     };
 
-    private static final RowMapper<Map<String, Object>> CLIENT = (rs, i) -> {
-        Map<String, Object> c = new LinkedHashMap<>();
-        c.put("id", rs.getObject("id", UUID.class).toString());
-        c.put("name", rs.getString("name"));
-        c.put("url", rs.getString("url"));
-        c.put("delivery_mode", rs.getString("delivery_mode"));
+    private static final RowMapper<Client> CLIENT = (rs, i) -> {
         java.sql.Array types = rs.getArray("event_types");
-        c.put("event_types", types == null ? null : List.of((String[]) types.getArray()));
-        c.put("enabled", rs.getBoolean("enabled"));
-        c.put("paused_reason", rs.getString("paused_reason"));
-        c.put("paused_at", time(rs, "paused_at"));
-        c.put("failing_since", time(rs, "failing_since"));
-        c.put("previous_secret_signs_until", time(rs, "previous_secret_until"));
-        c.put("created_at", time(rs, "created_at"));
-        c.put("updated_at", time(rs, "updated_at"));
-        return c;
+        return new Client(rs.getObject("id", UUID.class), rs.getString("name"), rs.getString("url"),
+                rs.getString("delivery_mode"), types == null ? null : List.of((String[]) types.getArray()),
+                rs.getBoolean("enabled"), rs.getString("paused_reason"), time(rs, "paused_at"), time(rs, "failing_since"),
+                time(rs, "previous_secret_until"), time(rs, "created_at"), time(rs, "updated_at"));
     };
 
-    static String time(ResultSet rs, String column) throws SQLException {
+    static Instant time(ResultSet rs, String column) throws SQLException {
         Timestamp t = rs.getTimestamp(column);
-        return t == null ? null : t.toInstant().toString();
+        return t == null ? null : t.toInstant();
     }
 }

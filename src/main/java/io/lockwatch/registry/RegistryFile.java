@@ -30,7 +30,11 @@ public class RegistryFile {
 
     /** What an import did. {@code newClients}: each created client with its secret, shown this once. */
     public record Outcome(int sensorsCreated, int sensorsUpdated, int sensorsUnchanged, int clientsCreated,
-                          int clientsUpdated, int linksAdded, int linksRemoved, List<Map<String, Object>> newClients) {
+                          int clientsUpdated, int linksAdded, int linksRemoved, List<NewClient> newClients) {
+    }
+
+    /** A client the file made, with its secret in clear: shown this once. */
+    public record NewClient(UUID id, String name, String webhookSecret) {
     }
 
     /** A row the database's state refuses (a client name that several clients have), by its number in the file. */
@@ -82,17 +86,13 @@ public class RegistryFile {
             }
             Map<String, UUID> clientIds = new HashMap<>();
             int[] clientCounts = clients(clientUrls, firstRowOfClient, clientIds);
-            List<Map<String, Object>> created = new ArrayList<>();
+            List<NewClient> created = new ArrayList<>();
             for (Map.Entry<String, String> c : clientUrls.entrySet()) {
                 if (!clientIds.containsKey(c.getKey())) {
-                    Map<String, Object> client = registry.createClient(c.getKey(), c.getValue(),
+                    RegistryViews.ClientWithSecret client = registry.createClient(c.getKey(), c.getValue(),
                             new Registry.DeliverySettings(null, false, null));
-                    clientIds.put(c.getKey(), UUID.fromString(String.valueOf(client.get("id"))));
-                    Map<String, Object> shown = new LinkedHashMap<>();
-                    shown.put("id", client.get("id"));
-                    shown.put("name", c.getKey());
-                    shown.put("webhook_secret", client.get("webhook_secret"));
-                    created.add(shown);
+                    clientIds.put(c.getKey(), client.client().id());
+                    created.add(new NewClient(client.client().id(), c.getKey(), client.webhookSecret()));
                 }
             }
             int[] sensorCounts = sensors(sensors);

@@ -50,19 +50,30 @@ class ApiModelsTest {
 
     @Test
     void eachComposedAnswerIsTheSchemaOfItsName() {
-        Map<Class<?>, String> schemas = Map.of(
-                ResponseBodies.Page.class, "SensorPage",
-                ResponseBodies.Items.class, "SensorList",
-                ResponseBodies.PingResult.class, "PingResult",
-                ResponseBodies.Reading.class, "Reading",
-                ResponseBodies.Event.class, "Event",
-                ResponseBodies.RegistryImported.class, "RegistryImported",
-                io.lockwatch.registry.RegistryFile.Row.class, "RegistryRow",
-                io.lockwatch.history.HistoryRecords.DailyCount.class, "DailyCounts.items");
+        Map<Class<?>, String> schemas = Map.ofEntries(
+                Map.entry(ResponseBodies.Page.class, "SensorPage"),
+                Map.entry(ResponseBodies.Items.class, "SensorList"),
+                Map.entry(ResponseBodies.PingResult.class, "PingResult"),
+                Map.entry(ResponseBodies.Reading.class, "Reading"),
+                Map.entry(ResponseBodies.Event.class, "Event"),
+                Map.entry(ResponseBodies.RegistryImported.class, "RegistryImported"),
+                Map.entry(io.lockwatch.registry.RegistryFile.Row.class, "RegistryRow"),
+                Map.entry(io.lockwatch.registry.RegistryFile.NewClient.class, "RegistryImported.new_clients"),
+                Map.entry(io.lockwatch.registry.RegistryViews.Sensor.class, "Sensor"),
+                Map.entry(io.lockwatch.registry.RegistryViews.Client.class, "Client"),
+                Map.entry(io.lockwatch.registry.RegistryViews.Overview.class, "Overview"),
+                Map.entry(io.lockwatch.registry.RegistryViews.SensorCounts.class, "Overview.sensors"),
+                Map.entry(io.lockwatch.registry.RegistryViews.NotificationCounts.class, "Overview.notifications"),
+                Map.entry(io.lockwatch.history.HistoryRecords.DailyCount.class, "DailyCounts.items"),
+                Map.entry(io.lockwatch.alarms.AlarmStore.Alarm.class, "Alarm"),
+                Map.entry(io.lockwatch.notify.NotificationQueries.Notification.class, "Notification"));
         schemas.forEach((model, name) -> {
-            Schema<?> schema = CONTRACT.getComponents().getSchemas().get(name.replace(".items", ""));
-            if (name.endsWith(".items")) {
-                schema = ((Schema<?>) schema.getProperties().get("items")).getItems();
+            String[] path = name.split("\\.");
+            Schema<?> schema = CONTRACT.getComponents().getSchemas().get(path[0]);
+            if (path.length > 1) {
+                // an inline object of the schema: a property's, or its array's items
+                Schema<?> property = (Schema<?>) schema.getProperties().get(path[1]);
+                schema = property.getItems() != null ? property.getItems() : property;
             }
             assertThat(schema).as(name).isNotNull();
             assertThat(jsonNames(model, false)).as(model.getSimpleName() + " as " + name)
@@ -71,6 +82,41 @@ class ApiModelsTest {
         for (Class<?> c : ResponseBodies.class.getDeclaredClasses()) {
             assertThat(schemas).as("every answer model is checked here").containsKey(c);
         }
+    }
+
+    @Test
+    void aClientWithItsSecretIsTheClientsFieldsAndTheSecretSideBySide() throws Exception {
+        var client = new io.lockwatch.registry.RegistryViews.Client(java.util.UUID.randomUUID(), "n", "https://x/",
+                "every_event", null, true, null, null, null, null, java.time.Instant.EPOCH, java.time.Instant.EPOCH);
+        var json = Json.MAPPER.readTree(Json.MAPPER.writeValueAsString(
+                new io.lockwatch.registry.RegistryViews.ClientWithSecret(client, "whsec_x")));
+        Set<String> names = new TreeSet<>();
+        json.fieldNames().forEachRemaining(names::add);
+        Set<String> expected = new TreeSet<>(CONTRACT.getComponents().getSchemas().get("Client").getProperties().keySet());
+        expected.add("webhook_secret");
+        assertThat(names).isEqualTo(expected);
+        assertThat(json.get("webhook_secret").asText()).isEqualTo("whsec_x");
+        assertThat(json.get("created_at").asText()).isEqualTo("1970-01-01T00:00:00Z");
+    }
+
+    @Test
+    void aNotificationWithItsAttemptsIsTheNotificationsFieldsAndTheAttemptsSideBySide() throws Exception {
+        var n = new io.lockwatch.notify.NotificationQueries.Notification(java.util.UUID.randomUUID(),
+                java.util.UUID.randomUUID(), "A1", "sensor.state_changed", 3, "dead", 1, null, 500, "HTTP 500", null, null,
+                java.time.Instant.EPOCH, java.time.Instant.EPOCH);
+        var attempt = new io.lockwatch.notify.NotificationQueries.AttemptMade(1, 500, "HTTP 500", 12, java.time.Instant.EPOCH);
+        var json = Json.MAPPER.readTree(Json.MAPPER.writeValueAsString(
+                new io.lockwatch.notify.NotificationQueries.NotificationDetail(n, List.of(attempt))));
+        Set<String> names = new TreeSet<>();
+        json.fieldNames().forEachRemaining(names::add);
+        Set<String> expected = new TreeSet<>(CONTRACT.getComponents().getSchemas().get("Notification").getProperties().keySet());
+        expected.add("attempts_made");
+        assertThat(names).isEqualTo(expected);
+        Schema<?> detail = (Schema<?>) CONTRACT.getComponents().getSchemas().get("NotificationDetail").getAllOf().get(1);
+        Schema<?> attempts = (Schema<?>) detail.getProperties().get("attempts_made");
+        Set<String> attemptNames = new TreeSet<>();
+        json.get("attempts_made").get(0).fieldNames().forEachRemaining(attemptNames::add);
+        assertThat(attemptNames).isEqualTo(new TreeSet<>(attempts.getItems().getProperties().keySet()));
     }
 
     @Test

@@ -373,7 +373,7 @@ class NotifyRouteTest {
         String sensor = sensor();
         Client a = client();
         link(a, sensor);
-        String rotated = (String) registry.rotateSecret(a.id(), Duration.ofHours(1)).get("webhook_secret");
+        String rotated = registry.rotateSecret(a.id(), Duration.ofHours(1)).webhookSecret();
         long ts = System.currentTimeMillis() - 10_000;
 
         publish(sensor, 1, ts);

@@ -26,11 +26,11 @@ class SecretsAtRestTest {
 
     @Test
     void aClientsSecretIsStoredSealedAndShownOnlyOnce() {
-        Map<String, Object> created = registry.createClient("sealed", "https://example.com/hook",
+        var created = registry.createClient("sealed", "https://example.com/hook",
                 new Registry.DeliverySettings(null, false, null));
-        UUID id = UUID.fromString((String) created.get("id"));
-        String secret = (String) created.get("webhook_secret");
-        String rotated = (String) registry.rotateSecret(id, java.time.Duration.ofHours(1)).get("webhook_secret");
+        UUID id = created.client().id();
+        String secret = created.webhookSecret();
+        String rotated = registry.rotateSecret(id, java.time.Duration.ofHours(1)).webhookSecret();
 
         Map<String, Object> row = jdbc.queryForMap("SELECT webhook_secret, previous_secret FROM clients WHERE id = ?", id);
         assertThat(row.values()).allSatisfy(v -> assertThat((String) v).startsWith("aesgcm:test-2:").doesNotContain("whsec_"));

@@ -1,0 +1,42 @@
+package io.lockwatch.registry;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * What the registry answers with: the contract's Sensor, Client, ClientWithSecret and Overview, field for field.
+ * They know no JSON; the API names their fields as the contract does.
+ */
+public final class RegistryViews {
+
+    private RegistryViews() {
+    }
+
+    /** A sensor and its state; {@code state} is null until it is first heard from. */
+    public record Sensor(String id, String address, Integer heartbeatTimeoutSeconds, Integer openAlarmSeconds,
+                         Integer state, Instant stateChangedAt, Instant lastSeenAt, String connectivity, long sequence,
+                         Instant createdAt, Instant updatedAt) {
+    }
+
+    /** A client, without its secret. */
+    public record Client(UUID id, String name, String url, String deliveryMode, List<String> eventTypes,
+                         boolean enabled, String pausedReason, Instant pausedAt, Instant failingSince,
+                         Instant previousSecretSignsUntil, Instant createdAt, Instant updatedAt) {
+    }
+
+    /** A client and its secret in clear: only the answer of a create or a rotation holds one, once. */
+    public record ClientWithSecret(Client client, String webhookSecret) {
+    }
+
+    /** The counts an operator looks at first. */
+    public record Overview(SensorCounts sensors, long alarmsActive, NotificationCounts notifications, Instant at) {
+    }
+
+    public record SensorCounts(long total, long online, long lost, long unknown, long doorsOpen) {
+    }
+
+    /** Pending: waiting for their first attempt; retrying: waiting after a failed one. */
+    public record NotificationCounts(long pending, long retrying, long dead) {
+    }
+}
