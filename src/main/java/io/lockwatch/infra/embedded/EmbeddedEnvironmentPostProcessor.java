@@ -67,14 +67,40 @@ public class EmbeddedEnvironmentPostProcessor implements EnvironmentPostProcesso
         env.getPropertySources().addFirst(new MapPropertySource(PROPERTY_SOURCE, props));
     }
 
-    private static int portOrFree(int configured) {
+    /**
+     * The configured port, or a free loopback port below the range the system hands out to outgoing connections.
+     * The port is chosen here and bound seconds later, once the context starts the service; a port from that range
+     * can be taken meanwhile by any client connection (a test's HTTP client once took the MQTT listener's).
+     */
+    static int portOrFree(int configured) {
         if (configured > 0) {
             return configured;
+        }
+        int below = ephemeralRangeStart();
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 50 && below > 11_024; attempt++) {
+            int port = random.nextInt(below - 10_000, below);
+            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return socket.getLocalPort();
+            } catch (IOException taken) {
+                // another one
+            }
         }
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException("no free loopback port for an embedded service", e);
+        }
+    }
+
+    /** The first port of Linux's ephemeral range; 32768, its default, where the system does not say. */
+    static int ephemeralRangeStart() {
+        try {
+            // read as a stream: Files.readString trusts the size procfs reports and returns one byte
+            String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim();
+            return Integer.parseInt(range.split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 32_768;
         }
     }
 
