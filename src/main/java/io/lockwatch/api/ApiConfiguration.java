@@ -31,7 +31,7 @@ class ApiConfiguration {
     RegistryFileApi registryFileApi(JdbcTemplate jdbc, org.springframework.transaction.support.TransactionTemplate tx,
                                     Registry registry, TargetGuard guard) {
         return new RegistryFileApi(new io.lockwatch.registry.RegistryFile(jdbc, tx, registry), guard,
-                new ContractSchemas(ApiDocument.CONTRACT));
+                ContractSchemas.registryRow(ApiDocument.CONTRACT));
     }
 
     @Bean

@@ -10,12 +10,12 @@ import java.util.UUID;
 
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.lockwatch.alarms.AlarmStore;
 import io.lockwatch.history.HistoryRecords.DailyCount;
@@ -92,13 +92,14 @@ final class Json {
         JsonNode body = body(exchange);
         try {
             return MAPPER.treeToValue(body, model);
-        } catch (ValueInstantiationException e) {
+        } catch (JsonProcessingException e) {
             if (e.getCause() instanceof ApiProblem problem) {
                 throw problem;
             }
-            throw ApiProblem.badRequest(null, "the request body does not match its schema: " + e.getOriginalMessage());
-        } catch (JsonProcessingException e) {
-            throw ApiProblem.badRequest(null, "the request body does not match its schema: " + e.getOriginalMessage());
+            // Jackson's own message names Java types; the answer names the field
+            String field = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? m.getPath().get(0).getFieldName()
+                    : null;
+            throw ApiProblem.badRequest(field, (field == null ? "the request body" : field) + " does not match its schema");
         }
     }
 

@@ -43,12 +43,12 @@ public class RegistryFileApi {
 
     private final RegistryFile file;
     private final TargetGuard guard;
-    private final ContractSchemas contract;
+    private final ContractSchemas.FlatSchema rowSchema;
 
-    RegistryFileApi(RegistryFile file, TargetGuard guard, ContractSchemas contract) {
+    RegistryFileApi(RegistryFile file, TargetGuard guard, ContractSchemas.FlatSchema rowSchema) {
         this.file = file;
         this.guard = guard;
-        this.contract = contract;
+        this.rowSchema = rowSchema;
     }
 
     public void importFile(Exchange exchange) {
@@ -97,10 +97,12 @@ public class RegistryFileApi {
             throw ApiProblem.badRequest(e.problems().size() + " rows are refused; nothing was imported", e.problems()
                     .stream().limit(MAX_ERRORS).map(p -> "row " + p.row() + ": " + p.field() + ": " + p.detail()).toList());
         }
-        Json.respond(exchange, 200, new ResponseBodies.RegistryImported(rows.size(),
-                new ResponseBodies.RegistryImported.Sensors(outcome.sensorsCreated(), outcome.sensorsUpdated(), outcome.sensorsUnchanged()),
-                new ResponseBodies.RegistryImported.Clients(outcome.clientsCreated(), outcome.clientsUpdated()),
-                new ResponseBodies.RegistryImported.Links(outcome.linksAdded(), outcome.linksRemoved()), outcome.newClients()));
+        var sensors = new ResponseBodies.RegistryImported.Sensors(outcome.sensorsCreated(), outcome.sensorsUpdated(),
+                outcome.sensorsUnchanged());
+        var clients = new ResponseBodies.RegistryImported.Clients(outcome.clientsCreated(), outcome.clientsUpdated());
+        var links = new ResponseBodies.RegistryImported.Links(outcome.linksAdded(), outcome.linksRemoved());
+        Json.respond(exchange, 200, new ResponseBodies.RegistryImported(rows.size(), sensors, clients, links,
+                outcome.newClients()));
     }
 
     public void exportFile(Exchange exchange) {
@@ -219,16 +221,12 @@ public class RegistryFileApi {
                 f.set(name, value);
             }
         });
-        List<String> problems = contract.problems("RegistryRow", f);
+        List<String> problems = rowSchema.problems(f);
         if (!problems.isEmpty()) {
             throw ApiProblem.badRequest(null, String.join("; ", problems));
         }
-        Row row;
-        try {
-            row = Json.MAPPER.treeToValue(f, Row.class);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw ApiProblem.badRequest(null, e.getOriginalMessage());
-        }
+        Row row = new Row(f.get("sensor_id").textValue(), f.get("address").textValue(), number(f, "heartbeat_timeout_seconds"),
+                number(f, "open_alarm_seconds"), text(f, "client_name"), text(f, "client_url"));
         RequestBodies.plain("address", row.address());
         RequestBodies.plain("client_name", row.clientName());
         RequestBodies.plain("client_url", row.clientUrl());
@@ -243,6 +241,16 @@ public class RegistryFileApi {
             }
         }
         return row;
+    }
+
+    private static String text(ObjectNode row, String field) {
+        JsonNode v = row.get(field);
+        return v == null || v.isNull() ? null : v.textValue();
+    }
+
+    private static Integer number(ObjectNode row, String field) {
+        JsonNode v = row.get(field);
+        return v == null || v.isNull() ? null : v.intValue();
     }
 
     /** Where a sensor or a client name was first given: its file row (from 0) and that row. */

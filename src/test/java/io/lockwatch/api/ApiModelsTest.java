@@ -190,24 +190,62 @@ class ApiModelsTest {
     @Test
     void aBodyThatDoesNotBindIsABadRequestNotAFault() {
         assertThatThrownBy(() -> bind("{\"since\":\"yesterday\"}", RequestBodies.ReplayRequest.class))
-                .isInstanceOfSatisfying(ApiProblem.class, p -> assertThat(p.status()).isEqualTo(400));
+                .isInstanceOfSatisfying(ApiProblem.class, p -> {
+                    assertThat(p.status()).isEqualTo(400);
+                    assertThat(p.field()).isEqualTo("since");
+                    // the answer names the field, not the Java types behind it
+                    assertThat(p.getMessage()).isEqualTo("since does not match its schema");
+                });
         assertThatThrownBy(() -> bind("[1]", RequestBodies.ReplayRequest.class))
                 .isInstanceOfSatisfying(ApiProblem.class, p -> assertThat(p.status()).isEqualTo(400));
     }
 
     @Test
-    void aRegistryRowIsCheckedAgainstItsSchemaWithEachFieldNamed() {
-        ContractSchemas schemas = new ContractSchemas(ApiDocument.CONTRACT);
+    void aRegistryRowIsCheckedByTheContractsRulesWithEachFieldNamed() {
+        ContractSchemas.FlatSchema rows = ContractSchemas.registryRow(ApiDocument.CONTRACT);
         ObjectNode bad = Json.MAPPER.createObjectNode().put("sensor_id", "bad-id!").put("heartbeat_timeout_seconds", 0)
                 .put("colour", "red");
-        List<String> problems = schemas.problems("RegistryRow", bad);
-        assertThat(problems).hasSize(4);
-        assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("sensor_id: ECMA 262 regex"));
-        assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("heartbeat_timeout_seconds: "));
-        assertThat(problems).anySatisfy(p -> assertThat(p).contains("address"));
-        assertThat(problems).anySatisfy(p -> assertThat(p).contains("colour"));
-        assertThat(schemas.problems("RegistryRow", Json.MAPPER.valueToTree(Map.of("sensor_id", "A1", "address", "Hall"))))
-                .isEmpty();
+        assertThat(rows.problems(bad)).containsExactlyInAnyOrder(
+                "colour: not a field of RegistryRow",
+                "sensor_id: must match ^[0-9A-Za-z]{1,16}$",
+                "address: required",
+                "heartbeat_timeout_seconds: must be at least 1");
+        assertThat(rows.problems(Json.MAPPER.valueToTree(Map.of("sensor_id", "A1", "address", "Hall")))).isEmpty();
+    }
+
+    /** The fast check of a row and the OpenAPI validator Camel runs agree on what the contract allows. */
+    @Test
+    void theRowCheckAgreesWithTheOpenApiValidator() {
+        ContractSchemas.FlatSchema rows = ContractSchemas.registryRow(ApiDocument.CONTRACT);
+        com.atlassian.oai.validator.schema.SchemaValidator validator = new com.atlassian.oai.validator.schema.SchemaValidator(
+                CONTRACT, new com.atlassian.oai.validator.report.MessageResolver());
+        Schema<?> schema = CONTRACT.getComponents().getSchemas().get("RegistryRow");
+        String[] ids = {"A1", "", "0123456789abcdef", "0123456789abcdefX", "bad-id", "Ünï"};
+        String[] addresses = {"Hall", "", "x".repeat(500), "x".repeat(501), "😀".repeat(500)};
+        Object[] seconds = {null, 0, 1, 2_592_000, 2_592_001, -5, "60", 1.5};
+        int cases = 0;
+        for (String id : ids) {
+            for (String address : addresses) {
+                for (Object timeout : seconds) {
+                    ObjectNode row = Json.MAPPER.createObjectNode().put("sensor_id", id).put("address", address);
+                    row.set("heartbeat_timeout_seconds", Json.MAPPER.valueToTree(timeout));
+                    row.put("client_name", id.isEmpty() ? null : "c");
+                    boolean fast = rows.problems(row).isEmpty();
+                    boolean contract = !validator.validate(() -> row, schema, null).hasErrors();
+                    assertThat(fast).as("%s: fast %s, validator %s", row, fast, contract).isEqualTo(contract);
+                    cases++;
+                }
+            }
+        }
+        assertThat(cases).isEqualTo(240);
+    }
+
+    @Test
+    void aSchemaWithARuleTheRowCheckDoesNotKnowIsRefusedWhenRead() {
+        Schema<?> row = new Schema<>().type("object").additionalProperties(false)
+                .addProperty("colour", new Schema<String>().type("string")._enum(List.of("red", "green")));
+        assertThatThrownBy(() -> ContractSchemas.FlatSchema.of("Row", row)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Row.colour");
     }
 
     private static <T> T bind(String json, Class<T> model) {

@@ -97,6 +97,8 @@ class ApiTest {
         assertProblem(call("GET", "/sensors?limit=0", ADMIN, null), 400, "limit");
         assertProblem(call("GET", "/sensors?connectivity=maybe", ADMIN, null), 400, "connectivity");
         assertProblem(call("PUT", "/sensors/Ok1", ADMIN, Map.of()), 400, null);
+        // what the contract cannot say, the request's model does: text is not blank
+        assertProblem(call("POST", "/sensors", ADMIN, Map.of("id", "Ok1", "address", "   ")), 400, "address");
     }
 
     @Test
@@ -206,6 +208,10 @@ class ApiTest {
                 "event_types", List.of())), 400, "event_types");
         assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/", "enabled", "no")),
                 400, "enabled");
+        assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/",
+                "event_types", List.of("sensor.state_changed", "sensor.state_changed"))), 400, "event_types");
+        assertProblem(call("POST", "/clients", ADMIN, Map.of("name", " \t ", "url", "http://127.0.0.1/")), 400, "name");
+        assertProblem(call("PUT", "/clients/" + UUID.randomUUID(), ADMIN, Map.of()), 400, null);
     }
 
     @Test
