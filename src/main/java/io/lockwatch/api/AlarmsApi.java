@@ -3,7 +3,6 @@ package io.lockwatch.api;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 import io.lockwatch.alarms.AlarmStore;

@@ -1,6 +1,5 @@
 package io.lockwatch.api;
 
-import java.util.Map;
 
 import io.lockwatch.ingest.ReadingParser;
 import io.lockwatch.registry.Registry;
