@@ -29,9 +29,9 @@ class ApiConfiguration {
 
     @Bean
     RegistryFileApi registryFileApi(JdbcTemplate jdbc, org.springframework.transaction.support.TransactionTemplate tx,
-                                    Registry registry, TargetGuard guard) {
+                                    Registry registry, TargetGuard guard, ApiDocument contract) {
         return new RegistryFileApi(new io.lockwatch.registry.RegistryFile(jdbc, tx, registry), guard,
-                ContractSchemas.registryRow(ApiDocument.CONTRACT));
+                FlatSchema.of("RegistryRow", contract.schema("RegistryRow")));
     }
 
     @Bean

@@ -33,6 +33,11 @@ public final class ApiDocument {
         }
     }
 
+    /** The schema of that name in the contract's components (a missing node if there is none). */
+    JsonNode schema(String name) {
+        return document.path("components").path("schemas").path(name);
+    }
+
     public void serve(Exchange exchange) {
         Json.respond(exchange, 200, document);
     }

@@ -43,9 +43,9 @@ public class RegistryFileApi {
 
     private final RegistryFile file;
     private final TargetGuard guard;
-    private final ContractSchemas.FlatSchema rowSchema;
+    private final FlatSchema rowSchema;
 
-    RegistryFileApi(RegistryFile file, TargetGuard guard, ContractSchemas.FlatSchema rowSchema) {
+    RegistryFileApi(RegistryFile file, TargetGuard guard, FlatSchema rowSchema) {
         this.file = file;
         this.guard = guard;
         this.rowSchema = rowSchema;

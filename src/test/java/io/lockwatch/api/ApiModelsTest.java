@@ -8,6 +8,7 @@ import java.util.TreeSet;
 
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.swagger.v3.oas.models.OpenAPI;
@@ -88,13 +89,8 @@ class ApiModelsTest {
     void aClientWithItsSecretIsTheClientsFieldsAndTheSecretSideBySide() throws Exception {
         var client = new io.lockwatch.registry.RegistryViews.Client(java.util.UUID.randomUUID(), "n", "https://x/",
                 "every_event", null, true, null, null, null, null, java.time.Instant.EPOCH, java.time.Instant.EPOCH);
-        var json = Json.MAPPER.readTree(Json.MAPPER.writeValueAsString(
-                new io.lockwatch.registry.RegistryViews.ClientWithSecret(client, "whsec_x")));
-        Set<String> names = new TreeSet<>();
-        json.fieldNames().forEachRemaining(names::add);
-        Set<String> expected = new TreeSet<>(CONTRACT.getComponents().getSchemas().get("Client").getProperties().keySet());
-        expected.add("webhook_secret");
-        assertThat(names).isEqualTo(expected);
+        JsonNode json = assertWrittenAsAllOf(new io.lockwatch.registry.RegistryViews.ClientWithSecret(client, "whsec_x"),
+                "ClientWithSecret");
         assertThat(json.get("webhook_secret").asText()).isEqualTo("whsec_x");
         assertThat(json.get("created_at").asText()).isEqualTo("1970-01-01T00:00:00Z");
     }
@@ -105,18 +101,32 @@ class ApiModelsTest {
                 java.util.UUID.randomUUID(), "A1", "sensor.state_changed", 3, "dead", 1, null, 500, "HTTP 500", null, null,
                 java.time.Instant.EPOCH, java.time.Instant.EPOCH);
         var attempt = new io.lockwatch.notify.NotificationQueries.AttemptMade(1, 500, "HTTP 500", 12, java.time.Instant.EPOCH);
-        var json = Json.MAPPER.readTree(Json.MAPPER.writeValueAsString(
-                new io.lockwatch.notify.NotificationQueries.NotificationDetail(n, List.of(attempt))));
-        Set<String> names = new TreeSet<>();
-        json.fieldNames().forEachRemaining(names::add);
-        Set<String> expected = new TreeSet<>(CONTRACT.getComponents().getSchemas().get("Notification").getProperties().keySet());
-        expected.add("attempts_made");
-        assertThat(names).isEqualTo(expected);
+        JsonNode json = assertWrittenAsAllOf(new io.lockwatch.notify.NotificationQueries.NotificationDetail(n,
+                List.of(attempt)), "NotificationDetail");
         Schema<?> detail = (Schema<?>) CONTRACT.getComponents().getSchemas().get("NotificationDetail").getAllOf().get(1);
         Schema<?> attempts = (Schema<?>) detail.getProperties().get("attempts_made");
-        Set<String> attemptNames = new TreeSet<>();
-        json.get("attempts_made").get(0).fieldNames().forEachRemaining(attemptNames::add);
-        assertThat(attemptNames).isEqualTo(new TreeSet<>(attempts.getItems().getProperties().keySet()));
+        assertThat(fieldNames(json.get("attempts_made").get(0)))
+                .isEqualTo(new TreeSet<>(attempts.getItems().getProperties().keySet()));
+    }
+
+    /** The value as JSON has exactly the properties of the allOf schema's parts, a referenced schema's included. */
+    private static JsonNode assertWrittenAsAllOf(Object value, String schemaName) throws Exception {
+        JsonNode json = Json.MAPPER.readTree(Json.MAPPER.writeValueAsString(value));
+        Set<String> expected = new TreeSet<>();
+        for (Object each : CONTRACT.getComponents().getSchemas().get(schemaName).getAllOf()) {
+            Schema<?> part = (Schema<?>) each;
+            Schema<?> resolved = part.get$ref() == null ? part
+                    : CONTRACT.getComponents().getSchemas().get(part.get$ref().replace("#/components/schemas/", ""));
+            expected.addAll(resolved.getProperties().keySet());
+        }
+        assertThat(fieldNames(json)).as(schemaName).isEqualTo(expected);
+        return json;
+    }
+
+    private static Set<String> fieldNames(JsonNode json) {
+        Set<String> names = new TreeSet<>();
+        json.fieldNames().forEachRemaining(names::add);
+        return names;
     }
 
     @Test
@@ -202,7 +212,7 @@ class ApiModelsTest {
 
     @Test
     void aRegistryRowIsCheckedByTheContractsRulesWithEachFieldNamed() {
-        ContractSchemas.FlatSchema rows = ContractSchemas.registryRow(ApiDocument.CONTRACT);
+        FlatSchema rows = registryRow();
         ObjectNode bad = Json.MAPPER.createObjectNode().put("sensor_id", "bad-id!").put("heartbeat_timeout_seconds", 0)
                 .put("colour", "red");
         assertThat(rows.problems(bad)).containsExactlyInAnyOrder(
@@ -216,7 +226,7 @@ class ApiModelsTest {
     /** The fast check of a row and the OpenAPI validator Camel runs agree on what the contract allows. */
     @Test
     void theRowCheckAgreesWithTheOpenApiValidator() {
-        ContractSchemas.FlatSchema rows = ContractSchemas.registryRow(ApiDocument.CONTRACT);
+        FlatSchema rows = registryRow();
         com.atlassian.oai.validator.schema.SchemaValidator validator = new com.atlassian.oai.validator.schema.SchemaValidator(
                 CONTRACT, new com.atlassian.oai.validator.report.MessageResolver());
         Schema<?> schema = CONTRACT.getComponents().getSchemas().get("RegistryRow");
@@ -241,11 +251,24 @@ class ApiModelsTest {
     }
 
     @Test
-    void aSchemaWithARuleTheRowCheckDoesNotKnowIsRefusedWhenRead() {
-        Schema<?> row = new Schema<>().type("object").additionalProperties(false)
-                .addProperty("colour", new Schema<String>().type("string")._enum(List.of("red", "green")));
-        assertThatThrownBy(() -> ContractSchemas.FlatSchema.of("Row", row)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("Row.colour");
+    void aSchemaWithARuleTheRowCheckDoesNotKnowIsRefusedWhenRead() throws Exception {
+        JsonNode colour = Json.MAPPER.readTree("""
+                {"type": "object", "additionalProperties": false,
+                 "properties": {"colour": {"type": "string", "enum": ["red", "green"]}}}""");
+        assertThatThrownBy(() -> FlatSchema.of("Row", colour)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Row.colour uses enum");
+        JsonNode open = Json.MAPPER.readTree("""
+                {"type": "object", "properties": {"colour": {"type": "string"}}}""");
+        assertThatThrownBy(() -> FlatSchema.of("Row", open)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not a closed object");
+    }
+
+    private static FlatSchema registryRow() {
+        try {
+            return FlatSchema.of("RegistryRow", ApiDocument.load(ApiDocument.CONTRACT).schema("RegistryRow"));
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static <T> T bind(String json, Class<T> model) {
