@@ -72,6 +72,8 @@ public class EmbeddedEnvironmentPostProcessor implements EnvironmentPostProcesso
      * The port is chosen here and bound seconds later, once the context starts the service; a port from that range
      * can be taken meanwhile by any client connection (a test's HTTP client once took the MQTT listener's).
      */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     static int portOrFree(int configured) {
         if (configured > 0) {
             return configured;
@@ -80,8 +82,17 @@ public class EmbeddedEnvironmentPostProcessor implements EnvironmentPostProcesso
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 50 && below > 11_024; attempt++) {
             int port = random.nextInt(below - 10_000, below);
-            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-                return socket.getLocalPort();
+            // a port handed out before in this JVM may still be held, or closing, by an earlier context (tests)
+            if (HANDED_OUT.contains(port)) {
+                continue;
+            }
+            // bound as the services bind (without SO_REUSEADDR), so that a port whose last connections are still in
+            // TIME_WAIT counts as taken: Moquette's listener could not bind it
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.setReuseAddress(false);
+                socket.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+                HANDED_OUT.add(port);
+                return port;
             } catch (IOException taken) {
                 // another one
             }
