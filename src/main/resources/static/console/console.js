@@ -205,7 +205,7 @@
           const s = await api('GET', '/clients/' + c.id + '/delivery-stats');
           const w = (x) => `${x.delivered} delivered, ${x.failed} failed, ${x.dead} dead, ` +
             `latency p50 ${x.latency_p50_ms ?? '–'} ms, p99 ${x.latency_p99_ms ?? '–'} ms`;
-          return `${c.name}: circuit ${s.circuit}${s.enabled ? '' : ', paused (' + (s.paused_reason || 'by an operator') + ')'}` +
+          return `${c.name}: circuit ${s.circuit}, ${s.in_flight} of ${s.concurrency_limit} in flight${s.enabled ? '' : ', paused (' + (s.paused_reason || 'by an operator') + ')'}` +
             `\nlast hour: ${w(s.last_hour)}\nlast day: ${w(s.last_day)}` +
             (s.last_error ? `\nlast error ${when(s.last_error.at)}: ${s.last_error.error}` : '');
         })),

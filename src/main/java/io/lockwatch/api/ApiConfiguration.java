@@ -42,8 +42,8 @@ class ApiConfiguration {
     @Bean
     ClientsApi clientsApi(Registry registry, TargetGuard guard, io.lockwatch.notify.NotificationStore notifications,
                           io.lockwatch.notify.NotifyProperties notify, io.lockwatch.notify.TestPing ping,
-                          io.lockwatch.notify.ClientGates gates, ClaimWakeUp claims) {
-        return new ClientsApi(registry, guard, notifications, notify.secretGrace(), ping, gates, claims);
+                          io.lockwatch.notify.Lanes lanes, ClaimWakeUp claims) {
+        return new ClientsApi(registry, guard, notifications, notify.secretGrace(), ping, lanes, claims);
     }
 
     @Bean

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.lockwatch.notify.ClaimWakeUp;
-import io.lockwatch.notify.ClientGates;
+import io.lockwatch.notify.Lanes;
 import io.lockwatch.notify.NotificationStore;
 import io.lockwatch.notify.TestPing;
 import io.lockwatch.notify.TargetGuard;
@@ -23,17 +23,17 @@ public class ClientsApi {
     private final NotificationStore notifications;
     private final java.time.Duration secretGrace;
     private final TestPing ping;
-    private final ClientGates gates;
+    private final Lanes lanes;
     private final ClaimWakeUp claims;
 
     public ClientsApi(Registry registry, TargetGuard guard, NotificationStore notifications, java.time.Duration secretGrace,
-                      TestPing ping, ClientGates gates, ClaimWakeUp claims) {
+                      TestPing ping, Lanes lanes, ClaimWakeUp claims) {
         this.registry = registry;
         this.guard = guard;
         this.notifications = notifications;
         this.secretGrace = secretGrace;
         this.ping = ping;
-        this.gates = gates;
+        this.lanes = lanes;
         this.claims = claims;
     }
 
@@ -122,7 +122,10 @@ public class ClientsApi {
         Json.respond(exchange, 200, Map.of("replayed", replayed));
     }
 
-    /** The last hour's and day's deliveries, the last error, the circuit in this instance, and whether it is paused. */
+    /**
+     * The last hour's and day's deliveries, the last error, whether it is paused, and its lane in this instance: the
+     * circuit, the adaptive bound on requests in flight and those in flight.
+     */
     public void deliveryStats(Exchange exchange) {
         Client client = existing(exchange);
         UUID id = client.id();
@@ -131,7 +134,10 @@ public class ClientsApi {
         stats.put("enabled", client.enabled());
         stats.put("paused_reason", client.pausedReason());
         stats.put("failing_since", client.failingSince());
-        stats.put("circuit", gates.circuit(id));
+        Lanes.View lane = lanes.view(id);
+        stats.put("circuit", lane.circuit());
+        stats.put("concurrency_limit", lane.concurrencyLimit());
+        stats.put("in_flight", lane.inFlight());
         stats.putAll(notifications.deliveryStats(id));
         Json.respond(exchange, 200, stats);
     }

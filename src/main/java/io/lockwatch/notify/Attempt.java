@@ -9,7 +9,7 @@ import io.micrometer.tracing.Span;
 /**
  * One attempt at one notification, the body of the posting route ({@code routes/notify.camel.yaml}) stage by stage:
  * {@link Prepared} (the signed request, or why it may not be sent), {@link Posted} (the endpoint's answer),
- * {@link Recorded} (whether the next of its queue is due now). Each stage takes what the stage before it made and
+ * {@link Recorded} (its lane, which may claim again at once). Each stage takes what the stage before it made and
  * nothing else, so an attempt carries nothing of the exchange its claim was split from.
  */
 sealed interface Attempt permits Attempt.Prepared, Attempt.Posted {
@@ -45,15 +45,16 @@ sealed interface Attempt permits Attempt.Prepared, Attempt.Posted {
         }
     }
 
-    record Posted(Prepared prepared, WebhookPoster.Answer answer) implements Attempt {
+    /** {@code tookNanos}: from sending the request to its answer (or to giving up on one). */
+    record Posted(Prepared prepared, WebhookPoster.Answer answer, long tookNanos) implements Attempt {
     }
 
-    /** What the record decided that the route still needs: whether to claim again at once. */
-    record Recorded(boolean successorDue) {
+    /** What the route still needs once the attempt is recorded, to know whether to claim again at once: its client. */
+    record Recorded(java.util.UUID client) {
     }
 
     /**
-     * What an attempt holds: a request slot of this instance and its client's slot in the gates, each given back
+     * What an attempt holds: a request slot of this instance and its client's slot in its lane, each given back
      * once (on record, or when the exchange ends however it ends), and its span while it is open (tracing on).
      */
     final class Held {

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,15 +21,32 @@ import io.micrometer.core.instrument.MeterRegistry;
  * one each: its round trips, its commit and its connection. One writer: while it commits a group, the next one
  * gathers, so the busier the posters, the larger the groups. A group is at most as large as there are posters.
  * <p>
+ * Once a group has committed, every attempt of it lets go of what it held ({@code whenCommitted}: its lane's slot)
+ * before any of its posters is answered. So a lane whose requests finished together is claimed for once, with the
+ * room of all of them, rather than once for each as each poster in turn wakes the claim.
+ * <p>
  * A group that fails is written again one attempt at a time, so that one attempt's failure is not the others'. A
  * poster whose attempt could not be written gets the failure, and the error handler tries again (a database that
  * is away is waited out).
  */
 class AttemptRecorder implements AutoCloseable {
 
-    /** An attempt handed to the writer; {@code written} tells, once committed, whether its successor waits. */
-    private record Handover(FinishedAttempt attempt, CompletableFuture<Boolean> written) {
+    /**
+     * An attempt handed to the writer; {@code written} tells, once committed, whether its successor waits, and
+     * {@code whenCommitted} is told so first.
+     */
+    private record Handover(FinishedAttempt attempt, Consumer<Boolean> whenCommitted, CompletableFuture<Boolean> written) {
+
+        void committed(boolean successorWaits) {
+            try {
+                whenCommitted.accept(successorWaits);
+            } catch (RuntimeException e) {
+                log.error("After attempt {} was recorded", attempt.delivery().id(), e);
+            }
+        }
     }
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(AttemptRecorder.class);
 
     private final NotificationStore store;
     private final BlockingQueue<Handover> queue = new LinkedBlockingQueue<>();
@@ -51,10 +69,21 @@ class AttemptRecorder implements AutoCloseable {
      * @return whether it finished its queue's head while a newer notification of the same client and sensor waits
      */
     public boolean record(FinishedAttempt attempt) {
+        return record(attempt, successorWaits -> { });
+    }
+
+    /**
+     * Returns once the attempt is committed, after {@code whenCommitted} was told, with every other attempt of its group
+     * (on the writer's thread; it must be quick and must not fail); throws what kept it from being written, and then
+     * {@code whenCommitted} is not told.
+     *
+     * @return whether it finished its queue's head while a newer notification of the same client and sensor waits
+     */
+    public boolean record(FinishedAttempt attempt, Consumer<Boolean> whenCommitted) {
         if (!open) {
             throw new IllegalStateException("attempt recorder closed: attempt not recorded");
         }
-        Handover handover = new Handover(attempt, new CompletableFuture<>());
+        Handover handover = new Handover(attempt, whenCommitted, new CompletableFuture<>());
         queue.add(handover);
         // closed meanwhile: the writer may have had its last look at the queue already. Whichever of the two takes
         // the attempt out of the queue answers for it.
@@ -106,6 +135,7 @@ class AttemptRecorder implements AutoCloseable {
         groups.record(group.size());
         try {
             Set<UUID> successorsWaiting = store.recordAttempts(group.stream().map(Handover::attempt).toList());
+            group.forEach(h -> h.committed(successorsWaiting.contains(h.attempt().delivery().id())));
             group.forEach(h -> h.written().complete(successorsWaiting.contains(h.attempt().delivery().id())));
         } catch (RuntimeException e) {
             if (group.size() == 1) {
@@ -114,7 +144,9 @@ class AttemptRecorder implements AutoCloseable {
             }
             for (Handover h : group) {
                 try {
-                    h.written().complete(!store.recordAttempts(List.of(h.attempt())).isEmpty());
+                    boolean successorWaits = !store.recordAttempts(List.of(h.attempt())).isEmpty();
+                    h.committed(successorWaits);
+                    h.written().complete(successorWaits);
                 } catch (RuntimeException one) {
                     h.written().completeExceptionally(one);
                 }

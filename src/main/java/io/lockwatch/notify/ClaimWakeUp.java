@@ -1,11 +1,15 @@
 package io.lockwatch.notify;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import org.apache.camel.ProducerTemplate;
 
 /**
- * Starts a claim of due notifications now instead of at the next poll: called by ingest and the heartbeat when they
- * have recorded notifications, by the API when it redelivers dead ones, and by the posters while a backlog drains
- * (routes/notify.camel.yaml). One wake-up waiting is enough, so a full queue drops the new one.
+ * Starts a claim of due notifications now instead of at the next poll. {@link #wakeUp()}: new notifications were
+ * recorded (by ingest, the heartbeat, the alarms, the API's replays and redeliveries) or the poll came, so the claim
+ * looks for due work of every client; {@link #laneHasRoom()}: an attempt finished and its lane (or the instance) has
+ * room for more of what it knows is due (routes/notify.camel.yaml). One wake-up waiting is enough, so a full queue
+ * drops the new one; whether the next claim looks everywhere is kept here, so a dropped wake-up loses nothing.
  * <p>
  * Each wake-up is a new, empty exchange. Sending the caller's own exchange instead (a plain seda send) would hand its
  * completion tasks to a copy that the full queue discards: a poster's request slot, or a batch the aggregator counts
@@ -17,12 +21,31 @@ public class ClaimWakeUp {
     static final String QUEUE = "seda:notifications-recorded?size=1&discardWhenFull=true&waitForTaskToComplete=Never";
 
     private final ProducerTemplate producer;
+    /** The next claim looks for due work of every client; at first, for what waited while the service was down. */
+    private final AtomicBoolean lookEverywhere = new AtomicBoolean(true);
 
     public ClaimWakeUp(ProducerTemplate producer) {
         this.producer = producer;
     }
 
+    /** New notifications may be due for any client: the next claim looks everywhere. */
     public void wakeUp() {
+        lookEverywhere.set(true);
         producer.sendBody(QUEUE, null);
+    }
+
+    /** A lane has room for what it knows is due. */
+    public void laneHasRoom() {
+        producer.sendBody(QUEUE, null);
+    }
+
+    /** Whether this claim is to look everywhere; asking clears it. */
+    boolean takeLookEverywhere() {
+        return lookEverywhere.getAndSet(false);
+    }
+
+    /** The claim that was to look everywhere could not claim: the next one does. */
+    void lookEverywhereNextTime() {
+        lookEverywhere.set(true);
     }
 }

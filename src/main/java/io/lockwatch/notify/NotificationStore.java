@@ -34,51 +34,74 @@ public class NotificationStore {
     }
 
     /**
-     * Claims up to {@code limit} due notifications, oldest due first, leaving out the given clients, paused
-     * clients, and every notification that is not the head of its queue (an older one of the same client and
-     * sensor is pending or being sent): so each queue is posted one at a time, in order.
+     * Claims due notifications for the lanes that have room, up to each lane's room and {@code total} in all, in one
+     * statement: each lane's due notifications are one range of {@code notifications_due_by_client}, taken oldest due
+     * first, and where {@code total} does not reach every lane's room they are shared out in turns by what each lane
+     * will have in flight (a lane with none first, then every lane with one, …), so no client takes more than its
+     * share while others wait. Only the head of
+     * a queue (no older notification of the same client and sensor pending or being sent) is taken, so each queue is
+     * posted one at a time, in order; paused clients are taken nothing.
      * <p>
-     * Its cost must not grow with the square of the backlog. It first makes the notifications whose lease ran out
-     * pending again (their attempt counted), so that what is due is one ordered range of the {@code notifications_due}
-     * index. Whether a candidate heads its queue is one probe of {@code notifications_by_client_sensor}, narrowed to
-     * its own client and sensor. (A probe of the leased index, not narrowed so, once made one claim of a benchmark
-     * take 129 s.) A queue behind a blocked head is collapsed (Outbox), so a candidate that is not a head is rare. A
-     * lease counts from the claim itself, not from the start of its transaction.
+     * {@code lookEverywhere}: the lanes are also every client with pending notifications (found by a skip scan of the
+     * same index, one probe per such client), those not in {@code room} with {@code newLaneRoom}; and first the
+     * notifications whose lease ran out (a crashed instance's) are made pending again, their attempt counted. A lease
+     * counts from the claim itself, not from the start of its transaction.
+     *
+     * @param room each lane's room: what it may be given at most (a lane with 0 is given nothing), and what it has
+     *             in flight
      */
-    public List<Delivery> claim(int limit, Collection<UUID> skipClients, Duration lease) {
-        if (limit <= 0) {
+    public List<Delivery> claim(Map<UUID, Lanes.Room> room, boolean lookEverywhere, int newLaneRoom, int total,
+                                Duration lease) {
+        if (total <= 0 || (!lookEverywhere && room.isEmpty())) {
             return List.of();
         }
         return tx.execute(status -> {
-            jdbc.update("""
-                    UPDATE notifications n
-                       SET status = 'pending', lease_until = NULL
-                      FROM (SELECT x.id FROM notifications x
-                             WHERE x.status = 'delivering' AND x.lease_until < now()
-                               FOR UPDATE SKIP LOCKED) expired
-                     WHERE n.id = expired.id""");
+            if (lookEverywhere) {
+                jdbc.update("""
+                        UPDATE notifications n
+                           SET status = 'pending', lease_until = NULL
+                          FROM (SELECT x.id FROM notifications x
+                                 WHERE x.status = 'delivering' AND x.lease_until < now()
+                                   FOR UPDATE SKIP LOCKED) expired
+                         WHERE n.id = expired.id""");
+            }
             List<UUID> claimed = jdbc.query(con -> {
-                var ps = con.prepareStatement("""
+                var ps = con.prepareStatement((lookEverywhere ? LANES_EVERYWHERE : LANES_GIVEN) + """
                         UPDATE notifications n
                            SET status = 'delivering', attempts = n.attempts + 1,
                                lease_until = clock_timestamp() + make_interval(secs => ?)
-                          FROM (SELECT d.id
-                                  FROM notifications d
-                                 WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-                                   AND NOT (d.client_id = ANY (?))
-                                   AND NOT EXISTS (SELECT 1 FROM notifications o
-                                                    WHERE o.client_id = d.client_id AND o.sensor_id = d.sensor_id
-                                                      AND o.status IN ('pending', 'delivering')
-                                                      AND o.sequence < d.sequence)
-                                   AND NOT EXISTS (SELECT 1 FROM clients c WHERE c.id = d.client_id AND NOT c.enabled)
-                                 ORDER BY d.next_attempt_at
-                                 LIMIT ?
-                                   FOR UPDATE SKIP LOCKED) due
+                          FROM (SELECT x.id
+                                  FROM lanes l
+                                  JOIN clients c ON c.id = l.client_id AND c.enabled
+                                  CROSS JOIN LATERAL (
+                                       SELECT y.id, y.next_attempt_at,
+                                              l.in_flight + row_number() OVER (ORDER BY y.next_attempt_at) AS turn
+                                         FROM (SELECT d.id, d.next_attempt_at
+                                                 FROM notifications d
+                                                WHERE d.client_id = l.client_id AND d.status = 'pending'
+                                                  AND d.next_attempt_at <= now()
+                                                  AND NOT EXISTS (SELECT 1 FROM notifications o
+                                                                   WHERE o.client_id = d.client_id AND o.sensor_id = d.sensor_id
+                                                                     AND o.status IN ('pending', 'delivering')
+                                                                     AND o.sequence < d.sequence)
+                                                ORDER BY d.next_attempt_at
+                                                LIMIT l.room
+                                                  FOR UPDATE OF d SKIP LOCKED) y) x
+                                 WHERE l.room > 0
+                                 ORDER BY x.turn, x.next_attempt_at
+                                 LIMIT ?) due
                          WHERE n.id = due.id
                         RETURNING n.id""");
-                ps.setDouble(1, lease.toMillis() / 1000.0);
-                ps.setArray(2, con.createArrayOf("uuid", skipClients.toArray()));
-                ps.setInt(3, limit);
+                int i = 1;
+                List<UUID> lanes = List.copyOf(room.keySet());
+                ps.setArray(i++, con.createArrayOf("uuid", lanes.toArray()));
+                ps.setArray(i++, con.createArrayOf("int4", lanes.stream().map(l -> room.get(l).room()).toArray()));
+                ps.setArray(i++, con.createArrayOf("int4", lanes.stream().map(l -> room.get(l).inFlight()).toArray()));
+                if (lookEverywhere) {
+                    ps.setInt(i++, newLaneRoom);
+                }
+                ps.setDouble(i++, lease.toMillis() / 1000.0);
+                ps.setInt(i, total);
                 return ps;
             }, (rs, i) -> rs.getObject(1, UUID.class));
             if (claimed.isEmpty()) {
@@ -109,6 +132,29 @@ public class NotificationStore {
                     rs.getTimestamp(13).getTime(), rs.getInt(14), alarm(rs), rs.getString(21)));
         });
     }
+
+    /** The lanes a claim serves: those given, each with its room. */
+    private static final String LANES_GIVEN = """
+            WITH lanes AS (SELECT * FROM unnest(?::uuid[], ?::int[], ?::int[]) AS r (client_id, room, in_flight))
+            """;
+
+    /**
+     * The lanes a claim serves when it looks everywhere: every client with a pending notification, by a skip scan of
+     * {@code notifications_due_by_client} (one probe per such client, however many are pending), with the room
+     * given, else a new lane's.
+     */
+    private static final String LANES_EVERYWHERE = """
+            WITH RECURSIVE given AS (SELECT * FROM unnest(?::uuid[], ?::int[], ?::int[]) AS r (client_id, room, in_flight)),
+            pending_clients (client_id) AS (
+                (SELECT client_id FROM notifications WHERE status = 'pending' ORDER BY client_id LIMIT 1)
+                UNION ALL
+                SELECT (SELECT n.client_id FROM notifications n
+                         WHERE n.status = 'pending' AND n.client_id > p.client_id ORDER BY n.client_id LIMIT 1)
+                  FROM pending_clients p WHERE p.client_id IS NOT NULL),
+            lanes AS (SELECT p.client_id, coalesce(g.room, ?) AS room, coalesce(g.in_flight, 0) AS in_flight
+                        FROM pending_clients p LEFT JOIN given g ON g.client_id = p.client_id
+                       WHERE p.client_id IS NOT NULL)
+            """;
 
     /** The alarm of an alarm's event, as its webhook shows it (columns 15 to 20 of the claim); else null. */
     private static Map<String, Object> alarm(java.sql.ResultSet rs) throws java.sql.SQLException {
@@ -464,29 +510,6 @@ public class NotificationStore {
                 UPDATE notifications SET status = 'cancelled', finished_at = now(), lease_until = NULL,
                        attempts = attempts - 1
                  WHERE id = ? AND status = 'delivering' AND attempts = ?""", d.id(), d.attempt());
-    }
-
-    /**
-     * Puts claimed notifications back untried (their client's gate was closed): the claim does not count. Only a
-     * queue that is to collapse anyway (Outbox) collapses: a healthy client that is merely busy loses nothing.
-     */
-    public void release(Collection<Delivery> deliveries, Duration after) {
-        if (deliveries.isEmpty()) {
-            return;
-        }
-        List<Object[]> args = new ArrayList<>();
-        for (Delivery d : deliveries) {
-            args.add(new Object[] {after.toMillis() / 1000.0, d.id(), d.attempt()});
-        }
-        tx.executeWithoutResult(status -> {
-            jdbc.batchUpdate("""
-                    UPDATE notifications n
-                       SET status = 'pending', attempts = n.attempts - 1, lease_until = NULL,
-                           next_attempt_at = greatest(n.next_attempt_at, now() + make_interval(secs => ?))
-                     WHERE n.id = ? AND n.status = 'delivering' AND n.attempts = ?""", args);
-            collapse(deliveries.stream().map(Delivery::clientId).toList(),
-                    deliveries.stream().map(Delivery::sensorId).toList());
-        });
     }
 
     public enum Outcome { DELIVERED, RETRY, DEAD }

@@ -9,9 +9,11 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -41,11 +43,13 @@ public class Notifications {
 
     private final NotificationStore store;
     private final AttemptRecorder recorder;
-    private final ClientGates gates;
+    private final Lanes lanes;
+    private final ClaimWakeUp wakeUps;
     private final TargetGuard guard;
     private final NotifyProperties props;
     private final AtomicInteger inFlight = new AtomicInteger();
-    private volatile boolean moreDue;
+    /** The last claim had less room than its lanes wanted: it was cut short by this instance's request slots. */
+    private volatile boolean cutShort;
     private final Map<String, Counter> outcomes = new LinkedHashMap<>();
     private final Timer latency;
     private final HttpClient alertClient;
@@ -53,12 +57,13 @@ public class Notifications {
     private final Counter pausedClients;
     private final Traces traces;
 
-    public Notifications(NotificationStore store, AttemptRecorder recorder, ClientGates gates, TargetGuard guard,
-                         NotifyProperties props, MeterRegistry meters, Traces traces) {
+    public Notifications(NotificationStore store, AttemptRecorder recorder, Lanes lanes, ClaimWakeUp wakeUps,
+                         TargetGuard guard, NotifyProperties props, MeterRegistry meters, Traces traces) {
         this.traces = traces;
         this.store = store;
         this.recorder = recorder;
-        this.gates = gates;
+        this.lanes = lanes;
+        this.wakeUps = wakeUps;
         this.guard = guard;
         this.props = props;
         for (String outcome : List.of("delivered", "retry", "dead", "cancelled", "refused")) {
@@ -78,36 +83,51 @@ public class Notifications {
     }
 
     /**
-     * Claims as many due notifications as this instance has free request slots for. Notifications of clients
-     * that are gone or unlinked are cancelled; of clients whose gate is closed, put back untried.
+     * Claims what the lanes with room and work can take now, within this instance's free request slots, shared out
+     * in turns where those are fewer (NotificationStore#claim). After new notifications were recorded, and on the
+     * poll, it looks for due work of every client. Notifications of clients that are gone or unlinked are cancelled.
+     * Nothing claimed is put back: a lane is claimed only what it has room for.
      */
     public synchronized List<Delivery> claim() {
+        boolean everywhere = wakeUps.takeLookEverywhere();
         int free = props.maxConcurrent() - inFlight.get();
-        List<Delivery> toSend = new ArrayList<>();
-        List<Delivery> putBack = new ArrayList<>();
-        List<Delivery> claimed = store.claim(free, gates.closedClients(), props.lease());
-        if (free > 0) {
-            // every free slot taken: more may be due, and the next claim should not wait for the timer
-            moreDue = claimed.size() >= free;
+        if (free <= 0) {
+            cutShort = true;
+            if (everywhere) {
+                wakeUps.lookEverywhereNextTime();
+            }
+            return List.of();
         }
+        Map<UUID, Lanes.Room> room = lanes.room(everywhere);
+        List<Delivery> claimed = store.claim(room, everywhere, lanes.roomOfANewLane(), free, props.lease());
+        cutShort = claimed.size() >= free;
+        Map<UUID, Integer> took = new HashMap<>();
+        claimed.forEach(d -> took.merge(d.clientId(), 1, Integer::sum));
+        lanes.claimed(room, took, cutShort);
+        inFlight.addAndGet(claimed.size());
+        List<Delivery> toSend = new ArrayList<>(claimed.size());
+        int looked = 0;
         try {
             for (Delivery d : claimed) {
+                looked++;
                 if (d.url() == null || !d.linked()) {
                     store.cancel(d);
+                    lanes.giveBack(d.clientId());
+                    inFlight.decrementAndGet();
                     outcomes.get("cancelled").increment();
-                } else if (gates.tryEnter(d.clientId())) {
-                    inFlight.incrementAndGet();
-                    toSend.add(d);
                 } else {
-                    putBack.add(d);
+                    toSend.add(d);
                 }
             }
-            store.release(putBack, Duration.ofSeconds(1));
         } catch (RuntimeException e) {
-            // nothing of this claim is posted: the slots it took go back, or its clients would stay closed until a
-            // restart (a deadlock lost here once did that); the claimed rows come back when their lease runs out
+            // nothing of this claim is posted: the slots it took go back, or its lanes would stay full until a
+            // restart; the claimed rows come back when their lease runs out. The one that failed is among the rest.
             for (Delivery d : toSend) {
-                gates.giveBack(d.clientId());
+                lanes.giveBack(d.clientId());
+                inFlight.decrementAndGet();
+            }
+            for (Delivery d : claimed.subList(looked - 1, claimed.size())) {
+                lanes.giveBack(d.clientId());
                 inFlight.decrementAndGet();
             }
             throw e;
@@ -116,16 +136,15 @@ public class Notifications {
     }
 
     /**
-     * Whether the next claim should run now rather than at the poll: the last claim filled every free slot, so more
-     * notifications may be due than were claimed, and an eighth of the slots (at least one) is free again. Asked as
-     * each attempt finishes (routes/notify.camel.yaml), so a backlog drains at the clients' pace instead of one claim
-     * per poll interval, in claims of several notifications rather than one claim per finished attempt.
+     * Whether a claim should follow this finished attempt at once: its lane has due work and room again (a newer
+     * notification of the same queue became due, found by the record's own transaction, or the lane's last claim took
+     * all it had room for), or the last
+     * claim was cut short by this instance's slots and one is free now. Asked as each attempt finishes
+     * (routes/notify.camel.yaml), so a lane keeps its limit in flight; the wake-ups that come while a claim runs
+     * are one, so the claims gather as the lanes get busier.
      */
     public boolean moreDue(Attempt.Recorded recorded) {
-        if (recorded.successorDue()) {
-            return true;
-        }
-        return moreDue && props.maxConcurrent() - inFlight.get() >= Math.max(1, props.maxConcurrent() / 8);
+        return lanes.hasWorkAndRoom(recorded.client()) || (cutShort && inFlight.get() < props.maxConcurrent());
     }
 
     /**
@@ -143,7 +162,7 @@ public class Notifications {
             public void onDone(Exchange done) {
                 endSpan(held, done.getException());
                 if (held.gate.compareAndSet(true, false)) {
-                    gates.giveBack(d.clientId());
+                    lanes.giveBack(d.clientId());
                 }
                 free(held.slot);
             }
@@ -227,8 +246,22 @@ public class Notifications {
         Outcome outcome = decision instanceof RetryPolicy.Delivered ? Outcome.DELIVERED
                 : decision instanceof RetryPolicy.Retry ? Outcome.RETRY : Outcome.DEAD;
         Instant next = decision instanceof RetryPolicy.Retry retry ? retry.at() : null;
-        boolean successorWaits = recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next));
         Attempt.Held held = prepared.held();
+        long tookNanos = attempt instanceof Attempt.Posted posted ? posted.tookNanos() : 0;
+        LaneLimit.Signal signal = LaneLimit.signal(status, refused != null);
+        boolean endpointOk = success || refused != null;
+        // once committed, and before the poster is answered: the slots go back, so that the claim any poster of the
+        // group wakes sees them all free; and a successor now due is its lane's work
+        recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next),
+                successorDue -> {
+                    if (held.gate.compareAndSet(true, false)) {
+                        lanes.leave(d.clientId(), endpointOk, signal, tookNanos);
+                    }
+                    if (successorDue) {
+                        lanes.workWaits(d.clientId());
+                    }
+                    free(held.slot);
+                });
         Span span = held.span.get();
         if (span != null) {
             Traces.tag(span, "http.response.status_code", status);
@@ -236,10 +269,6 @@ public class Notifications {
             Traces.tag(span, "lockwatch.next_attempt_at", next);
         }
         endSpan(held, success ? null : new WebhookFailed(error));
-        if (held.gate.compareAndSet(true, false)) {
-            gates.leave(d.clientId(), success || refused != null);
-        }
-        free(held.slot);
         // recorded: nothing after this may fail the step, or the route would retry it and record the attempt twice
         switch (outcome) {
             case DELIVERED -> {
@@ -257,9 +286,7 @@ public class Notifications {
         if (!success) {
             pauseIfGoneOrFailingTooLong(d, status);
         }
-        // the next of the queue, found by the record's own transaction, is due now: claimed at once, not at the next
-        // poll (a burst of one sensor's changes would otherwise drain at one per poll interval)
-        return new Attempt.Recorded(successorWaits);
+        return new Attempt.Recorded(d.clientId());
     }
 
     /**

@@ -27,11 +27,12 @@ class NotifyConfiguration {
     }
 
     @Bean
-    ClientGates clientGates(NotifyProperties props, MeterRegistry meters) {
-        ClientGates gates = new ClientGates(props.perClientConcurrency(), props.circuitFailures(),
-                props.circuitOpenFor().toMillis(), System::currentTimeMillis);
-        meters.gauge("lockwatch.clients.circuit.open", gates, ClientGates::notClosed);
-        return gates;
+    Lanes lanes(NotifyProperties props, MeterRegistry meters) {
+        NotifyProperties.Lane bounds = props.lane();
+        Lanes lanes = new Lanes(bounds.minConcurrency(), bounds.initialConcurrency(), bounds.maxConcurrency(),
+                props.timeout(), props.circuitFailures(), props.circuitOpenFor().toMillis(), System::currentTimeMillis);
+        meters.gauge("lockwatch.clients.circuit.open", lanes, Lanes::notClosed);
+        return lanes;
     }
 
     @Bean
@@ -51,9 +52,10 @@ class NotifyConfiguration {
     }
 
     @Bean
-    Notifications notifications(NotificationStore store, AttemptRecorder recorder, ClientGates gates, TargetGuard guard,
-                                NotifyProperties props, MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces) {
-        return new Notifications(store, recorder, gates, guard, props, meters, traces);
+    Notifications notifications(NotificationStore store, AttemptRecorder recorder, Lanes lanes, ClaimWakeUp wakeUps,
+                                TargetGuard guard, NotifyProperties props, MeterRegistry meters,
+                                io.lockwatch.infra.tracing.Traces traces) {
+        return new Notifications(store, recorder, lanes, wakeUps, guard, props, meters, traces);
     }
 
     @Bean(destroyMethod = "close")

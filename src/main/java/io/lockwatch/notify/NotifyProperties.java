@@ -15,7 +15,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param pollInterval            how often due notifications are looked for (they are also handed over at once
  *                                by the instance that recorded them)
  * @param maxConcurrent           requests in flight per instance, all clients together
- * @param perClientConcurrency    requests in flight per instance to one client
+ * @param lane                    the bounds of each client's lane: its requests in flight per instance
  * @param circuitFailures         consecutive failures of a client that open its circuit
  * @param circuitOpenFor          how long an open circuit stops attempts to that client before one is let through
  * @param allowPrivateTargets     allow client URLs on loopback, link-local and private addresses (SSRF guard off)
@@ -27,9 +27,21 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties("lockwatch.notify")
 public record NotifyProperties(Duration timeout, Duration connectTimeout, List<Duration> retrySchedule,
                                Duration maxRetryAfter, Duration pollInterval, int maxConcurrent,
-                               int perClientConcurrency, int circuitFailures, Duration circuitOpenFor,
+                               Lane lane, int circuitFailures, Duration circuitOpenFor,
                                boolean allowPrivateTargets, String alertUrl, Duration pauseAfterFailing,
                                Duration secretGrace) {
+
+    /**
+     * A client's lane: how many of its requests may be in flight in one instance. The bound adapts to how its endpoint
+     * answers (LaneLimit).
+     *
+     * @param minConcurrency     the least a lane's bound shrinks to, on timeouts, 429, 5xx and rising latency
+     * @param initialConcurrency a lane's bound when it is first met
+     * @param maxConcurrency     the most a lane's bound grows to while its endpoint answers fast and 2xx; with several
+     *                           instances, shared among the live ones
+     */
+    public record Lane(int minConcurrency, int initialConcurrency, int maxConcurrency) {
+    }
 
     /** The lease of a claimed notification: long enough for one attempt, short enough to recover a crash. */
     public Duration lease() {

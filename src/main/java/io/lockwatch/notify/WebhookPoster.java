@@ -139,7 +139,9 @@ public class WebhookPoster implements AutoCloseable {
     /** Call: the prepared request, posted; its answer, or why there was none. */
     public Attempt.Posted post(Attempt.Prepared prepared) {
         Attempt.Request r = prepared.request();
-        return new Attempt.Posted(prepared, send(r.url(), r.headers(), r.body()));
+        long sent = System.nanoTime();
+        Answer answer = send(r.url(), r.headers(), r.body());
+        return new Attempt.Posted(prepared, answer, System.nanoTime() - sent);
     }
 
     /** One POST of a JSON body with the given headers; never throws for what the endpoint or network does. */

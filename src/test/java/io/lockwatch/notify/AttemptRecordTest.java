@@ -37,6 +37,7 @@ class AttemptRecordTest {
     @Autowired JdbcTemplate jdbc;
     @Autowired CamelContext camel;
     @MockitoSpyBean NotificationStore store;
+    @Autowired ClaimWakeUp wakeUps;
 
     /**
      * The claim a wake-up starts is split into the attempts, which inherit the wake-up exchange's properties. Found
@@ -49,6 +50,7 @@ class AttemptRecordTest {
         String path = "/hook-" + UUID.randomUUID();
         UUID client = dueNotificationTo(receiver.url(path));
 
+        wakeUps.lookEverywhereNextTime();
         camel.createProducerTemplate().send("seda:notifications-recorded", e -> e.setProperty(Exchange.EXCEPTION_CAUGHT,
                 new ConnectException("Connection refused (an earlier attempt to another client)")));
 
@@ -107,7 +109,7 @@ class AttemptRecordTest {
     }
 
     private void wakeTheClaim() {
-        camel.createProducerTemplate().sendBody("seda:notifications-recorded", "test");
+        wakeUps.wakeUp();
     }
 
     private void awaitAttempts(UUID client, int n) {

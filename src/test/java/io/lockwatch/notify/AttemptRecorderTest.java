@@ -124,6 +124,34 @@ class AttemptRecorderTest {
         assertThat(store.calls.get(1)).as("written together").hasSize(2);
     }
 
+    /** So the claim that the first answered poster wakes sees the room of the whole group. */
+    @Test
+    void everyAttemptOfAGroupLetsGoBeforeAnyOfItsPostersIsAnswered() throws Exception {
+        CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() -> recorder.record(attempt()));
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.calls.size() == 1);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        FinishedAttempt followed = attempt();
+        store.successorsWaiting.add(followed.delivery().id());
+        List<CompletableFuture<Void>> posters = new java.util.ArrayList<>();
+        for (FinishedAttempt a : List.of(followed, attempt(), attempt())) {
+            String id = a.delivery().id().toString();
+            posters.add(CompletableFuture.runAsync(() -> {
+                recorder.record(a, successorWaits -> seen.add("let go " + id + " " + successorWaits));
+                seen.add("answered " + id);
+            }));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> recorder.waiting() == 3);
+
+        store.firstMayFinish.countDown();
+        holder.get(10, TimeUnit.SECONDS);
+        CompletableFuture.allOf(posters.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+
+        assertThat(seen).hasSize(6);
+        assertThat(seen.subList(0, 3)).allMatch(s -> s.startsWith("let go "))
+                .contains("let go " + followed.delivery().id() + " true");
+        assertThat(seen.subList(3, 6)).allMatch(s -> s.startsWith("answered "));
+    }
+
     @Test
     void aClosedRecorderRefusesAttemptsInsteadOfLeavingThePosterWaiting() throws Exception {
         store.firstMayFinish.countDown();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
@@ -17,8 +18,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * What a claim takes from the outbox. The routes that claim are stopped, so only the test claims; each test starts
- * from an outbox with nothing due or in flight.
+ * What a claim takes from the outbox for the lanes. The routes that claim are stopped, so only the test claims; each
+ * test starts from an outbox with nothing due or in flight.
  */
 @CamelSpringBootTest
 @SpringBootTest(properties = "lockwatch.notify.poll-interval=600000")
@@ -45,7 +46,9 @@ class NotificationClaimTest {
         String sensor = rows.sensor(client);
         UUID crashed = notification(client, sensor, 1, "delivering", 1, "now() - interval '1 second'");
 
-        List<Delivery> claimed = store.claim(10, Set.of(), LEASE);
+        assertThat(store.claim(Map.of(client, room(10)), false, 10, 10, LEASE))
+                .as("only a claim that looks everywhere takes lapsed leases back").isEmpty();
+        List<Delivery> claimed = claimEverywhere(10);
 
         assertThat(claimed).extracting(Delivery::id, Delivery::attempt).containsExactly(tuple(crashed, 2));
         assertThat(jdbc.queryForObject("SELECT status FROM notifications WHERE id = ?", String.class, crashed))
@@ -63,12 +66,12 @@ class NotificationClaimTest {
         UUID newer = notification(client, sensor, 2, "pending", 0, null);
         UUID toTheOther = notification(otherClient, sensor, 2, "pending", 0, null);
 
-        assertThat(store.claim(10, Set.of(), LEASE)).extracting(Delivery::id)
+        assertThat(claimEverywhere(10)).extracting(Delivery::id)
                 .as("only the other client's: this client still has the older event in flight")
                 .containsExactly(toTheOther);
 
         jdbc.update("UPDATE notifications SET status = 'delivered', lease_until = NULL WHERE id = ?", inFlight);
-        assertThat(store.claim(10, Set.of(), LEASE)).extracting(Delivery::id).containsExactly(newer);
+        assertThat(store.claim(Map.of(client, room(10)), false, 10, 10, LEASE)).extracting(Delivery::id).containsExactly(newer);
     }
 
     @Test
@@ -78,9 +81,9 @@ class NotificationClaimTest {
         UUID crashed = notification(client, sensor, 1, "delivering", 1, "now() - interval '1 second'");
         UUID newer = notification(client, sensor, 2, "pending", 0, null);
 
-        assertThat(store.claim(10, Set.of(), LEASE)).extracting(Delivery::id).containsExactly(crashed);
+        assertThat(claimEverywhere(10)).extracting(Delivery::id).containsExactly(crashed);
         jdbc.update("UPDATE notifications SET status = 'delivered', lease_until = NULL WHERE id = ?", crashed);
-        assertThat(store.claim(10, Set.of(), LEASE)).extracting(Delivery::id).containsExactly(newer);
+        assertThat(claimEverywhere(10)).extracting(Delivery::id).containsExactly(newer);
     }
 
     @Test
@@ -90,13 +93,14 @@ class NotificationClaimTest {
         UUID waiting = notification(client, sensor, 1, "pending", 0, null);
         jdbc.update("UPDATE clients SET enabled = false WHERE id = ?", client);
 
-        assertThat(store.claim(10, Set.of(), LEASE)).isEmpty();
+        assertThat(claimEverywhere(10)).isEmpty();
+        assertThat(store.claim(Map.of(client, room(10)), false, 10, 10, LEASE)).isEmpty();
         jdbc.update("UPDATE clients SET enabled = true WHERE id = ?", client);
-        assertThat(store.claim(10, Set.of(), LEASE)).extracting(Delivery::id).containsExactly(waiting);
+        assertThat(claimEverywhere(10)).extracting(Delivery::id).containsExactly(waiting);
     }
 
     @Test
-    void theClaimTakesTheLongestDueFirstAndLeavesOutClosedClients() {
+    void aLaneIsClaimedItsLongestDueFirstAndOneWithoutRoomNothing() {
         UUID client = newClient();
         UUID closed = newClient();
         String sensor = rows.sensor(client, closed);
@@ -106,7 +110,46 @@ class NotificationClaimTest {
         rows.notification(closed, sensor, 1, "pending", 0, null, "now() - interval '3 minutes'");
         rows.notification(client, rows.sensor(client), 1, "pending", 0, null, "now() + interval '1 minute'");
 
-        assertThat(store.claim(10, Set.of(closed), LEASE)).extracting(Delivery::id).containsExactly(earlier, later);
+        assertThat(store.claim(Map.of(closed, room(0)), true, 10, 10, LEASE)).extracting(Delivery::id)
+                .containsExactly(earlier, later);
+    }
+
+    @Test
+    void aLaneIsGivenAtMostItsRoomAndANewLaneTheRoomOfOne() {
+        UUID client = newClient();
+        UUID other = newClient();
+        List<UUID> due = dueOfEachItsOwnSensor(client, 5, 0);
+        List<UUID> others = dueOfEachItsOwnSensor(other, 5, 0);
+
+        assertThat(store.claim(Map.of(client, room(2)), true, 3, 100, LEASE)).extracting(Delivery::id)
+                .as("its two longest due, and the three longest due of the lane not met before")
+                .containsExactlyInAnyOrder(due.get(0), due.get(1), others.get(0), others.get(1), others.get(2));
+    }
+
+    @Test
+    void aClaimForTheGivenLanesTakesNothingOfOtherClients() {
+        UUID client = newClient();
+        UUID other = newClient();
+        List<UUID> due = dueOfEachItsOwnSensor(client, 2, 0);
+        dueOfEachItsOwnSensor(other, 2, 60);
+
+        assertThat(store.claim(Map.of(client, room(10)), false, 10, 100, LEASE)).extracting(Delivery::id)
+                .containsExactlyInAnyOrderElementsOf(due);
+    }
+
+    /**
+     * Fewer request slots than the lanes have room for: the lanes take turns, each one's longest due first, so a
+     * client with one notification is not kept behind another's backlog, however much longer that one has waited.
+     */
+    @Test
+    void whereTheInstanceHasLessRoomThanTheLanesTheyTakeTurns() {
+        UUID busy = newClient();
+        UUID quiet = newClient();
+        List<UUID> backlog = dueOfEachItsOwnSensor(busy, 100, 600);
+        List<UUID> one = dueOfEachItsOwnSensor(quiet, 1, 0);
+
+        assertThat(store.claim(Map.of(busy, room(64), quiet, room(64)), false, 4, 3, LEASE)).extracting(Delivery::id)
+                .containsExactlyInAnyOrder(backlog.get(0), backlog.get(1), one.get(0));
     }
 
     /**
@@ -140,6 +183,42 @@ class NotificationClaimTest {
                 .as("delivered: no longer failing").isTrue();
         assertThat(jdbc.queryForObject("SELECT failing_since IS NOT NULL FROM clients WHERE id = ?", Boolean.class, failing))
                 .as("failed: failing from now").isTrue();
+    }
+
+    private static Lanes.Room room(int room) {
+        return new Lanes.Room(room, 0);
+    }
+
+    private List<Delivery> claimEverywhere(int total) {
+        return store.claim(Map.of(), true, 10, total, LEASE);
+    }
+
+    /**
+     * One free slot, two lanes with due work: the one with nothing in flight goes first, though the other's has waited
+     * longer. So a busy lane that holds every slot cannot take each one that frees while another client waits.
+     */
+    @Test
+    void aFreeSlotGoesToTheLaneWithFewestInFlight() {
+        UUID busy = newClient();
+        UUID quiet = newClient();
+        dueOfEachItsOwnSensor(busy, 10, 600);
+        List<UUID> one = dueOfEachItsOwnSensor(quiet, 1, 0);
+
+        assertThat(store.claim(Map.of(busy, new Lanes.Room(1, 7), quiet, room(8)), false, 8, 1, LEASE))
+                .extracting(Delivery::id).containsExactly(one.get(0));
+    }
+
+    /**
+     * {@code n} due notifications of the client, each of a sensor of its own, the first due longest: {@code ageSeconds}
+     * plus n seconds ago, the last {@code ageSeconds} + 1.
+     */
+    private List<UUID> dueOfEachItsOwnSensor(UUID client, int n, int ageSeconds) {
+        List<UUID> due = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            due.add(rows.notification(client, rows.sensor(client), 1, "pending", 0, null,
+                    "now() - interval '" + (ageSeconds + n - i) + " seconds'"));
+        }
+        return due;
     }
 
     private static Delivery delivery(UUID id, UUID client, String sensor) {

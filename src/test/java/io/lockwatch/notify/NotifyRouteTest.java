@@ -548,7 +548,7 @@ class NotifyRouteTest {
                     }
                 }));
         Client a = client();
-        // more failed records than the client has request slots (per-client-concurrency 4)
+        // more failed records than the client's lane has slots at first (lane.initial-concurrency 4)
         recordFails.put(a.id(), new java.util.concurrent.atomic.AtomicInteger(6));
         List<String> sensors = new java.util.ArrayList<>();
         for (int i = 0; i < 6; i++) {

@@ -37,6 +37,10 @@ public class WebhookReceiver implements AutoCloseable, org.junit.jupiter.api.ext
     private final Map<String, String> retryAfter = new ConcurrentHashMap<>();
     private final CountDownLatch released = new CountDownLatch(1);
     private volatile long delayMillis;
+    private final Map<String, Long> delays = new ConcurrentHashMap<>();
+    private final Map<String, java.util.concurrent.atomic.AtomicInteger> inFlight = new ConcurrentHashMap<>();
+    /** Per path, how many of its requests were being handled as each one arrived, itself included, in arrival order. */
+    private final Map<String, List<Integer>> inFlightAtArrival = new ConcurrentHashMap<>();
 
     public static final int HANG = -1;
 
@@ -61,17 +65,22 @@ public class WebhookReceiver implements AutoCloseable, org.junit.jupiter.api.ext
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 100);
         server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/", exchange -> {
+            boolean[] answered = {false};
             try (InputStream in = exchange.getRequestBody()) {
                 String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
                 Map<String, String> headers = new ConcurrentHashMap<>();
                 exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), String.join(",", v)));
                 String path = exchange.getRequestURI().getPath();
+                java.util.concurrent.atomic.AtomicInteger handling =
+                        inFlight.computeIfAbsent(path, p -> new java.util.concurrent.atomic.AtomicInteger());
+                inFlightAtArrival.computeIfAbsent(path, p -> new CopyOnWriteArrayList<>()).add(handling.incrementAndGet());
                 // the answer is decided before the request is visible to the test, which may change it next
                 int status = answers.getOrDefault(path, 200);
                 String after = retryAfter.get(path);
                 received.add(new Received(path, headers, body, System.currentTimeMillis()));
-                if (delayMillis > 0) {
-                    Thread.sleep(delayMillis);
+                long delay = delays.getOrDefault(path, delayMillis);
+                if (delay > 0) {
+                    Thread.sleep(delay);
                 }
                 if (status == HANG) {
                     released.await(60, TimeUnit.SECONDS);
@@ -80,11 +89,18 @@ public class WebhookReceiver implements AutoCloseable, org.junit.jupiter.api.ext
                 if (after != null) {
                     exchange.getResponseHeaders().add("Retry-After", after);
                 }
+                // no longer in flight once answered: the next request may come before this handler returns
+                handling.decrementAndGet();
+                answered[0] = true;
                 exchange.sendResponseHeaders(status, -1);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
                 exchange.close();
+                java.util.concurrent.atomic.AtomicInteger handling = inFlight.get(exchange.getRequestURI().getPath());
+                if (handling != null && !answered[0]) {
+                    handling.decrementAndGet();
+                }
             }
         });
         server.start();
@@ -101,6 +117,16 @@ public class WebhookReceiver implements AutoCloseable, org.junit.jupiter.api.ext
     /** Every answer comes this much later. */
     public void delay(long millis) {
         this.delayMillis = millis;
+    }
+
+    /** Every answer on this path comes this much later: an endpoint across the internet, or a slow one. */
+    public void delay(String path, long millis) {
+        delays.put(path, millis);
+    }
+
+    /** For each request on the path, in arrival order: how many of the path's requests were in flight as it arrived. */
+    public List<Integer> inFlightAtArrival(String path) {
+        return List.copyOf(inFlightAtArrival.getOrDefault(path, List.of()));
     }
 
     public void answerRetryAfter(String path, int status, String seconds) {

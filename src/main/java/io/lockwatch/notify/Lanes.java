@@ -1,0 +1,279 @@
+package io.lockwatch.notify;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * The delivery lanes of this instance, one per client: how many of the client's requests are in flight, how many may
+ * be ({@link LaneLimit}, adapting to how its endpoint answers), whether it is known to have due notifications
+ * waiting, and its circuit breaker.
+ * <p>
+ * A lane with room and work is claimed for as its requests finish, so it keeps its limit in flight; a lane whose
+ * claim came back short has no due work left and is asked again only when new notifications are recorded, a
+ * successor of one of its queues becomes due, or the poll looks for due work everywhere.
+ * <p>
+ * The circuit: after {@code failures} consecutive failed attempts it opens and the client's due notifications are
+ * left alone for {@code openForMillis}; then one attempt is let through (half open), and its success closes it. So a
+ * dead endpoint is not hammered and costs the others nothing, and recovers by itself.
+ */
+public class Lanes {
+
+    /**
+     * A client's lane as this instance sees it now: its circuit (closed, open, half_open), its bound on requests in
+     * flight, and those in flight.
+     */
+    public record View(String circuit, int concurrencyLimit, int inFlight) {
+    }
+
+    private final int least;
+    private final int initial;
+    private final int most;
+    private final Duration timeout;
+    private final int failures;
+    private final long openForMillis;
+    private final LongSupplier clock;
+    private final ConcurrentHashMap<UUID, Lane> lanes = new ConcurrentHashMap<>();
+
+    /**
+     * @param least   the least bound a lane's limit falls to
+     * @param initial a new lane's limit
+     * @param most    the most a lane's limit grows to
+     * @param timeout an attempt's deadline: an answer slower than this is an overload
+     */
+    Lanes(int least, int initial, int most, Duration timeout, int failures, long openForMillis, LongSupplier clock) {
+        this.least = least;
+        this.initial = initial;
+        this.most = most;
+        this.timeout = timeout;
+        this.failures = failures;
+        this.openForMillis = openForMillis;
+        this.clock = clock;
+    }
+
+    private Lane lane(UUID client) {
+        return lanes.computeIfAbsent(client, c -> new Lane(new LaneLimit(least, initial, most, timeout)));
+    }
+
+    /**
+     * What a claim may give a lane: {@code room} more requests; {@code inFlight}, those it has, so that where the
+     * instance's slots are fewer than the lanes' room the lanes with fewer in flight go first.
+     */
+    record Room(int room, int inFlight) {
+    }
+
+    /**
+     * The room of each lane, for a claim: of the lanes known to have work and room; or, when the claim looks for
+     * due work everywhere, of every lane this instance knows (0 for one that is full or whose circuit is open).
+     */
+    Map<UUID, Room> room(boolean everyLane) {
+        long now = clock.getAsLong();
+        Map<UUID, Room> room = new HashMap<>();
+        lanes.forEach((client, lane) -> {
+            synchronized (lane) {
+                int r = lane.room(now);
+                if (everyLane || (lane.hasWork && r > 0)) {
+                    room.put(client, new Room(r, lane.inFlight));
+                    lane.workSeenByClaim = lane.workWaited;
+                }
+            }
+        });
+        return room;
+    }
+
+    /** The room of a lane not met before. */
+    int roomOfANewLane() {
+        return initial;
+    }
+
+    /**
+     * What a claim took for each lane: its requests are now in flight. A lane given less than it asked has no due
+     * work left, unless the claim was cut short by the instance's own room ({@code cutShort}).
+     *
+     * @param asked the room each lane asked with (a lane not met before: {@link #roomOfANewLane()})
+     * @param took  how many each lane was given
+     */
+    void claimed(Map<UUID, Room> asked, Map<UUID, Integer> took, boolean cutShort) {
+        took.forEach((client, n) -> {
+            Lane lane = lane(client);
+            Room room = asked.get(client);
+            synchronized (lane) {
+                lane.inFlight += n;
+                lane.hasWork = cutShort || n >= (room == null ? initial : room.room()) || lane.workWaitedSinceTheClaim();
+            }
+        });
+        if (!cutShort) {
+            asked.forEach((client, room) -> {
+                // a lane that asked with no room (full, or its circuit open) learnt nothing
+                if (room.room() > 0 && !took.containsKey(client)) {
+                    Lane lane = lanes.get(client);
+                    if (lane != null) {
+                        synchronized (lane) {
+                            lane.hasWork = lane.workWaitedSinceTheClaim();
+                        }
+                    }
+                }
+            });
+        }
+    }
+
+    /** A newer notification of one of the client's queues became due: its lane has work again. */
+    void workWaits(UUID client) {
+        Lane lane = lane(client);
+        synchronized (lane) {
+            lane.hasWork = true;
+            lane.workWaited++;
+        }
+    }
+
+    /** Whether the lane has due work and room for it now: then a claim should follow at once. */
+    boolean hasWorkAndRoom(UUID client) {
+        Lane lane = lanes.get(client);
+        if (lane == null) {
+            return false;
+        }
+        synchronized (lane) {
+            return lane.hasWork && lane.room(clock.getAsLong()) > 0;
+        }
+    }
+
+    /** Takes a slot for one request outside the claims (a test ping), or says no. */
+    boolean tryEnter(UUID client) {
+        Lane lane = lane(client);
+        synchronized (lane) {
+            if (lane.room(clock.getAsLong()) <= 0) {
+                return false;
+            }
+            lane.inFlight++;
+            return true;
+        }
+    }
+
+    /** Frees a slot taken for an attempt that was never made or recorded: the circuit and the limit count nothing. */
+    void giveBack(UUID client) {
+        Lane lane = lanes.get(client);
+        if (lane != null) {
+            synchronized (lane) {
+                lane.inFlight--;
+            }
+        }
+    }
+
+    /**
+     * An attempt finished: its slot is free, the circuit counts it ({@code success}: the endpoint is not failing, a
+     * refused target included) and the limit learns from its answer.
+     *
+     * @param rttNanos how long the request took
+     */
+    void leave(UUID client, boolean success, LaneLimit.Signal signal, long rttNanos) {
+        Lane lane = lanes.get(client);
+        if (lane == null) {
+            return;
+        }
+        synchronized (lane) {
+            lane.limit.onAnswer(rttNanos, lane.inFlight, signal);
+            lane.inFlight--;
+            if (success) {
+                lane.consecutiveFailures = 0;
+                lane.openUntil = 0;
+            } else if (++lane.consecutiveFailures >= failures) {
+                lane.openUntil = clock.getAsLong() + openForMillis;
+            }
+        }
+    }
+
+    /** The client's lane in this instance. */
+    public View view(UUID client) {
+        Lane lane = lanes.get(client);
+        if (lane == null) {
+            return new View("closed", initial, 0);
+        }
+        synchronized (lane) {
+            return new View(lane.circuit(clock.getAsLong()), lane.limit.get(), lane.inFlight);
+        }
+    }
+
+    /** The client's circuit in this instance: closed, open (its notifications wait) or half_open (one probe). */
+    String circuit(UUID client) {
+        Lane lane = lanes.get(client);
+        if (lane == null) {
+            return "closed";
+        }
+        synchronized (lane) {
+            return lane.circuit(clock.getAsLong());
+        }
+    }
+
+    /** The lane's bound on requests in flight now, in this instance. */
+    int limit(UUID client) {
+        Lane lane = lanes.get(client);
+        return lane == null ? initial : lane.limit.get();
+    }
+
+    /** The lane's requests in flight now, in this instance. */
+    int inFlight(UUID client) {
+        Lane lane = lanes.get(client);
+        if (lane == null) {
+            return 0;
+        }
+        synchronized (lane) {
+            return lane.inFlight;
+        }
+    }
+
+    /** Clients whose circuit is open or half open in this instance: failing, their notifications held back. */
+    int notClosed() {
+        long now = clock.getAsLong();
+        int n = 0;
+        for (Lane lane : lanes.values()) {
+            synchronized (lane) {
+                if (!lane.circuit(now).equals("closed")) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    /** One client's lane; guarded by itself. */
+    private final class Lane {
+        final LaneLimit limit;
+        int inFlight;
+        boolean hasWork;
+        /**
+         * Counts the times work was said to wait ({@link #workWaits}), and what it was when the claim running now
+         * asked for the lane's room: work said to wait while a claim runs may have come after its statement looked,
+         * so that claim's coming back short does not mean none is left.
+         */
+        long workWaited;
+        long workSeenByClaim;
+        int consecutiveFailures;
+        long openUntil;
+
+        Lane(LaneLimit limit) {
+            this.limit = limit;
+        }
+
+        boolean workWaitedSinceTheClaim() {
+            return workWaited != workSeenByClaim;
+        }
+
+        /** Requests it may start now: none while its circuit is open, one probe at a time half open. */
+        int room(long now) {
+            if (consecutiveFailures >= failures) {
+                return now >= openUntil && inFlight == 0 ? 1 : 0;
+            }
+            return Math.max(0, limit.get() - inFlight);
+        }
+
+        String circuit(long now) {
+            if (consecutiveFailures < failures) {
+                return "closed";
+            }
+            return now >= openUntil ? "half_open" : "open";
+        }
+    }
+}

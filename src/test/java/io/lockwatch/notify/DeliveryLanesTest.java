@@ -1,0 +1,107 @@
+package io.lockwatch.notify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
+
+/**
+ * Delivery lanes against a real HTTP receiver that answers each request after a delay, as an endpoint across the
+ * internet does. Every lane's bound is fixed at 8 here (the adaptive bound has LanesTest and LaneLimitTest), and so
+ * are the instance's request slots: one busy lane can fill them all. The poll is ten minutes, so only the claims the
+ * lanes start themselves deliver in time. Backlogs are written straight into the outbox, and the claim woken as
+ * ingest wakes it.
+ */
+@CamelSpringBootTest
+@SpringBootTest(properties = {
+        "lockwatch.notify.max-concurrent=8",
+        "lockwatch.notify.lane.min-concurrency=8",
+        "lockwatch.notify.lane.initial-concurrency=8",
+        "lockwatch.notify.lane.max-concurrency=8",
+        "lockwatch.notify.poll-interval=600000"})
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
+class DeliveryLanesTest {
+
+    static final int LANE = 8;
+
+    @org.junit.jupiter.api.extension.RegisterExtension
+    static final WebhookReceiver receiver = WebhookReceiver.forTheClass();
+
+    @Autowired JdbcTemplate jdbc;
+    @Autowired ClaimWakeUp wakeUps;
+
+    /**
+     * One client with 200 due notifications and an endpoint that answers in 100 ms: its lane never has more than its
+     * bound in flight, and keeps it full: a finished request is followed by the next at once, so once the first waves
+     * (all answered at once, then recorded in turn) have spread out, requests arrive with the rest of the lane in
+     * flight, or one short while the request before it is recorded and the next claimed.
+     */
+    @Test
+    void aLaneKeepsItsBoundInFlightAndNeverMore() {
+        String path = "/lane-" + UUID.randomUUID();
+        receiver.delay(path, 100);
+        UUID client = new OutboxRows(jdbc).client(receiver.url(path));
+        backlog(client, 200);
+
+        wakeUps.wakeUp();
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> receiver.at(path).size() == 200);
+        List<Integer> inFlight = receiver.inFlightAtArrival(path);
+        assertThat(inFlight).as("never more than the lane's bound").allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(LANE));
+        List<Integer> steady = inFlight.subList(inFlight.size() / 2, inFlight.size() - LANE);
+        assertThat(steady.stream().filter(n -> n >= LANE - 1).count())
+                .as("of the second half's requests, those that arrive with the lane full or one short: %s", steady)
+                .isGreaterThanOrEqualTo(steady.size() * 3L / 4);
+        assertThat(receiver.at(path)).extracting(r -> r.header("webhook-id")).doesNotHaveDuplicates();
+    }
+
+    /**
+     * A client with 10,000 waiting fills every request slot of the instance; another client's one notification is
+     * still sent as soon as one slot is free, not behind the backlog: the lanes take turns by what each has in flight.
+     */
+    @Test
+    void aClientWithOneWaitingIsNotKeptBehindAnothersBacklog() {
+        String busyPath = "/busy-" + UUID.randomUUID();
+        String quietPath = "/quiet-" + UUID.randomUUID();
+        receiver.delay(busyPath, 20);
+        OutboxRows rows = new OutboxRows(jdbc);
+        UUID busy = rows.client(receiver.url(busyPath));
+        UUID quiet = rows.client(receiver.url(quietPath));
+        backlog(busy, 10_000);
+        wakeUps.wakeUp();
+        await().atMost(Duration.ofSeconds(30)).until(() -> receiver.at(busyPath).size() >= 50);
+
+        rows.due(quiet, rows.sensor(quiet), 1);
+        int busyBefore = receiver.at(busyPath).size();
+        wakeUps.wakeUp();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> receiver.at(quietPath).size() == 1);
+        long quietArrived = receiver.at(quietPath).get(0).arrivedAt();
+        long busyMeanwhile = receiver.at(busyPath).stream().skip(busyBefore).filter(r -> r.arrivedAt() < quietArrived).count();
+        assertThat(busyMeanwhile).as("the busy client's requests before the quiet one's: one round of its lane at most")
+                .isLessThanOrEqualTo(2 * LANE);
+        assertThat(receiver.at(busyPath).size()).as("the backlog was still draining").isLessThan(10_000);
+    }
+
+    /** {@code n} due notifications of the client, each of a sensor of its own linked to it, all due a minute ago. */
+    private void backlog(UUID client, int n) {
+        String prefix = "L" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        jdbc.update("""
+                WITH s AS (INSERT INTO sensors (id, address) SELECT ? || i, 'Room' FROM generate_series(1, ?) AS i RETURNING id),
+                     l AS (INSERT INTO client_sensors (client_id, sensor_id) SELECT ?, id FROM s RETURNING sensor_id),
+                     e AS (INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at)
+                           SELECT sensor_id, 1, 'sensor.state_changed', 1, 0, now() FROM l RETURNING id, sensor_id)
+                INSERT INTO notifications (event_id, client_id, sensor_id, type, sequence, status, next_attempt_at)
+                SELECT e.id, ?, e.sensor_id, 'sensor.state_changed', 1, 'pending', now() - interval '1 minute' FROM e""",
+                prefix, n, client, client);
+    }
+}

@@ -1,0 +1,195 @@
+package io.lockwatch.notify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lanes on a clock of the test's own: a bound of two requests in flight (least, first and most alike, so it does
+ * not adapt here: LaneLimitTest has that), the circuit open after three failures for 30 s.
+ */
+class LanesTest {
+
+    static final UUID A = UUID.fromString("00000000-0000-0000-0000-00000000000a");
+    static final UUID B = UUID.fromString("00000000-0000-0000-0000-00000000000b");
+    static final long MS = 1_000_000;
+
+    final AtomicLong now = new AtomicLong(1_000_000);
+    final Lanes lanes = new Lanes(2, 2, 2, Duration.ofSeconds(15), 3, 30_000, now::get);
+
+    @Test
+    void aLaneTakesAtMostItsLimitAndAFreedSlotIsTakenAgain() {
+        assertThat(lanes.tryEnter(A)).isTrue();
+        assertThat(lanes.tryEnter(A)).isTrue();
+        assertThat(lanes.tryEnter(A)).isFalse();
+        assertThat(lanes.room(true)).containsExactly(entry(A, new Lanes.Room(0, 2)));
+        // another client is not held back by a full one
+        assertThat(lanes.tryEnter(B)).isTrue();
+
+        leave(A, true);
+        assertThat(lanes.room(true)).contains(entry(A, new Lanes.Room(1, 1)));
+        assertThat(lanes.tryEnter(A)).isTrue();
+    }
+
+    @Test
+    void aLaneGivenAllItAskedForHasMoreWorkAndOneGivenLessHasNone() {
+        lanes.claimed(Map.of(A, new Lanes.Room(2, 0), B, new Lanes.Room(2, 0)), Map.of(A, 1, B, 2), false);
+        leave(A, true);
+        leave(B, true);
+
+        assertThat(lanes.hasWorkAndRoom(A)).as("given less than its room: nothing more is due").isFalse();
+        assertThat(lanes.hasWorkAndRoom(B)).as("given all its room: more may be due").isTrue();
+        assertThat(lanes.room(false)).as("a claim for the lanes with work and room")
+                .containsExactly(entry(B, new Lanes.Room(1, 1)));
+
+        lanes.workWaits(A);
+        assertThat(lanes.hasWorkAndRoom(A)).as("a successor became due").isTrue();
+    }
+
+    /** The claim's statement may have looked before a successor became due: its coming back short says nothing then. */
+    @Test
+    void workThatWaitsWhileAClaimRunsIsNotLostWhenTheClaimComesBackShort() {
+        lanes.workWaits(A);
+        Map<UUID, Lanes.Room> room = lanes.room(false);
+        lanes.workWaits(A);
+        lanes.claimed(room, Map.of(), false);
+
+        assertThat(lanes.hasWorkAndRoom(A)).isTrue();
+        lanes.claimed(lanes.room(false), Map.of(), false);
+        assertThat(lanes.hasWorkAndRoom(A)).as("a claim that looked after it and came back short").isFalse();
+    }
+
+    @Test
+    void aClaimCutShortByTheInstanceLeavesItsLanesWithWork() {
+        lanes.workWaits(A);
+        lanes.claimed(Map.of(A, new Lanes.Room(2, 0), B, new Lanes.Room(2, 0)), Map.of(B, 1), true);
+
+        assertThat(lanes.room(false)).containsOnly(entry(A, new Lanes.Room(2, 0)), entry(B, new Lanes.Room(1, 1)));
+    }
+
+    @Test
+    void aFullLaneIsNotTakenForOneWithoutWork() {
+        lanes.claimed(Map.of(A, new Lanes.Room(2, 0)), Map.of(A, 2), false);
+        // looking everywhere, the full lane asked with no room and was given nothing: it still has work
+        lanes.claimed(Map.of(A, new Lanes.Room(0, 2)), Map.of(), false);
+        leave(A, true);
+
+        assertThat(lanes.hasWorkAndRoom(A)).isTrue();
+    }
+
+    @Test
+    void aLaneNotMetBeforeIsGivenTheFirstBound() {
+        assertThat(lanes.roomOfANewLane()).isEqualTo(2);
+        lanes.claimed(Map.of(), Map.of(A, 2), false);
+        assertThat(lanes.view(A)).isEqualTo(new Lanes.View("closed", 2, 2));
+        assertThat(lanes.hasWorkAndRoom(A)).isFalse();
+        leave(A, true);
+        assertThat(lanes.hasWorkAndRoom(A)).as("given all it was asked for: more may be due").isTrue();
+    }
+
+    @Test
+    void consecutiveFailuresOpenTheCircuitUntilItsTimeIsUpThenOneProbeAtATime() {
+        fail(A, 2);
+        assertThat(lanes.circuit(A)).isEqualTo("closed");
+        fail(A, 1);
+        assertThat(lanes.circuit(A)).isEqualTo("open");
+        assertThat(lanes.notClosed()).isEqualTo(1);
+        assertThat(lanes.room(true)).containsExactly(entry(A, new Lanes.Room(0, 0)));
+        assertThat(lanes.tryEnter(A)).isFalse();
+
+        now.addAndGet(29_999);
+        assertThat(lanes.tryEnter(A)).isFalse();
+        now.addAndGet(1);
+        assertThat(lanes.circuit(A)).isEqualTo("half_open");
+        assertThat(lanes.room(true)).containsExactly(entry(A, new Lanes.Room(1, 0)));
+        assertThat(lanes.tryEnter(A)).isTrue();
+        // the probe is alone, though the lane's bound is two
+        assertThat(lanes.tryEnter(A)).isFalse();
+        assertThat(lanes.room(true)).containsExactly(entry(A, new Lanes.Room(0, 1)));
+    }
+
+    @Test
+    void aProbeThatFailsOpensTheCircuitAgainAndOneThatSucceedsClosesIt() {
+        fail(A, 3);
+        now.addAndGet(30_000);
+        assertThat(lanes.tryEnter(A)).isTrue();
+        leave(A, false);
+        assertThat(lanes.circuit(A)).isEqualTo("open");
+        assertThat(lanes.tryEnter(A)).isFalse();
+
+        now.addAndGet(30_000);
+        assertThat(lanes.tryEnter(A)).isTrue();
+        leave(A, true);
+        assertThat(lanes.circuit(A)).isEqualTo("closed");
+        assertThat(lanes.notClosed()).isZero();
+        assertThat(lanes.tryEnter(A)).isTrue();
+        assertThat(lanes.tryEnter(A)).isTrue();
+    }
+
+    @Test
+    void aSuccessBetweenFailuresStartsTheCountAgain() {
+        fail(A, 2);
+        assertThat(lanes.tryEnter(A)).isTrue();
+        leave(A, true);
+        fail(A, 2);
+        assertThat(lanes.circuit(A)).isEqualTo("closed");
+    }
+
+    @Test
+    void aSlotGivenBackCountsNeitherSuccessNorFailure() {
+        fail(A, 2);
+        assertThat(lanes.tryEnter(A)).isTrue();
+        assertThat(lanes.tryEnter(A)).isTrue();
+        lanes.giveBack(A);
+        lanes.giveBack(A);
+        assertThat(lanes.circuit(A)).isEqualTo("closed");
+        assertThat(lanes.inFlight(A)).isZero();
+        fail(A, 1);
+        assertThat(lanes.circuit(A)).isEqualTo("open");
+    }
+
+    @Test
+    void aClientNeverSeenIsClosedAndLeavingOrGivingBackForItChangesNothing() {
+        leave(B, false);
+        lanes.giveBack(B);
+        assertThat(lanes.circuit(B)).isEqualTo("closed");
+        assertThat(lanes.room(true)).isEmpty();
+        assertThat(lanes.notClosed()).isZero();
+        assertThat(lanes.view(B)).isEqualTo(new Lanes.View("closed", 2, 0));
+    }
+
+    @Test
+    void aLanesBoundFollowsItsEndpoint() {
+        Lanes adaptive = new Lanes(1, 4, 64, Duration.ofSeconds(15), 1000, 30_000, now::get);
+        for (int i = 0; i < 200; i++) {
+            while (adaptive.tryEnter(A)) {
+                // the lane full
+            }
+            while (adaptive.inFlight(A) > 0) {
+                adaptive.leave(A, true, LaneLimit.Signal.TAKEN, 20 * MS);
+            }
+        }
+        assertThat(adaptive.view(A).concurrencyLimit()).as("fast 2xx with the lane full").isEqualTo(64);
+
+        assertThat(adaptive.tryEnter(A)).isTrue();
+        adaptive.leave(A, false, LaneLimit.Signal.OVERLOADED, 20 * MS);
+        assertThat(adaptive.view(A).concurrencyLimit()).as("one 503").isEqualTo(48);
+    }
+
+    private void leave(UUID client, boolean success) {
+        lanes.leave(client, success, success ? LaneLimit.Signal.TAKEN : LaneLimit.Signal.OVERLOADED, MS);
+    }
+
+    private void fail(UUID client, int times) {
+        for (int i = 0; i < times; i++) {
+            assertThat(lanes.tryEnter(client)).isTrue();
+            leave(client, false);
+        }
+    }
+}
