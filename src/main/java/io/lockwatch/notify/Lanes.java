@@ -37,6 +37,8 @@ public class Lanes {
     private final long openForMillis;
     private final LongSupplier clock;
     private final ConcurrentHashMap<UUID, Lane> lanes = new ConcurrentHashMap<>();
+    /** The most one lane may have in flight in this instance: {@code most} shared among the live instances. */
+    private volatile int share;
 
     /**
      * @param least   the least bound a lane's limit falls to
@@ -52,6 +54,15 @@ public class Lanes {
         this.failures = failures;
         this.openForMillis = openForMillis;
         this.clock = clock;
+        this.share = most;
+    }
+
+    /**
+     * Several instances each run a lane per client: each may have the most divided by how many are live (at least the
+     * least), so that an endpoint's requests in flight from all of them stay within its bound.
+     */
+    void shareAmong(int instances) {
+        share = Math.max(least, most / Math.max(1, instances));
     }
 
     private Lane lane(UUID client) {
@@ -86,7 +97,7 @@ public class Lanes {
 
     /** The room of a lane not met before. */
     int roomOfANewLane() {
-        return initial;
+        return Math.min(initial, share);
     }
 
     /**
@@ -102,7 +113,7 @@ public class Lanes {
             Room room = asked.get(client);
             synchronized (lane) {
                 lane.inFlight += n;
-                lane.hasWork = cutShort || n >= (room == null ? initial : room.room()) || lane.workWaitedSinceTheClaim();
+                lane.hasWork = cutShort || n >= (room == null ? roomOfANewLane() : room.room()) || lane.workWaitedSinceTheClaim();
             }
         });
         if (!cutShort) {
@@ -140,12 +151,23 @@ public class Lanes {
         }
     }
 
-    /** Takes a slot for one request outside the claims (a test ping), or says no. */
-    boolean tryEnter(UUID client) {
+    /**
+     * Takes a slot of the client's lane for a request outside the claims (a test ping), waiting up to {@code wait}
+     * for one to be free. The circuit does not stop it: a ping is how an operator checks an endpoint whose circuit
+     * is open. Given back with {@link #giveBack}.
+     *
+     * @return whether it has the slot
+     */
+    boolean enterOutsideTheClaims(UUID client, Duration wait) throws InterruptedException {
         Lane lane = lane(client);
+        long deadline = System.nanoTime() + wait.toNanos();
         synchronized (lane) {
-            if (lane.room(clock.getAsLong()) <= 0) {
-                return false;
+            while (lane.bound() - lane.inFlight <= 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(lane, left);
             }
             lane.inFlight++;
             return true;
@@ -158,6 +180,7 @@ public class Lanes {
         if (lane != null) {
             synchronized (lane) {
                 lane.inFlight--;
+                lane.notifyAll();
             }
         }
     }
@@ -176,6 +199,7 @@ public class Lanes {
         synchronized (lane) {
             lane.limit.onAnswer(rttNanos, lane.inFlight, signal);
             lane.inFlight--;
+            lane.notifyAll();
             if (success) {
                 lane.consecutiveFailures = 0;
                 lane.openUntil = 0;
@@ -189,10 +213,10 @@ public class Lanes {
     public View view(UUID client) {
         Lane lane = lanes.get(client);
         if (lane == null) {
-            return new View("closed", initial, 0);
+            return new View("closed", roomOfANewLane(), 0);
         }
         synchronized (lane) {
-            return new View(lane.circuit(clock.getAsLong()), lane.limit.get(), lane.inFlight);
+            return new View(lane.circuit(clock.getAsLong()), lane.bound(), lane.inFlight);
         }
     }
 
@@ -205,12 +229,6 @@ public class Lanes {
         synchronized (lane) {
             return lane.circuit(clock.getAsLong());
         }
-    }
-
-    /** The lane's bound on requests in flight now, in this instance. */
-    int limit(UUID client) {
-        Lane lane = lanes.get(client);
-        return lane == null ? initial : lane.limit.get();
     }
 
     /** The lane's requests in flight now, in this instance. */
@@ -266,7 +284,12 @@ public class Lanes {
             if (consecutiveFailures >= failures) {
                 return now >= openUntil && inFlight == 0 ? 1 : 0;
             }
-            return Math.max(0, limit.get() - inFlight);
+            return Math.max(0, bound() - inFlight);
+        }
+
+        /** Its adaptive limit, within this instance's share. */
+        int bound() {
+            return Math.min(limit.get(), share);
         }
 
         String circuit(long now) {

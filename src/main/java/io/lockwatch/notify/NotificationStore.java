@@ -193,6 +193,16 @@ public class NotificationStore {
         }
     }
 
+    /**
+     * The instances alive now: those that renewed their row in {@code ingest_members} (every instance keeps one, V16)
+     * within {@code timeout}; at least 1, this one.
+     */
+    public int liveInstances(Duration timeout) {
+        Integer n = jdbc.queryForObject("SELECT count(*) FROM ingest_members WHERE seen_at > now() - make_interval(secs => ?)",
+                Integer.class, timeout.toMillis() / 1000.0);
+        return n == null ? 1 : Math.max(1, n);
+    }
+
     /** For gauges: notifications matching one of this class's fixed conditions; NaN while the database is away. */
     double count(String fixedCondition) {
         try {

@@ -45,6 +45,7 @@ public class Notifications {
     private final AttemptRecorder recorder;
     private final Lanes lanes;
     private final ClaimWakeUp wakeUps;
+    private final Duration memberTimeout;
     private final TargetGuard guard;
     private final NotifyProperties props;
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -57,8 +58,11 @@ public class Notifications {
     private final Counter pausedClients;
     private final Traces traces;
 
+    /** @param memberTimeout how long an instance counts as alive after it last renewed its membership */
     public Notifications(NotificationStore store, AttemptRecorder recorder, Lanes lanes, ClaimWakeUp wakeUps,
-                         TargetGuard guard, NotifyProperties props, MeterRegistry meters, Traces traces) {
+                         Duration memberTimeout, TargetGuard guard, NotifyProperties props, MeterRegistry meters,
+                         Traces traces) {
+        this.memberTimeout = memberTimeout;
         this.traces = traces;
         this.store = store;
         this.recorder = recorder;
@@ -133,6 +137,15 @@ public class Notifications {
             throw e;
         }
         return toSend;
+    }
+
+    /**
+     * On the poll: each client's lane in this instance may have its bound divided by the instances alive now, so that
+     * with several instances an endpoint's requests in flight stay within the bound. An instance that is gone counts
+     * until its membership times out ({@code lockwatch.ingest.member-timeout}); a new one from its first round.
+     */
+    public void shareLanesAmongTheInstances() {
+        lanes.shareAmong(store.liveInstances(memberTimeout));
     }
 
     /**

@@ -36,8 +36,8 @@ class NotifyConfiguration {
     }
 
     @Bean
-    TestPing testPing(NotificationStore store, TargetGuard guard, WebhookPoster poster) {
-        return new TestPing(store, guard, poster);
+    TestPing testPing(NotificationStore store, TargetGuard guard, WebhookPoster poster, Lanes lanes, NotifyProperties props) {
+        return new TestPing(store, guard, poster, lanes, props.timeout());
     }
 
     @Bean
@@ -53,9 +53,9 @@ class NotifyConfiguration {
 
     @Bean
     Notifications notifications(NotificationStore store, AttemptRecorder recorder, Lanes lanes, ClaimWakeUp wakeUps,
-                                TargetGuard guard, NotifyProperties props, MeterRegistry meters,
-                                io.lockwatch.infra.tracing.Traces traces) {
-        return new Notifications(store, recorder, lanes, wakeUps, guard, props, meters, traces);
+                                io.lockwatch.ingest.IngestProperties ingest, TargetGuard guard, NotifyProperties props,
+                                MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces) {
+        return new Notifications(store, recorder, lanes, wakeUps, ingest.memberTimeout(), guard, props, meters, traces);
     }
 
     @Bean(destroyMethod = "close")

@@ -34,7 +34,8 @@ import org.apache.hc.core5.util.Timeout;
  * well inside its lease and is never made twice at once; the answer is its status (a body still trickling in at
  * the deadline does not undo it); at most {@value #BODY_CAP} bytes of the body are read, and dropped; nothing
  * is decompressed; at most {@value #MAX_HEADERS} header lines of at most {@value #MAX_LINE} bytes are read; no
- * redirects, no cookies, no retries of its own. HTTP/1.1, one pool for every client.
+ * redirects, no cookies, no retries of its own. HTTP/1.1 with keep-alive, one pool for every client: each
+ * client's lane bounds its own connections, and the pool has room for every lane's requests and the test pings.
  *
  * <p>The client's DNS resolver is {@link TargetGuard#connectableAddresses}: the host is resolved once, each address
  * checked, and only those are connected to (Apache HttpClient, because the JDK's client has no resolver of its own
@@ -88,7 +89,8 @@ public class WebhookPoster implements AutoCloseable {
     private final Duration deadline;
 
     public WebhookPoster(NotifyProperties props, TargetGuard guard) {
-        this(props.connectTimeout(), props.timeout(), guard, props.maxConcurrent());
+        // the lanes' requests, and the test pings beside them
+        this(props.connectTimeout(), props.timeout(), guard, props.maxConcurrent() + TestPing.AT_ONCE);
     }
 
     WebhookPoster(Duration connectTimeout, Duration deadline, TargetGuard guard, int connections) {

@@ -30,21 +30,21 @@ class ClaimFailureTest {
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
     @Test
-    void aClaimThatFailsWhenCancellingGivesItsSlotsBack() {
+    void aClaimThatFailsWhenCancellingGivesItsSlotsBack() throws InterruptedException {
         NotificationStore store = mock(NotificationStore.class);
         // a lane of two: the first is to be posted, the second (unlinked) cancelled, which fails
         when(store.claim(anyMap(), anyBoolean(), anyInt(), anyInt(), any())).thenReturn(List.of(delivery(true), delivery(false)));
         doThrow(new PessimisticLockingFailureException("deadlock detected")).when(store).cancel(any());
         ClaimWakeUp wakeUps = mock(ClaimWakeUp.class);
         Notifications notifications = new Notifications(store, mock(AttemptRecorder.class), lanes, wakeUps,
-                new TargetGuard(true), props(), meters, io.lockwatch.infra.tracing.Traces.off());
+                Duration.ofSeconds(15), new TargetGuard(true), props(), meters, io.lockwatch.infra.tracing.Traces.off());
 
         assertThatThrownBy(notifications::claim).isInstanceOf(PessimisticLockingFailureException.class);
 
         assertThat(lanes.inFlight(client)).as("the lane's requests in flight").isZero();
         assertThat(meters.get("lockwatch.notifications.in.flight").gauge().value()).isZero();
-        assertThat(lanes.tryEnter(client)).as("the lane's first slot is free").isTrue();
-        assertThat(lanes.tryEnter(client)).as("and its second").isTrue();
+        assertThat(lanes.enterOutsideTheClaims(client, Duration.ZERO)).as("the lane's first slot is free").isTrue();
+        assertThat(lanes.enterOutsideTheClaims(client, Duration.ZERO)).as("and its second").isTrue();
     }
 
     private Delivery delivery(boolean linked) {

@@ -25,16 +25,16 @@ class LanesTest {
 
     @Test
     void aLaneTakesAtMostItsLimitAndAFreedSlotIsTakenAgain() {
-        assertThat(lanes.tryEnter(A)).isTrue();
-        assertThat(lanes.tryEnter(A)).isTrue();
-        assertThat(lanes.tryEnter(A)).isFalse();
+        assertThat(enter(lanes, A)).isTrue();
+        assertThat(enter(lanes, A)).isTrue();
+        assertThat(enter(lanes, A)).isFalse();
         assertThat(lanes.room(true)).containsExactly(entry(A, new Lanes.Room(0, 2)));
         // another client is not held back by a full one
-        assertThat(lanes.tryEnter(B)).isTrue();
+        assertThat(enter(lanes, B)).isTrue();
 
         leave(A, true);
         assertThat(lanes.room(true)).contains(entry(A, new Lanes.Room(1, 1)));
-        assertThat(lanes.tryEnter(A)).isTrue();
+        assertThat(enter(lanes, A)).isTrue();
     }
 
     @Test
@@ -101,16 +101,16 @@ class LanesTest {
         assertThat(lanes.circuit(A)).isEqualTo("open");
         assertThat(lanes.notClosed()).isEqualTo(1);
         assertThat(lanes.room(true)).containsExactly(entry(A, new Lanes.Room(0, 0)));
-        assertThat(lanes.tryEnter(A)).isFalse();
+        assertThat(enter(lanes, A)).isFalse();
 
         now.addAndGet(29_999);
-        assertThat(lanes.tryEnter(A)).isFalse();
+        assertThat(enter(lanes, A)).isFalse();
         now.addAndGet(1);
         assertThat(lanes.circuit(A)).isEqualTo("half_open");
         assertThat(lanes.room(true)).containsExactly(entry(A, new Lanes.Room(1, 0)));
-        assertThat(lanes.tryEnter(A)).isTrue();
+        assertThat(enter(lanes, A)).isTrue();
         // the probe is alone, though the lane's bound is two
-        assertThat(lanes.tryEnter(A)).isFalse();
+        assertThat(enter(lanes, A)).isFalse();
         assertThat(lanes.room(true)).containsExactly(entry(A, new Lanes.Room(0, 1)));
     }
 
@@ -118,24 +118,24 @@ class LanesTest {
     void aProbeThatFailsOpensTheCircuitAgainAndOneThatSucceedsClosesIt() {
         fail(A, 3);
         now.addAndGet(30_000);
-        assertThat(lanes.tryEnter(A)).isTrue();
+        assertThat(enter(lanes, A)).isTrue();
         leave(A, false);
         assertThat(lanes.circuit(A)).isEqualTo("open");
-        assertThat(lanes.tryEnter(A)).isFalse();
+        assertThat(enter(lanes, A)).isFalse();
 
         now.addAndGet(30_000);
-        assertThat(lanes.tryEnter(A)).isTrue();
+        assertThat(enter(lanes, A)).isTrue();
         leave(A, true);
         assertThat(lanes.circuit(A)).isEqualTo("closed");
         assertThat(lanes.notClosed()).isZero();
-        assertThat(lanes.tryEnter(A)).isTrue();
-        assertThat(lanes.tryEnter(A)).isTrue();
+        assertThat(enter(lanes, A)).isTrue();
+        assertThat(enter(lanes, A)).isTrue();
     }
 
     @Test
     void aSuccessBetweenFailuresStartsTheCountAgain() {
         fail(A, 2);
-        assertThat(lanes.tryEnter(A)).isTrue();
+        assertThat(enter(lanes, A)).isTrue();
         leave(A, true);
         fail(A, 2);
         assertThat(lanes.circuit(A)).isEqualTo("closed");
@@ -144,8 +144,8 @@ class LanesTest {
     @Test
     void aSlotGivenBackCountsNeitherSuccessNorFailure() {
         fail(A, 2);
-        assertThat(lanes.tryEnter(A)).isTrue();
-        assertThat(lanes.tryEnter(A)).isTrue();
+        assertThat(enter(lanes, A)).isTrue();
+        assertThat(enter(lanes, A)).isTrue();
         lanes.giveBack(A);
         lanes.giveBack(A);
         assertThat(lanes.circuit(A)).isEqualTo("closed");
@@ -167,19 +167,69 @@ class LanesTest {
     @Test
     void aLanesBoundFollowsItsEndpoint() {
         Lanes adaptive = new Lanes(1, 4, 64, Duration.ofSeconds(15), 1000, 30_000, now::get);
-        for (int i = 0; i < 200; i++) {
-            while (adaptive.tryEnter(A)) {
-                // the lane full
-            }
-            while (adaptive.inFlight(A) > 0) {
-                adaptive.leave(A, true, LaneLimit.Signal.TAKEN, 20 * MS);
-            }
-        }
+        fullAndFast(adaptive, 200);
         assertThat(adaptive.view(A).concurrencyLimit()).as("fast 2xx with the lane full").isEqualTo(64);
 
-        assertThat(adaptive.tryEnter(A)).isTrue();
+        assertThat(enter(adaptive, A)).isTrue();
         adaptive.leave(A, false, LaneLimit.Signal.OVERLOADED, 20 * MS);
         assertThat(adaptive.view(A).concurrencyLimit()).as("one 503").isEqualTo(48);
+    }
+
+    /** One request of the client's lane, taken as a claim takes it: only with room. */
+    private static boolean enter(Lanes lanes, UUID client) {
+        Lanes.Room room = lanes.room(true).getOrDefault(client, new Lanes.Room(lanes.roomOfANewLane(), 0));
+        if (room.room() <= 0) {
+            return false;
+        }
+        lanes.claimed(Map.of(client, room), Map.of(client, 1), false);
+        return true;
+    }
+
+    @Test
+    void aRequestOutsideTheClaimsWaitsForRoomAndPassesAnOpenCircuit() throws Exception {
+        fail(A, 3);
+        assertThat(lanes.circuit(A)).isEqualTo("open");
+        assertThat(lanes.enterOutsideTheClaims(A, Duration.ZERO)).as("a ping, through an open circuit").isTrue();
+        assertThat(lanes.enterOutsideTheClaims(A, Duration.ZERO)).isTrue();
+        assertThat(lanes.enterOutsideTheClaims(A, Duration.ZERO)).as("the lane's bound").isFalse();
+
+        java.util.concurrent.CompletableFuture<Boolean> waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return lanes.enterOutsideTheClaims(A, Duration.ofSeconds(30));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        lanes.giveBack(A);
+        assertThat(waiting.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("a freed slot is taken by the waiting one").isTrue();
+        assertThat(lanes.inFlight(A)).isEqualTo(2);
+    }
+
+    @Test
+    void aLanesBoundIsSharedAmongTheInstances() {
+        Lanes shared = new Lanes(1, 4, 64, Duration.ofSeconds(15), 1000, 30_000, now::get);
+        shared.shareAmong(3);
+        fullAndFast(shared, 200);
+        assertThat(shared.view(A).concurrencyLimit()).as("64 among three").isEqualTo(21);
+
+        shared.shareAmong(1);
+        fullAndFast(shared, 200);
+        assertThat(shared.view(A).concurrencyLimit()).as("the others gone").isEqualTo(64);
+        shared.shareAmong(100);
+        assertThat(shared.view(A).concurrencyLimit()).as("never below the least").isEqualTo(1);
+        assertThat(shared.roomOfANewLane()).isEqualTo(1);
+    }
+
+    /** {@code rounds} times, A's lane filled, then every request answered 2xx in 20 ms. */
+    private static void fullAndFast(Lanes lanes, int rounds) {
+        for (int i = 0; i < rounds; i++) {
+            while (enter(lanes, A)) {
+                // the lane full
+            }
+            while (lanes.inFlight(A) > 0) {
+                lanes.leave(A, true, LaneLimit.Signal.TAKEN, 20 * MS);
+            }
+        }
     }
 
     private void leave(UUID client, boolean success) {
@@ -188,7 +238,7 @@ class LanesTest {
 
     private void fail(UUID client, int times) {
         for (int i = 0; i < times; i++) {
-            assertThat(lanes.tryEnter(client)).isTrue();
+            assertThat(enter(lanes, client)).isTrue();
             leave(client, false);
         }
     }

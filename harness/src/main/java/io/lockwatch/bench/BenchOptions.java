@@ -34,6 +34,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *                    the service is stopped, then the service is started and drains them; the drain ceiling is a
  *                    plain consumer draining a backlog of the same size
  * @param perMessage  readings per message in the drain's backlog: 1, or a JSON array of this many (a gateway's)
+ * @param receiverDelayMs every client's endpoint answers this long after a request arrived, standing in for an
+ *                    endpoint across the internet (0: at once, on loopback)
  * @param mqtt        the warm-up and the timed run publish over MQTT (QoS 1, RabbitMQ's plugin on 127.0.0.1:1883) as
  *                    sensors would, instead of AMQP; the raw ceiling stays the AMQP one, the yardstick of both
  */
@@ -41,7 +43,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                     int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
                     int clients, int links, Drill drill, int partitions, int instances, double serviceCpus,
-                    long drain, int perMessage, boolean mqtt) {
+                    long drain, int perMessage, boolean mqtt, int receiverDelayMs) {
 
     static final String QUEUE = "lockwatch.readings";
 
@@ -87,6 +89,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--instances 1] [--partitions 1, 4 with several instances]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
                                    [--service-arg --name=value ...] [--service-cpus 0] [--drain N]
+                                   [--receiver-delay-ms 0]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
                                    [--out target/bench] [--amqp amqp://guest:guest@127.0.0.1:5672]
                                    [--jdbc jdbc:postgresql://127.0.0.1:5432/lockwatch] [--db-user lockwatch]
@@ -113,6 +116,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         boolean diagnostics = line.on("--diagnostics");
         boolean mqtt = line.on("--mqtt");
         boolean isolated = line.on("--isolated");
+        int receiverDelayMs = line.integer("--receiver-delay-ms", 0);
         java.util.List<String> serviceArgs = line.all("--service-arg");
         Path jar = line.path("--jar", Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar"));
         Path out = line.path("--out", Path.of("target/bench"));
@@ -161,6 +165,9 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (mqtt && (drain > 0 || drill != Drill.NONE)) {
             throw new IllegalArgumentException("--mqtt is for the live run: not with --drain or a drill");
         }
+        if (receiverDelayMs < 0) {
+            throw new IllegalArgumentException("--receiver-delay-ms must be 0 or more");
+        }
         if (serviceCpus < 0) {
             throw new IllegalArgumentException("--service-cpus must be 0 (no limit) or more");
         }
@@ -172,6 +179,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         }
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 serviceArgs, jar, out, amqp, jdbc, user, password, clients, links, drill,
-                partitions, instances, serviceCpus, drain, perMessage, mqtt);
+                partitions, instances, serviceCpus, drain, perMessage, mqtt, receiverDelayMs);
     }
 }

@@ -45,8 +45,8 @@ public final class PipelineBenchmark {
     private static final Duration STALL = Duration.ofSeconds(60);
     /** Longer than the longest gap between retries of the client drills' schedule. */
     private static final Duration NOTIFICATIONS_STALL = Duration.ofSeconds(150);
-    /** Requests the benchmark's webhook receivers handle at once (above the service's default of 64 in flight). */
-    private static final int WEBHOOK_THREADS = 96;
+    /** Requests the benchmark's webhook receivers handle at once (above the service's default of 256 in flight). */
+    private static final int WEBHOOK_THREADS = 320;
     /** Cores used by unrelated processes above which the figures are flagged as disturbed. */
     private static final double OTHER_LOAD_WARNING = 0.25;
     /** Cores used by unrelated processes below which a second counts as quiet. */
@@ -305,7 +305,7 @@ public final class PipelineBenchmark {
              // the seed goes over AMQP either way; with --mqtt the warm-up and the timed run go as sensors' MQTT
              ReadingPublisher mqtt = o.mqtt() ? new MqttPublisher("tcp://127.0.0.1:1883", amqp.getVirtualHost(),
                      amqp.getUsername(), amqp.getPassword(), o.confirmWindow()) : null;
-             Webhooks webhooks = new Webhooks(links.secrets(), WEBHOOK_THREADS)) {
+             Webhooks webhooks = new Webhooks(links.secrets(), WEBHOOK_THREADS, o.receiverDelayMs())) {
             ReadingPublisher measured = mqtt != null ? mqtt : publisher;
             seedSeconds = preSeed(publisher, source, prometheus, service);
             // linked only now, so that the seed's first readings (each a change from nothing) notify nobody

@@ -28,7 +28,9 @@ import com.sun.net.httpserver.HttpServer;
  * The benchmark's clients: one HTTP server on loopback answering {@code POST /c/<client index>} with 204, as a
  * client's webhook endpoint would. Each request is checked as a client would check it (the Standard Webhooks
  * signature, with the client's secret, computed here independently of the service's code) and recorded with
- * its arrival time; a {@code webhook-id} seen again is a re-delivery and counted, not recorded twice.
+ * its arrival time; a {@code webhook-id} seen again is a re-delivery and counted, not recorded twice. Each answer may
+ * come a set delay after the request arrived, as from an endpoint across the internet; the arrival time is what the
+ * latency figures use, as a receiver would stamp it.
  */
 final class Webhooks implements AutoCloseable {
 
@@ -54,12 +56,15 @@ final class Webhooks implements AutoCloseable {
     private volatile int misbehaving = -1;
     private volatile boolean hang;
     private volatile long misbehavingUntil;
+    private final long answerDelayMs;
 
     /**
      * @param secrets the webhook secret ({@code whsec_<base64>}) of each client, by client index
      * @param threads requests handled at once (the service sends up to its lockwatch.notify.max-concurrent)
+     * @param answerDelayMs how long after a request arrived it is answered
      */
-    Webhooks(List<String> secrets, int threads) throws IOException {
+    Webhooks(List<String> secrets, int threads, long answerDelayMs) throws IOException {
+        this.answerDelayMs = answerDelayMs;
         keys = new byte[secrets.size()][];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = Base64.getDecoder().decode(secrets.get(i).substring("whsec_".length()));
@@ -110,6 +115,13 @@ final class Webhooks implements AutoCloseable {
             record(http.getRequestURI(), http.getRequestHeaders().getFirst("webhook-id"),
                     http.getRequestHeaders().getFirst("webhook-timestamp"),
                     http.getRequestHeaders().getFirst("webhook-signature"), body, arrived, order);
+            if (answerDelayMs > 0) {
+                try {
+                    Thread.sleep(Math.max(0, arrived + answerDelayMs - System.currentTimeMillis()));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             http.sendResponseHeaders(204, -1);
         }
     }
