@@ -664,6 +664,21 @@ public final class PipelineBenchmark {
                 reference.totalChanges() - changesBefore, samples, sampler.startMillis(), historyEnd, List.of(), 0);
     }
 
+    /** The window over which the most notifications a second is taken. */
+    private static final long PEAK_WINDOW_MS = 5_000;
+
+    /** The most arrivals (times in ms, sorted) in any window of that length, per second. */
+    static double peakPerSecond(long[] sortedMillis, long windowMs) {
+        int most = 0;
+        for (int from = 0, to = 0; to < sortedMillis.length; to++) {
+            while (sortedMillis[to] - sortedMillis[from] >= windowMs) {
+                from++;
+            }
+            most = Math.max(most, to - from + 1);
+        }
+        return most * 1000.0 / windowMs;
+    }
+
     /** The drain's report: its ratio to the drain ceiling, the cold start, CPU per reading by process. */
     private void reportDrain(RawDrain.Result ceiling, ServiceRun run, double seedSeconds, Reference.Verdict verdict,
                              NotificationCheck.Verdict notified, Map<String, Long> counters) throws IOException {
@@ -689,6 +704,13 @@ public final class PipelineBenchmark {
             lines.add(String.format(Locale.US, "after the drain's first minute (the JIT compiler mostly done): %s readings/s = %.2f of drain ceiling; CPU µs per reading then: %s",
                     fmt(drain.afterFirstMinutePerSecond()), drain.afterFirstMinutePerSecond() / ceiling.perSecond(),
                     usLine(drain.afterFirstMinuteCpu())));
+        }
+        if (!run.arrivals().isEmpty()) {
+            long[] at = run.arrivals().stream().mapToLong(Webhooks.Arrival::arrivedAtMs).sorted().toArray();
+            long lastApplied = run.startMillis() + Math.round(run.drainedSeconds() * 1000);
+            lines.add(String.format(Locale.US, "notifications of the drain: %,d received; the last %.1f s after the last reading was applied; at most %s/s over %d s",
+                    at.length, (at[at.length - 1] - lastApplied) / 1000.0, fmt(peakPerSecond(at, PEAK_WINDOW_MS)),
+                    PEAK_WINDOW_MS / 1000));
         }
         lines.add(String.format(Locale.US, "service heap max %.0f MB; correctness: %s", run.maxHeapBytes() / 1048576, correctness));
         verdict.firstMismatches().forEach(m -> lines.add("  mismatch: " + m));
@@ -1202,6 +1224,11 @@ public final class PipelineBenchmark {
         lines.add(String.format(Locale.US, "notification latency, event to POST received (events of the steady state, %,d): p50 %s ms, p95 %s ms, p99 %s ms, max %s ms",
                 steady.length, ms(NotificationCheck.quantile(steady, 0.5)), ms(NotificationCheck.quantile(steady, 0.95)),
                 ms(NotificationCheck.quantile(steady, 0.99)), ms(NotificationCheck.quantile(steady, 1))));
+        if (!run.arrivals().isEmpty()) {
+            long[] at = run.arrivals().stream().mapToLong(Webhooks.Arrival::arrivedAtMs).sorted().toArray();
+            lines.add(String.format(Locale.US, "notifications received: at most %s/s over %d s (receiver answering %d ms after each arrival)",
+                    fmt(peakPerSecond(at, PEAK_WINDOW_MS)), PEAK_WINDOW_MS / 1000, o.receiverDelayMs()));
+        }
         lines.add(String.format(Locale.US, "history lag (applied, not yet written to history): max %.1f s while publishing, median %.1f s; history complete %.1f s after publishing stopped",
                 lag[0], lag[1], run.historyCompleteSeconds() - run.publishSeconds()));
         verdict.firstMismatches().forEach(m -> lines.add("  mismatch: " + m));
