@@ -78,17 +78,21 @@ public class Lanes {
 
     /**
      * The room of each lane, for a claim: of the lanes known to have work and room; or, when the claim looks for
-     * due work everywhere, of every lane this instance knows (0 for one that is full or whose circuit is open).
+     * due work everywhere, of every lane this instance knows that differs from a lane not met before (full, in use,
+     * its circuit open, its bound moved): the claim gives every other client with due work a new lane's room, so
+     * the thousand idle lanes of small clients are not sent with each claim.
      */
     Map<UUID, Room> room(boolean everyLane) {
         long now = clock.getAsLong();
+        int fresh = roomOfANewLane();
         Map<UUID, Room> room = new HashMap<>();
         lanes.forEach((client, lane) -> {
             synchronized (lane) {
                 int r = lane.room(now);
-                if (everyLane || (lane.hasWork && r > 0)) {
+                lane.workSeenByClaim = lane.workWaited;
+                boolean likeANewOne = r == fresh && lane.inFlight == 0;
+                if (everyLane ? !likeANewOne || lane.hasWork : lane.hasWork && r > 0) {
                     room.put(client, new Room(r, lane.inFlight));
-                    lane.workSeenByClaim = lane.workWaited;
                 }
             }
         });

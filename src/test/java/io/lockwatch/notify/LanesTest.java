@@ -83,6 +83,16 @@ class LanesTest {
         assertThat(lanes.hasWorkAndRoom(A)).isTrue();
     }
 
+    /** A claim that looks everywhere gives each client with due work a new lane's room unless told otherwise. */
+    @Test
+    void lookingEverywhereALaneIdleAsANewOneIsLeftOut() {
+        enter(lanes, A);
+        enter(lanes, B);
+        leave(B, true);
+
+        assertThat(lanes.room(true)).as("A in use; B idle, as a new lane").containsOnly(entry(A, new Lanes.Room(1, 1)));
+    }
+
     @Test
     void aLaneNotMetBeforeIsGivenTheFirstBound() {
         assertThat(lanes.roomOfANewLane()).isEqualTo(2);
