@@ -224,28 +224,6 @@ public class Lanes {
         }
     }
 
-    /** The client's circuit in this instance: closed, open (its notifications wait) or half_open (one probe). */
-    String circuit(UUID client) {
-        Lane lane = lanes.get(client);
-        if (lane == null) {
-            return "closed";
-        }
-        synchronized (lane) {
-            return lane.circuit(clock.getAsLong());
-        }
-    }
-
-    /** The lane's requests in flight now, in this instance. */
-    int inFlight(UUID client) {
-        Lane lane = lanes.get(client);
-        if (lane == null) {
-            return 0;
-        }
-        synchronized (lane) {
-            return lane.inFlight;
-        }
-    }
-
     /** Clients whose circuit is open or half open in this instance: failing, their notifications held back. */
     int notClosed() {
         long now = clock.getAsLong();

@@ -41,7 +41,7 @@ class ClaimFailureTest {
 
         assertThatThrownBy(notifications::claim).isInstanceOf(PessimisticLockingFailureException.class);
 
-        assertThat(lanes.inFlight(client)).as("the lane's requests in flight").isZero();
+        assertThat(lanes.view(client).inFlight()).as("the lane's requests in flight").isZero();
         assertThat(meters.get("lockwatch.notifications.in.flight").gauge().value()).isZero();
         assertThat(lanes.enterOutsideTheClaims(client, Duration.ZERO)).as("the lane's first slot is free").isTrue();
         assertThat(lanes.enterOutsideTheClaims(client, Duration.ZERO)).as("and its second").isTrue();

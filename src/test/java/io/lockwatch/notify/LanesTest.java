@@ -106,9 +106,9 @@ class LanesTest {
     @Test
     void consecutiveFailuresOpenTheCircuitUntilItsTimeIsUpThenOneProbeAtATime() {
         fail(A, 2);
-        assertThat(lanes.circuit(A)).isEqualTo("closed");
+        assertThat(lanes.view(A).circuit()).isEqualTo("closed");
         fail(A, 1);
-        assertThat(lanes.circuit(A)).isEqualTo("open");
+        assertThat(lanes.view(A).circuit()).isEqualTo("open");
         assertThat(lanes.notClosed()).isEqualTo(1);
         assertThat(lanes.room(true)).containsExactly(entry(A, new Lanes.Room(0, 0)));
         assertThat(enter(lanes, A)).isFalse();
@@ -116,7 +116,7 @@ class LanesTest {
         now.addAndGet(29_999);
         assertThat(enter(lanes, A)).isFalse();
         now.addAndGet(1);
-        assertThat(lanes.circuit(A)).isEqualTo("half_open");
+        assertThat(lanes.view(A).circuit()).isEqualTo("half_open");
         assertThat(lanes.room(true)).containsExactly(entry(A, new Lanes.Room(1, 0)));
         assertThat(enter(lanes, A)).isTrue();
         // the probe is alone, though the lane's bound is two
@@ -130,13 +130,13 @@ class LanesTest {
         now.addAndGet(30_000);
         assertThat(enter(lanes, A)).isTrue();
         leave(A, false);
-        assertThat(lanes.circuit(A)).isEqualTo("open");
+        assertThat(lanes.view(A).circuit()).isEqualTo("open");
         assertThat(enter(lanes, A)).isFalse();
 
         now.addAndGet(30_000);
         assertThat(enter(lanes, A)).isTrue();
         leave(A, true);
-        assertThat(lanes.circuit(A)).isEqualTo("closed");
+        assertThat(lanes.view(A).circuit()).isEqualTo("closed");
         assertThat(lanes.notClosed()).isZero();
         assertThat(enter(lanes, A)).isTrue();
         assertThat(enter(lanes, A)).isTrue();
@@ -148,7 +148,7 @@ class LanesTest {
         assertThat(enter(lanes, A)).isTrue();
         leave(A, true);
         fail(A, 2);
-        assertThat(lanes.circuit(A)).isEqualTo("closed");
+        assertThat(lanes.view(A).circuit()).isEqualTo("closed");
     }
 
     @Test
@@ -158,17 +158,17 @@ class LanesTest {
         assertThat(enter(lanes, A)).isTrue();
         lanes.giveBack(A);
         lanes.giveBack(A);
-        assertThat(lanes.circuit(A)).isEqualTo("closed");
-        assertThat(lanes.inFlight(A)).isZero();
+        assertThat(lanes.view(A).circuit()).isEqualTo("closed");
+        assertThat(lanes.view(A).inFlight()).isZero();
         fail(A, 1);
-        assertThat(lanes.circuit(A)).isEqualTo("open");
+        assertThat(lanes.view(A).circuit()).isEqualTo("open");
     }
 
     @Test
     void aClientNeverSeenIsClosedAndLeavingOrGivingBackForItChangesNothing() {
         leave(B, false);
         lanes.giveBack(B);
-        assertThat(lanes.circuit(B)).isEqualTo("closed");
+        assertThat(lanes.view(B).circuit()).isEqualTo("closed");
         assertThat(lanes.room(true)).isEmpty();
         assertThat(lanes.notClosed()).isZero();
         assertThat(lanes.view(B)).isEqualTo(new Lanes.View("closed", 2, 0));
@@ -198,7 +198,7 @@ class LanesTest {
     @Test
     void aRequestOutsideTheClaimsWaitsForRoomAndPassesAnOpenCircuit() throws Exception {
         fail(A, 3);
-        assertThat(lanes.circuit(A)).isEqualTo("open");
+        assertThat(lanes.view(A).circuit()).isEqualTo("open");
         assertThat(lanes.enterOutsideTheClaims(A, Duration.ZERO)).as("a ping, through an open circuit").isTrue();
         assertThat(lanes.enterOutsideTheClaims(A, Duration.ZERO)).isTrue();
         assertThat(lanes.enterOutsideTheClaims(A, Duration.ZERO)).as("the lane's bound").isFalse();
@@ -212,7 +212,7 @@ class LanesTest {
         });
         lanes.giveBack(A);
         assertThat(waiting.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("a freed slot is taken by the waiting one").isTrue();
-        assertThat(lanes.inFlight(A)).isEqualTo(2);
+        assertThat(lanes.view(A).inFlight()).isEqualTo(2);
     }
 
     @Test
@@ -236,7 +236,7 @@ class LanesTest {
             while (enter(lanes, A)) {
                 // the lane full
             }
-            while (lanes.inFlight(A) > 0) {
+            while (lanes.view(A).inFlight() > 0) {
                 lanes.leave(A, true, LaneLimit.Signal.TAKEN, 20 * MS);
             }
         }
