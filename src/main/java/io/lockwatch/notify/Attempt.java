@@ -59,7 +59,7 @@ sealed interface Attempt permits Attempt.Prepared, Attempt.Posted {
      */
     final class Held {
         final AtomicBoolean slot = new AtomicBoolean(true);
-        final AtomicBoolean gate = new AtomicBoolean(true);
+        final AtomicBoolean laneSlot = new AtomicBoolean(true);
         final AtomicReference<Span> span = new AtomicReference<>();
     }
 }

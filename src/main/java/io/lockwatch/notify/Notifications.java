@@ -151,8 +151,7 @@ public class Notifications {
     /**
      * Whether a claim should follow this finished attempt at once: its lane has due work and room again (a newer
      * notification of the same queue became due, found by the record's own transaction, or the lane's last claim took
-     * all it had room for), or the last
-     * claim was cut short by this instance's slots and one is free now. Asked as each attempt finishes
+     * all it had room for), or the last claim was cut short by this instance's slots and one is free now. Asked as each attempt finishes
      * (routes/notify.camel.yaml), so a lane keeps its limit in flight; the wake-ups that come while a claim runs
      * are one, so the claims gather as the lanes get busier.
      */
@@ -166,15 +165,15 @@ public class Notifications {
      */
     public Attempt.Prepared prepare(Delivery d, Exchange exchange) throws JsonProcessingException {
         long started = System.currentTimeMillis();
-        // the request slot and the client's gate slot, both taken by the claim: given back when the attempt is
-        // recorded (the gate then counting its success or failure), or uncounted if the exchange ends before that,
+        // the request slot and the slot of the client's lane, both taken by the claim: given back when the attempt is
+        // recorded (the lane then learning from its answer), or uncounted if the exchange ends before that,
         // a failure of this step included
         Attempt.Held held = new Attempt.Held();
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
             @Override
             public void onDone(Exchange done) {
                 endSpan(held, done.getException());
-                if (held.gate.compareAndSet(true, false)) {
+                if (held.laneSlot.compareAndSet(true, false)) {
                     lanes.giveBack(d.clientId());
                 }
                 free(held.slot);
@@ -267,7 +266,7 @@ public class Notifications {
         // group wakes sees them all free; and a successor now due is its lane's work
         recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next),
                 successorDue -> {
-                    if (held.gate.compareAndSet(true, false)) {
+                    if (held.laneSlot.compareAndSet(true, false)) {
                         lanes.leave(d.clientId(), endpointOk, signal, tookNanos);
                     }
                     if (successorDue) {
