@@ -10,19 +10,21 @@ import java.util.List;
  * @param unknown     readings of sensors that are not registered
  * @param duplicates  readings whose message id was applied before
  * @param stale       readings older than the sensor's newest applied one
- * @param notifications notifications now pending for those changes
+ * @param notifications notifications now pending for those changes, and their clients
  * @param registered  the batch's sensors that are registered
  */
 public record ApplyOutcome(List<SensorEvent> events, int applied, int unknown, int duplicates, int stale,
-                           int notifications, java.util.Set<String> registered) {
+                           io.lockwatch.notify.Outbox.Notified notifications,
+                           java.util.Set<String> registered) {
 
-    static final ApplyOutcome NOTHING = new ApplyOutcome(List.of(), 0, 0, 0, 0, 0, java.util.Set.of());
+    static final ApplyOutcome NOTHING = new ApplyOutcome(List.of(), 0, 0, 0, 0,
+            io.lockwatch.notify.Outbox.Notified.NONE, java.util.Set.of());
 
     ApplyOutcome plus(ApplyOutcome other) {
         List<SensorEvent> all = new java.util.ArrayList<>(events);
         all.addAll(other.events);
         return new ApplyOutcome(all, applied + other.applied, unknown + other.unknown, duplicates + other.duplicates,
-                stale + other.stale, notifications + other.notifications, union(registered, other.registered));
+                stale + other.stale, notifications.plus(other.notifications), union(registered, other.registered));
     }
 
     private static java.util.Set<String> union(java.util.Set<String> a, java.util.Set<String> b) {

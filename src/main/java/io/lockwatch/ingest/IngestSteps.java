@@ -134,7 +134,7 @@ public class IngestSteps {
             Traces.tag(span, "lockwatch.readings", batch.readings().size());
             Traces.tag(span, "lockwatch.rejections", batch.rejections().size());
             Traces.tag(span, "lockwatch.events", outcome.events().size());
-            Traces.tag(span, "lockwatch.notifications", outcome.notifications());
+            Traces.tag(span, "lockwatch.notifications", outcome.notifications().pending());
             Traces.end(span, null);
         }
         batch.recordOutcome(outcome);

@@ -172,7 +172,7 @@ class SensorStateStore {
             }
         }
         List<Long> eventIds = insertEvents(c, events);
-        int notifications = Outbox.notificationsFor(c, eventIds, traceParent);
+        Outbox.Notified notifications = Outbox.notificationsFor(c, eventIds, traceParent);
         int[] counts = new int[Verdict.values().length];
         for (Verdict v : verdicts) {
             counts[v.ordinal()]++;

@@ -1,12 +1,15 @@
 package io.lockwatch.notify;
 
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.camel.ProducerTemplate;
 
 /**
- * Starts a claim of due notifications now instead of at the next poll. {@link #wakeUp()}: new notifications were
- * recorded (by ingest, the heartbeat, the alarms, the API's replays and redeliveries) or the poll came, so the claim
+ * Starts a claim of due notifications now instead of at the next poll. {@link #lanesHaveWork}: ingest recorded new
+ * notifications for these clients, so the claim asks their lanes; {@link #wakeUp()}: new notifications were
+ * recorded (by the heartbeat, the alarms, the API's replays and redeliveries) or the poll came, so the claim
  * looks for due work of every client; {@link #laneHasRoom()}: an attempt finished and its lane (or the instance) has
  * room for more of what it knows is due (routes/notify.camel.yaml). One wake-up waiting is enough, so a full queue
  * drops the new one; whether the next claim looks everywhere is kept here, so a dropped wake-up loses nothing.
@@ -21,11 +24,23 @@ public class ClaimWakeUp {
     static final String QUEUE = "seda:notifications-recorded?size=1&discardWhenFull=true&waitForTaskToComplete=Never";
 
     private final ProducerTemplate producer;
+    private final Lanes lanes;
     /** The next claim looks for due work of every client; at first, for what waited while the service was down. */
     private final AtomicBoolean lookEverywhere = new AtomicBoolean(true);
 
-    public ClaimWakeUp(ProducerTemplate producer) {
+    public ClaimWakeUp(ProducerTemplate producer, Lanes lanes) {
         this.producer = producer;
+        this.lanes = lanes;
+    }
+
+    /**
+     * New notifications are pending for these clients: their lanes have work, and the claim asks only them. So the
+     * claim that follows each batch of readings costs what those few clients cost, not a look at every client with
+     * pending notifications (a thousand small clients each with a retry waiting).
+     */
+    public void lanesHaveWork(Set<UUID> clients) {
+        clients.forEach(lanes::workWaits);
+        producer.sendBody(QUEUE, null);
     }
 
     /** New notifications may be due for any client: the next claim looks everywhere. */

@@ -57,6 +57,9 @@ public class Notifications {
     private final RetryPolicy retries;
     private final Counter pausedClients;
     private final Traces traces;
+    /** How long claims take, by whether they looked for due work of every client or only of the lanes given. */
+    private final Timer claimsEverywhere;
+    private final Timer claimsOfLanes;
 
     /** @param memberTimeout how long an instance counts as alive after it last renewed its membership */
     public Notifications(NotificationStore store, AttemptRecorder recorder, Lanes lanes, ClaimWakeUp wakeUps,
@@ -84,6 +87,12 @@ public class Notifications {
         this.retries = new RetryPolicy(props.retrySchedule(), props.maxRetryAfter(),
                 () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());
         this.pausedClients = meters.counter("lockwatch.clients.paused");
+        this.claimsEverywhere = Timer.builder("lockwatch.notifications.claims").tag("looked", "everywhere")
+                .description("claims of due notifications: for every client with due work, or for the lanes known to have some")
+                .register(meters);
+        this.claimsOfLanes = Timer.builder("lockwatch.notifications.claims").tag("looked", "lanes")
+                .description("claims of due notifications: for every client with due work, or for the lanes known to have some")
+                .register(meters);
     }
 
     /**
@@ -103,7 +112,12 @@ public class Notifications {
             return List.of();
         }
         Map<UUID, Lanes.Room> room = lanes.room(everywhere);
+        if (!everywhere && room.isEmpty()) {
+            return List.of();
+        }
+        long began = System.nanoTime();
         List<Delivery> claimed = store.claim(room, everywhere, lanes.roomOfANewLane(), free, props.lease());
+        (everywhere ? claimsEverywhere : claimsOfLanes).record(System.nanoTime() - began, java.util.concurrent.TimeUnit.NANOSECONDS);
         cutShort = claimed.size() >= free;
         Map<UUID, Integer> took = new HashMap<>();
         claimed.forEach(d -> took.merge(d.clientId(), 1, Integer::sum));

@@ -41,8 +41,8 @@ class NotifyConfiguration {
     }
 
     @Bean
-    ClaimWakeUp claimWakeUp(org.apache.camel.ProducerTemplate producer) {
-        return new ClaimWakeUp(producer);
+    ClaimWakeUp claimWakeUp(org.apache.camel.ProducerTemplate producer, Lanes lanes) {
+        return new ClaimWakeUp(producer, lanes);
     }
 
     /** Closed after the routes have stopped, so that the attempts of the last posts are written. */

@@ -4,7 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -68,15 +70,28 @@ public final class Outbox {
     }
 
     /**
+     * What {@link #notificationsFor} wrote: how many notifications are pending now, and for which clients (their lanes
+     * have work).
+     */
+    public record Notified(int pending, Set<UUID> clients) {
+        public static final Notified NONE = new Notified(0, Set.of());
+
+        public Notified plus(Notified other) {
+            Set<UUID> all = new HashSet<>(clients);
+            all.addAll(other.clients);
+            return new Notified(pending + other.pending, all);
+        }
+    }
+
+    /**
      * @param traceParent the W3C traceparent of the span recording these events, kept with each notification so
      *                    that its delivery attempts join that trace; null when tracing is off
-     * @return the number of notifications now pending for these events
      */
-    public static int notificationsFor(Connection c, List<Long> eventIds, String traceParent) throws SQLException {
+    public static Notified notificationsFor(Connection c, List<Long> eventIds, String traceParent) throws SQLException {
         if (eventIds.isEmpty()) {
-            return 0;
+            return Notified.NONE;
         }
-        int pending;
+        Notified notified;
         // a latest_state client is not even given the older events of a sensor in the same batch
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH created AS (
@@ -99,13 +114,17 @@ public final class Outbox {
                                  WHERE e.id = ANY (?)
                                    AND (cl.event_types IS NULL OR e.type = ANY (cl.event_types))) y
                         WINDOW w AS (PARTITION BY y.client_id, y.sensor_id)) x
-                RETURNING status)
-                SELECT count(*) FILTER (WHERE status = 'pending') FROM created""")) {
+                RETURNING status, client_id)
+                SELECT count(*) FILTER (WHERE status = 'pending'),
+                       array_agg(DISTINCT client_id) FILTER (WHERE status = 'pending')
+                  FROM created""")) {
             ps.setString(1, traceParent);
             ps.setArray(2, c.createArrayOf("int8", eventIds.toArray()));
             try (var rs = ps.executeQuery()) {
                 rs.next();
-                pending = rs.getInt(1);
+                java.sql.Array clients = rs.getArray(2);
+                notified = new Notified(rs.getInt(1),
+                        clients == null ? Set.of() : Set.of((UUID[]) clients.getArray()));
             }
         }
         try (PreparedStatement ps = c.prepareStatement(COLLAPSE.formatted(
@@ -113,7 +132,7 @@ public final class Outbox {
             ps.setArray(1, c.createArrayOf("int8", eventIds.toArray()));
             ps.executeUpdate();
         }
-        return pending;
+        return notified;
     }
 
     /** Collapses the queues of these (client, sensor) pairs, where they are to collapse (see the class). */

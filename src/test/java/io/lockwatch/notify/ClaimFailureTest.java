@@ -36,6 +36,7 @@ class ClaimFailureTest {
         when(store.claim(anyMap(), anyBoolean(), anyInt(), anyInt(), any())).thenReturn(List.of(delivery(true), delivery(false)));
         doThrow(new PessimisticLockingFailureException("deadlock detected")).when(store).cancel(any());
         ClaimWakeUp wakeUps = mock(ClaimWakeUp.class);
+        when(wakeUps.takeLookEverywhere()).thenReturn(true);
         Notifications notifications = new Notifications(store, mock(AttemptRecorder.class), lanes, wakeUps,
                 Duration.ofSeconds(15), new TargetGuard(true), props(), meters, io.lockwatch.infra.tracing.Traces.off());
 

@@ -52,6 +52,20 @@ class LanesTest {
         assertThat(lanes.hasWorkAndRoom(A)).as("a successor became due").isTrue();
     }
 
+    @Test
+    void newNotificationsOfAClientAreClaimedForItsLaneAloneAndAtOnce() {
+        org.apache.camel.ProducerTemplate producer = org.mockito.Mockito.mock(org.apache.camel.ProducerTemplate.class);
+        ClaimWakeUp wakeUps = new ClaimWakeUp(producer, lanes);
+        wakeUps.takeLookEverywhere();
+
+        wakeUps.lanesHaveWork(java.util.Set.of(A));
+
+        assertThat(wakeUps.takeLookEverywhere()).as("the claim does not look everywhere").isFalse();
+        assertThat(lanes.room(false)).as("it asks the lane of the client notified, one it never met before")
+                .containsExactly(entry(A, new Lanes.Room(2, 0)));
+        org.mockito.Mockito.verify(producer).sendBody(ClaimWakeUp.QUEUE, null);
+    }
+
     /** The claim's statement may have looked before a successor became due: its coming back short says nothing then. */
     @Test
     void workThatWaitsWhileAClaimRunsIsNotLostWhenTheClaimComesBackShort() {

@@ -367,6 +367,11 @@ public final class PipelineBenchmark {
         counters.put("stale", (long) end.sum(PrometheusScraper.STALE));
         counters.put("duplicate", (long) end.sum(PrometheusScraper.DUPLICATE));
         counters.put("invalid", (long) end.sum(PrometheusScraper.INVALID));
+        // the claims of due notifications of the whole run (the warm-up's included), by what they looked at
+        for (String looked : List.of("everywhere", "lanes")) {
+            counters.put("claims_" + looked, (long) end.sum(PrometheusScraper.CLAIMS, "looked", looked));
+            counters.put("claims_" + looked + "_ms", (long) (end.sum(PrometheusScraper.CLAIMS_SECONDS, "looked", looked) * 1000));
+        }
 
         List<String> historyProblems = checkHistory(reference);
         if (o.drain() > 0) {

@@ -24,13 +24,16 @@ final class PrometheusScraper {
     static final String HISTORY_EXPORTED = "lockwatch_history_exported_total";
     static final String JVM_MEMORY_USED = "jvm_memory_used_bytes";
     static final String PARTITIONS_OWNED = "lockwatch_ingest_partitions_owned";
+    static final String CLAIMS = "lockwatch_notifications_claims_seconds_count";
+    static final String CLAIMS_SECONDS = "lockwatch_notifications_claims_seconds_sum";
     /**
      * Only these are asked for: a whole scrape renders every meter, and at one a second it took about a twentieth of
      * the service's CPU in a drain, where a Prometheus server scraping every 15 s costs a fifteenth of that. A name is
-     * filtered without the {@code _total} of a counter, with the unit of a gauge: both forms are sent.
+     * filtered without the {@code _total} of a counter, or the {@code _count} and {@code _sum} of a timer, with the unit
+     * of a gauge: both forms are sent.
      */
     static final java.util.Set<String> NAMES = java.util.Set.of(RECEIVED, CHANGES, UNKNOWN, STALE, DUPLICATE, INVALID,
-            HISTORY_WRITTEN, HISTORY_EXPORTED, JVM_MEMORY_USED, PARTITIONS_OWNED);
+            HISTORY_WRITTEN, HISTORY_EXPORTED, JVM_MEMORY_USED, PARTITIONS_OWNED, CLAIMS, CLAIMS_SECONDS);
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final List<URI> uris = new ArrayList<>();
@@ -39,7 +42,7 @@ final class PrometheusScraper {
     PrometheusScraper(URI... serviceBases) {
         for (URI base : serviceBases) {
             uris.add(base.resolve("/actuator/prometheus?includedNames=" + String.join(",", NAMES.stream()
-                    .flatMap(n -> java.util.stream.Stream.of(n, n.replaceFirst("_total$", ""))).distinct().sorted().toList())));
+                    .flatMap(n -> java.util.stream.Stream.of(n, n.replaceFirst("_total$", ""), n.replaceFirst("_(count|sum)$", ""))).distinct().sorted().toList())));
         }
     }
 
