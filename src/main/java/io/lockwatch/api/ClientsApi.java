@@ -40,7 +40,8 @@ public class ClientsApi {
     public void create(Exchange exchange) {
         RequestBodies.ClientCreate body = Json.bind(exchange, RequestBodies.ClientCreate.class);
         ClientWithSecret created = registry.createClient(body.name(), guarded(body.url()),
-                new Registry.DeliverySettings(body.deliveryMode(), body.eventTypes() != null, body.eventTypes()));
+                new Registry.DeliverySettings(body.deliveryMode(), body.eventTypes() != null, body.eventTypes(),
+                        body.maxEventsPerRequest()));
         if (Boolean.FALSE.equals(body.enabled())) {
             UUID id = created.client().id();
             notifications.pause(id, "paused by an operator");
@@ -70,7 +71,8 @@ public class ClientsApi {
         RequestBodies.ClientUpdate body = Json.bind(exchange, RequestBodies.ClientUpdate.class);
         JsonNullable<List<String>> types = body.eventTypes();
         Client client = registry.updateClient(id, body.name(), guarded(body.url()),
-                new Registry.DeliverySettings(body.deliveryMode(), types.isPresent(), types.orElse(null)));
+                new Registry.DeliverySettings(body.deliveryMode(), types.isPresent(), types.orElse(null),
+                        body.maxEventsPerRequest()));
         if (client == null) {
             throw ApiProblem.notFound("client " + id);
         }

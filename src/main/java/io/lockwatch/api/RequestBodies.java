@@ -38,7 +38,8 @@ final class RequestBodies {
     }
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-    record ClientCreate(String name, String url, String deliveryMode, List<String> eventTypes, Boolean enabled) {
+    record ClientCreate(String name, String url, String deliveryMode, List<String> eventTypes,
+                        Integer maxEventsPerRequest, Boolean enabled) {
         ClientCreate {
             plain("name", name);
             plain("url", url);
@@ -47,7 +48,7 @@ final class RequestBodies {
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record ClientUpdate(String name, String url, String deliveryMode, JsonNullable<List<String>> eventTypes,
-                        Boolean enabled) {
+                        Integer maxEventsPerRequest, Boolean enabled) {
         ClientUpdate {
             plain("name", name);
             plain("url", url);

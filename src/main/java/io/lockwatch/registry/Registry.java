@@ -42,7 +42,7 @@ public class Registry {
             """;
 
     private static final String CLIENT_VIEW = """
-            SELECT id, name, url, delivery_mode, event_types, enabled, paused_reason, paused_at, failing_since,
+            SELECT id, name, url, delivery_mode, event_types, max_events_per_request, enabled, paused_reason, paused_at, failing_since,
                    CASE WHEN previous_secret_until > now() THEN previous_secret_until END AS previous_secret_until,
                    created_at, updated_at
               FROM clients
@@ -52,7 +52,8 @@ public class Registry {
      * How a client is to be sent its events; a null field is left as it is (a new client: the default), and
      * {@code eventTypes} is only applied with {@code eventTypesGiven} (null then means every type).
      */
-    public record DeliverySettings(String mode, boolean eventTypesGiven, List<String> eventTypes) {
+    public record DeliverySettings(String mode, boolean eventTypesGiven, List<String> eventTypes,
+                                   Integer maxEventsPerRequest) {
     }
 
     private final JdbcTemplate jdbc;
@@ -206,13 +207,14 @@ public class Registry {
         String secret = WebhookSigner.newSecret();
         UUID id = jdbc.query(con -> {
             var ps = con.prepareStatement("""
-                    INSERT INTO clients (name, url, webhook_secret, delivery_mode, event_types)
-                    VALUES (?, ?, ?, coalesce(?, 'every_event'), ?) RETURNING id""");
+                    INSERT INTO clients (name, url, webhook_secret, delivery_mode, event_types, max_events_per_request)
+                    VALUES (?, ?, ?, coalesce(?, 'every_event'), ?, coalesce(?, 1)) RETURNING id""");
             ps.setString(1, name);
             ps.setString(2, url);
             ps.setString(3, cipher.seal(secret));
             ps.setString(4, delivery.mode());
             ps.setArray(5, delivery.eventTypes() == null ? null : con.createArrayOf("text", delivery.eventTypes().toArray()));
+            ps.setObject(6, delivery.maxEventsPerRequest(), java.sql.Types.INTEGER);
             return ps;
         }, (rs, i) -> rs.getObject(1, UUID.class)).get(0);
         return new ClientWithSecret(client(id), secret);
@@ -232,14 +234,16 @@ public class Registry {
             var ps = con.prepareStatement("""
                     UPDATE clients SET name = coalesce(?, name), url = coalesce(?, url),
                            delivery_mode = coalesce(?, delivery_mode),
-                           event_types = CASE WHEN ? THEN ? ELSE event_types END, updated_at = now()
+                           event_types = CASE WHEN ? THEN ? ELSE event_types END,
+                           max_events_per_request = coalesce(?, max_events_per_request), updated_at = now()
                      WHERE id = ?""");
             ps.setString(1, name);
             ps.setString(2, url);
             ps.setString(3, delivery.mode());
             ps.setBoolean(4, delivery.eventTypesGiven());
             ps.setArray(5, delivery.eventTypes() == null ? null : con.createArrayOf("text", delivery.eventTypes().toArray()));
-            ps.setObject(6, id);
+            ps.setObject(6, delivery.maxEventsPerRequest(), java.sql.Types.INTEGER);
+            ps.setObject(7, id);
             return ps;
         });
         return n == 0 ? null : client(id);
@@ -311,7 +315,7 @@ public class Registry {
         java.sql.Array types = rs.getArray("event_types");
         return new Client(rs.getObject("id", UUID.class), rs.getString("name"), rs.getString("url"),
                 rs.getString("delivery_mode"), types == null ? null : List.of((String[]) types.getArray()),
-                rs.getBoolean("enabled"), rs.getString("paused_reason"), time(rs, "paused_at"), time(rs, "failing_since"),
+                rs.getInt("max_events_per_request"), rs.getBoolean("enabled"), rs.getString("paused_reason"), time(rs, "paused_at"), time(rs, "failing_since"),
                 time(rs, "previous_secret_until"), time(rs, "created_at"), time(rs, "updated_at"));
     };
 

@@ -90,7 +90,7 @@ public class RegistryFile {
             for (Map.Entry<String, String> c : clientUrls.entrySet()) {
                 if (!clientIds.containsKey(c.getKey())) {
                     RegistryViews.ClientWithSecret client = registry.createClient(c.getKey(), c.getValue(),
-                            new Registry.DeliverySettings(null, false, null));
+                            new Registry.DeliverySettings(null, false, null, null));
                     clientIds.put(c.getKey(), client.client().id());
                     created.add(new NewClient(client.client().id(), c.getKey(), client.webhookSecret()));
                 }
@@ -132,7 +132,7 @@ public class RegistryFile {
             ids.put(e.getKey(), id);
             String url = urls.get(e.getKey());
             if (!Objects.equals(currentUrl.get(id), url)) {
-                registry.updateClient(id, null, url, new Registry.DeliverySettings(null, false, null));
+                registry.updateClient(id, null, url, new Registry.DeliverySettings(null, false, null, null));
                 updated++;
             }
         }

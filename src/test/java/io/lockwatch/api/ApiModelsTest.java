@@ -88,7 +88,7 @@ class ApiModelsTest {
     @Test
     void aClientWithItsSecretIsTheClientsFieldsAndTheSecretSideBySide() throws Exception {
         var client = new io.lockwatch.registry.RegistryViews.Client(java.util.UUID.randomUUID(), "n", "https://x/",
-                "every_event", null, true, null, null, null, null, java.time.Instant.EPOCH, java.time.Instant.EPOCH);
+                "every_event", null, 1, true, null, null, null, null, java.time.Instant.EPOCH, java.time.Instant.EPOCH);
         JsonNode json = assertWrittenAsAllOf(new io.lockwatch.registry.RegistryViews.ClientWithSecret(client, "whsec_x"),
                 "ClientWithSecret");
         assertThat(json.get("webhook_secret").asText()).isEqualTo("whsec_x");

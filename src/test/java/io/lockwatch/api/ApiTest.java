@@ -144,7 +144,13 @@ class ApiTest {
         assertThat(created.body().get("delivery_mode").asText()).isEqualTo("latest_state");
         assertThat(created.body().get("event_types").toString()).isEqualTo("[\"sensor.connection_lost\"]");
         assertThat(created.body().get("enabled").asBoolean()).isTrue();
+        assertThat(created.body().get("max_events_per_request").asInt()).as("one event per request unless asked").isEqualTo(1);
         String id = created.body().get("id").asText();
+
+        Answer batched = call("PUT", "/clients/" + id, ADMIN, Map.of("max_events_per_request", 100));
+        assertThat(batched.status()).as("%s", batched.body()).isEqualTo(200);
+        assertThat(batched.body().get("max_events_per_request").asInt()).isEqualTo(100);
+        assertThat(batched.body().get("delivery_mode").asText()).as("the rest left as it was").isEqualTo("latest_state");
 
         Map<String, Object> allTypes = new java.util.HashMap<>();
         allTypes.put("event_types", null);
@@ -211,6 +217,10 @@ class ApiTest {
         assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/",
                 "event_types", List.of("sensor.state_changed", "sensor.state_changed"))), 400, "event_types");
         assertProblem(call("POST", "/clients", ADMIN, Map.of("name", " \t ", "url", "http://127.0.0.1/")), 400, "name");
+        assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/",
+                "max_events_per_request", 0)), 400, "max_events_per_request");
+        assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/",
+                "max_events_per_request", 1001)), 400, "max_events_per_request");
         assertProblem(call("PUT", "/clients/" + UUID.randomUUID(), ADMIN, Map.of()), 400, null);
     }
 

@@ -27,7 +27,7 @@ class SecretsAtRestTest {
     @Test
     void aClientsSecretIsStoredSealedAndShownOnlyOnce() {
         var created = registry.createClient("sealed", "https://example.com/hook",
-                new Registry.DeliverySettings(null, false, null));
+                new Registry.DeliverySettings(null, false, null, null));
         UUID id = created.client().id();
         String secret = created.webhookSecret();
         String rotated = registry.rotateSecret(id, java.time.Duration.ofHours(1)).webhookSecret();
