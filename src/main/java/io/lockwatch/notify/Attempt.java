@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.micrometer.tracing.Span;
 
 /**
- * One attempt at one notification, the body of the posting route ({@code routes/notify.camel.yaml}) stage by stage:
+ * One attempt at one request (a notification, or a client's batch of them: {@link Dispatch}), the body of the posting route ({@code routes/notify.camel.yaml}) stage by stage:
  * {@link Prepared} (the signed request, or why it may not be sent), {@link Posted} (the endpoint's answer),
  * {@link Recorded} (its lane, which may claim again at once). Each stage takes what the stage before it made and
  * nothing else, so an attempt carries nothing of the exchange its claim was split from.
@@ -27,7 +27,7 @@ sealed interface Attempt permits Attempt.Prepared, Attempt.Posted {
      * Ready to post, or refused before posting ({@code refusal}: the target guard's reason, or a secret that could
      * not be opened). {@code held} is what the attempt holds until it is recorded or its exchange ends.
      */
-    record Prepared(Delivery delivery, long startedAt, Request request, String refusal, Held held) implements Attempt {
+    record Prepared(Dispatch dispatch, long startedAt, Request request, String refusal, Held held) implements Attempt {
 
         /** Whether the poster may send it (the route's choice asks this). */
         public boolean isPostable() {

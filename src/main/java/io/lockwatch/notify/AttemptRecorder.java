@@ -32,17 +32,31 @@ import io.micrometer.core.instrument.MeterRegistry;
 class AttemptRecorder implements AutoCloseable {
 
     /**
-     * An attempt handed to the writer; {@code written} tells, once committed, whether its successor waits, and
-     * {@code whenCommitted} is told so first.
+     * The attempts of one request handed to the writer, written together; {@code written} tells, once committed,
+     * whether a successor of one of them waits, and {@code whenCommitted} is told so first.
      */
-    private record Handover(FinishedAttempt attempt, Consumer<Boolean> whenCommitted, CompletableFuture<Boolean> written) {
+    private record Handover(List<FinishedAttempt> attempts, Consumer<Boolean> whenCommitted,
+                            CompletableFuture<Boolean> written) {
 
-        void committed(boolean successorWaits) {
+        boolean successorWaits(Set<UUID> successorsWaiting) {
+            return attempts.stream().anyMatch(a -> successorsWaiting.contains(a.delivery().id()));
+        }
+
+        void tell(Set<UUID> successorsWaiting) {
             try {
-                whenCommitted.accept(successorWaits);
+                whenCommitted.accept(successorWaits(successorsWaiting));
             } catch (RuntimeException e) {
-                log.error("After attempt {} was recorded", attempt.delivery().id(), e);
+                log.error("After attempt {} was recorded", attempts.get(0).delivery().id(), e);
             }
+        }
+
+        void answer(Set<UUID> successorsWaiting) {
+            written.complete(successorWaits(successorsWaiting));
+        }
+
+        void committed(Set<UUID> successorsWaiting) {
+            tell(successorsWaiting);
+            answer(successorsWaiting);
         }
     }
 
@@ -69,21 +83,21 @@ class AttemptRecorder implements AutoCloseable {
      * @return whether it finished its queue's head while a newer notification of the same client and sensor waits
      */
     public boolean record(FinishedAttempt attempt) {
-        return record(attempt, successorWaits -> { });
+        return record(List.of(attempt), successorWaits -> { });
     }
 
     /**
-     * Returns once the attempt is committed, after {@code whenCommitted} was told, with every other attempt of its group
-     * (on the writer's thread; it must be quick and must not fail); throws what kept it from being written, and then
-     * {@code whenCommitted} is not told.
+     * Returns once the attempts of one request (one notification, or a batch) are committed together, after
+     * {@code whenCommitted} was told, with every other attempt of its group (on the writer's thread; it must be quick
+     * and must not fail); throws what kept them from being written, and then {@code whenCommitted} is not told.
      *
-     * @return whether it finished its queue's head while a newer notification of the same client and sensor waits
+     * @return whether one finished its queue's head while a newer notification of the same client and sensor waits
      */
-    public boolean record(FinishedAttempt attempt, Consumer<Boolean> whenCommitted) {
+    public boolean record(List<FinishedAttempt> attempts, Consumer<Boolean> whenCommitted) {
         if (!open) {
             throw new IllegalStateException("attempt recorder closed: attempt not recorded");
         }
-        Handover handover = new Handover(attempt, whenCommitted, new CompletableFuture<>());
+        Handover handover = new Handover(List.copyOf(attempts), whenCommitted, new CompletableFuture<>());
         queue.add(handover);
         // closed meanwhile: the writer may have had its last look at the queue already. Whichever of the two takes
         // the attempt out of the queue answers for it.
@@ -134,9 +148,10 @@ class AttemptRecorder implements AutoCloseable {
     private void write(List<Handover> group) {
         groups.record(group.size());
         try {
-            Set<UUID> successorsWaiting = store.recordAttempts(group.stream().map(Handover::attempt).toList());
-            group.forEach(h -> h.committed(successorsWaiting.contains(h.attempt().delivery().id())));
-            group.forEach(h -> h.written().complete(successorsWaiting.contains(h.attempt().delivery().id())));
+            Set<UUID> successorsWaiting = store.recordAttempts(
+                    group.stream().flatMap(h -> h.attempts().stream()).toList());
+            group.forEach(h -> h.tell(successorsWaiting));
+            group.forEach(h -> h.answer(successorsWaiting));
         } catch (RuntimeException e) {
             if (group.size() == 1) {
                 group.get(0).written().completeExceptionally(e);
@@ -144,9 +159,7 @@ class AttemptRecorder implements AutoCloseable {
             }
             for (Handover h : group) {
                 try {
-                    boolean successorWaits = !store.recordAttempts(List.of(h.attempt())).isEmpty();
-                    h.committed(successorWaits);
-                    h.written().complete(successorWaits);
+                    h.committed(store.recordAttempts(h.attempts()));
                 } catch (RuntimeException one) {
                     h.written().completeExceptionally(one);
                 }

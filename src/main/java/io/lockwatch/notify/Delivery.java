@@ -13,16 +13,17 @@ import java.util.UUID;
  * @param alarm    of an alarm's event, the alarm as the webhook shows it; else null
  * @param traceParent the W3C traceparent of the span that recorded the notification (its attempts are spans under
  *                 it); null when it was recorded with tracing off
+ * @param maxEventsPerRequest the client's: more than 1, its notifications are posted in batches ({@link Dispatch})
  */
 public record Delivery(UUID id, UUID clientId, String url, String secret, String previousSecret, boolean linked, String sensorId,
                        String address, String type, Integer state, Integer previousState, long sequence,
                        long occurredAt, int attempt, java.util.Map<String, Object> alarm,
-                       String traceParent) {
+                       String traceParent, int maxEventsPerRequest) {
 
     public Delivery(UUID id, UUID clientId, String url, String secret, String previousSecret, boolean linked,
                     String sensorId, String address, String type, Integer state, Integer previousState, long sequence,
                     long occurredAt, int attempt) {
         this(id, clientId, url, secret, previousSecret, linked, sensorId, address, type, state, previousState, sequence,
-                occurredAt, attempt, null, null);
+                occurredAt, attempt, null, null, 1);
     }
 }

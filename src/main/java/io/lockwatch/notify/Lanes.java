@@ -2,7 +2,9 @@ package io.lockwatch.notify;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
@@ -112,18 +114,35 @@ public class Lanes {
      * @param took  how many each lane was given
      */
     void claimed(Map<UUID, Room> asked, Map<UUID, Integer> took, boolean cutShort) {
+        Set<UUID> givenAll = new HashSet<>();
         took.forEach((client, n) -> {
-            Lane lane = lane(client);
             Room room = asked.get(client);
+            if (n >= (room == null ? roomOfANewLane() : room.room())) {
+                givenAll.add(client);
+            }
+        });
+        claimed(asked, took, givenAll, cutShort);
+    }
+
+    /**
+     * What a claim took for each lane: {@code requests} are now in flight; a lane not in {@code givenAll} (given all
+     * it asked for, or more: a batch of as many notifications as it may carry for each of its room) has no due work
+     * left, unless the claim was cut short by the instance's own room ({@code cutShort}).
+     */
+    void claimed(Map<UUID, Room> asked, Map<UUID, Integer> requests, Set<UUID> givenAll, boolean cutShort) {
+        Set<UUID> took = new HashSet<>(requests.keySet());
+        took.addAll(givenAll);
+        took.forEach(client -> {
+            Lane lane = lane(client);
             synchronized (lane) {
-                lane.inFlight += n;
-                lane.hasWork = cutShort || n >= (room == null ? roomOfANewLane() : room.room()) || lane.workWaitedSinceTheClaim();
+                lane.inFlight += requests.getOrDefault(client, 0);
+                lane.hasWork = cutShort || givenAll.contains(client) || lane.workWaitedSinceTheClaim();
             }
         });
         if (!cutShort) {
             asked.forEach((client, room) -> {
                 // a lane that asked with no room (full, or its circuit open) learnt nothing
-                if (room.room() > 0 && !took.containsKey(client)) {
+                if (room.room() > 0 && !took.contains(client)) {
                     Lane lane = lanes.get(client);
                     if (lane != null) {
                         synchronized (lane) {

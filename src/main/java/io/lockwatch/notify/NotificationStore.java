@@ -34,8 +34,9 @@ public class NotificationStore {
     }
 
     /**
-     * Claims due notifications for the lanes that have room, up to each lane's room and {@code total} in all, in one
-     * statement: each lane's due notifications are one range of {@code notifications_due_by_client}, taken oldest due
+     * Claims due notifications for the lanes that have room, up to each lane's room of requests and {@code total}
+     * requests in all, in one statement (a request carries one notification; of a client that batches, up to its
+     * {@code max_events_per_request}, see {@link Dispatch}): each lane's due notifications are one range of {@code notifications_due_by_client}, taken oldest due
      * first, and where {@code total} does not reach every lane's room they are shared out in turns by what each lane
      * will have in flight (a lane with none first, then every lane with one, …), so no client takes more than its
      * share while others wait. Only the head of
@@ -70,26 +71,29 @@ public class NotificationStore {
                         UPDATE notifications n
                            SET status = 'delivering', attempts = n.attempts + 1,
                                lease_until = clock_timestamp() + make_interval(secs => ?)
-                          FROM (SELECT x.id
-                                  FROM lanes l
-                                  JOIN clients c ON c.id = l.client_id AND c.enabled
-                                  CROSS JOIN LATERAL (
-                                       SELECT y.id, y.next_attempt_at,
-                                              l.in_flight + row_number() OVER (ORDER BY y.next_attempt_at) AS turn
-                                         FROM (SELECT d.id, d.next_attempt_at
-                                                 FROM notifications d
-                                                WHERE d.client_id = l.client_id AND d.status = 'pending'
-                                                  AND d.next_attempt_at <= now()
-                                                  AND NOT EXISTS (SELECT 1 FROM notifications o
-                                                                   WHERE o.client_id = d.client_id AND o.sensor_id = d.sensor_id
-                                                                     AND o.status IN ('pending', 'delivering')
-                                                                     AND o.sequence < d.sequence)
-                                                ORDER BY d.next_attempt_at
-                                                LIMIT l.room
-                                                  FOR UPDATE OF d SKIP LOCKED) y) x
-                                 WHERE l.room > 0
-                                 ORDER BY x.turn, x.next_attempt_at
-                                 LIMIT ?) due
+                          FROM (SELECT r.id
+                                  FROM (SELECT q.id, dense_rank() OVER (ORDER BY q.turn, q.first_due, q.client_id) AS nth
+                                          FROM (SELECT x.id, l.client_id, x.turn,
+                                                       min(x.next_attempt_at) OVER (PARTITION BY l.client_id, x.turn) AS first_due
+                                                  FROM lanes l
+                                                  JOIN clients c ON c.id = l.client_id AND c.enabled
+                                                  CROSS JOIN LATERAL (
+                                                       SELECT y.id, y.next_attempt_at,
+                                                              l.in_flight + 1 + (row_number() OVER (ORDER BY y.next_attempt_at) - 1)
+                                                                                / c.max_events_per_request AS turn
+                                                         FROM (SELECT d.id, d.next_attempt_at
+                                                                 FROM notifications d
+                                                                WHERE d.client_id = l.client_id AND d.status = 'pending'
+                                                                  AND d.next_attempt_at <= now()
+                                                                  AND NOT EXISTS (SELECT 1 FROM notifications o
+                                                                                   WHERE o.client_id = d.client_id AND o.sensor_id = d.sensor_id
+                                                                                     AND o.status IN ('pending', 'delivering')
+                                                                                     AND o.sequence < d.sequence)
+                                                                ORDER BY d.next_attempt_at
+                                                                LIMIT l.room * c.max_events_per_request
+                                                                  FOR UPDATE OF d SKIP LOCKED) y) x
+                                                 WHERE l.room > 0) q) r
+                                 WHERE r.nth <= ?) due
                          WHERE n.id = due.id
                         RETURNING n.id""");
                 int i = 1;
@@ -115,7 +119,7 @@ public class NotificationStore {
                                n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
                                e.occurred_at, n.attempts,
                                a.id, a.type, a.opened_at, a.threshold_seconds, a.raised_at, a.cleared_at,
-                               n.trace_parent
+                               n.trace_parent, c.max_events_per_request
                           FROM notifications n
                           JOIN sensor_events e ON e.id = n.event_id
                           LEFT JOIN alarms a ON a.id = e.alarm_id
@@ -129,7 +133,8 @@ public class NotificationStore {
             }, (rs, i) -> new Delivery(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
                     openOrNull(rs.getString(4), rs.getObject(2, UUID.class)), openOrNull(rs.getString(5), null), rs.getBoolean(6), rs.getString(7), rs.getString(8), rs.getString(9),
                     (Integer) rs.getObject(10, Integer.class), (Integer) rs.getObject(11, Integer.class), rs.getLong(12),
-                    rs.getTimestamp(13).getTime(), rs.getInt(14), alarm(rs), rs.getString(21)));
+                    rs.getTimestamp(13).getTime(), rs.getInt(14), alarm(rs), rs.getString(21),
+                    rs.getObject(22) == null ? 1 : rs.getInt(22)));
         });
     }
 

@@ -10,9 +10,11 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -97,11 +99,12 @@ public class Notifications {
 
     /**
      * Claims what the lanes with room and work can take now, within this instance's free request slots, shared out
-     * in turns where those are fewer (NotificationStore#claim). After new notifications were recorded, and on the
-     * poll, it looks for due work of every client. Notifications of clients that are gone or unlinked are cancelled.
+     * in turns where those are fewer (NotificationStore#claim), as requests ({@link Dispatch}: one notification, or a
+     * batch of a client that asked for them). On the poll and after the heartbeat, the alarms or the API recorded
+     * some, it looks for due work of every client. Notifications of clients that are gone or unlinked are cancelled.
      * Nothing claimed is put back: a lane is claimed only what it has room for.
      */
-    public synchronized List<Delivery> claim() {
+    public synchronized List<Dispatch> claim() {
         boolean everywhere = wakeUps.takeLookEverywhere();
         int free = props.maxConcurrent() - inFlight.get();
         if (free <= 0) {
@@ -118,38 +121,42 @@ public class Notifications {
         long began = System.nanoTime();
         List<Delivery> claimed = store.claim(room, everywhere, lanes.roomOfANewLane(), free, props.lease());
         (everywhere ? claimsEverywhere : claimsOfLanes).record(System.nanoTime() - began, java.util.concurrent.TimeUnit.NANOSECONDS);
-        cutShort = claimed.size() >= free;
-        Map<UUID, Integer> took = new HashMap<>();
-        claimed.forEach(d -> took.merge(d.clientId(), 1, Integer::sum));
-        lanes.claimed(room, took, cutShort);
-        inFlight.addAndGet(claimed.size());
-        List<Delivery> toSend = new ArrayList<>(claimed.size());
-        int looked = 0;
-        try {
-            for (Delivery d : claimed) {
-                looked++;
+        // each client's, in the order they came due: cut into requests as the claim counted them, the notifications
+        // of clients that are gone or unlinked cancelled first (a failure there takes no slot: the claimed rows come
+        // back when their lease runs out)
+        Map<UUID, List<Delivery>> byClient = new LinkedHashMap<>();
+        claimed.forEach(d -> byClient.computeIfAbsent(d.clientId(), c -> new ArrayList<>()).add(d));
+        Map<UUID, Integer> requests = new HashMap<>();
+        Set<UUID> givenAllTheyAskedFor = new HashSet<>();
+        List<Dispatch> toSend = new ArrayList<>(claimed.size());
+        byClient.forEach((client, deliveries) -> {
+            int perRequest = deliveries.get(0).maxEventsPerRequest();
+            Lanes.Room asked = room.get(client);
+            if (deliveries.size() >= (asked == null ? lanes.roomOfANewLane() : asked.room()) * perRequest) {
+                givenAllTheyAskedFor.add(client);
+            }
+            List<Delivery> sendable = new ArrayList<>(deliveries.size());
+            for (Delivery d : deliveries) {
                 if (d.url() == null || !d.linked()) {
                     store.cancel(d);
-                    lanes.giveBack(d.clientId());
-                    inFlight.decrementAndGet();
                     outcomes.get("cancelled").increment();
                 } else {
-                    toSend.add(d);
+                    sendable.add(d);
                 }
             }
-        } catch (RuntimeException e) {
-            // nothing of this claim is posted: the slots it took go back, or its lanes would stay full until a
-            // restart; the claimed rows come back when their lease runs out. The one that failed is among the rest.
-            for (Delivery d : toSend) {
-                lanes.giveBack(d.clientId());
-                inFlight.decrementAndGet();
+            for (int i = 0; i < sendable.size(); i += perRequest) {
+                toSend.add(new Dispatch(sendable.subList(i, Math.min(sendable.size(), i + perRequest))));
+                requests.merge(client, 1, Integer::sum);
             }
-            for (Delivery d : claimed.subList(looked - 1, claimed.size())) {
-                lanes.giveBack(d.clientId());
-                inFlight.decrementAndGet();
-            }
-            throw e;
+        });
+        int claimedRequests = 0;
+        for (List<Delivery> deliveries : byClient.values()) {
+            int perRequest = deliveries.get(0).maxEventsPerRequest();
+            claimedRequests += (deliveries.size() + perRequest - 1) / perRequest;
         }
+        cutShort = claimedRequests >= free;
+        lanes.claimed(room, requests, givenAllTheyAskedFor, cutShort);
+        inFlight.addAndGet(toSend.size());
         return toSend;
     }
 
@@ -177,7 +184,8 @@ public class Notifications {
      * Prepare: one claimed delivery as a signed Standard Webhooks request, or the reason it may not be sent (the form
      * of its URL here; its addresses when the poster connects, TargetGuard).
      */
-    public Attempt.Prepared prepare(Delivery d, Exchange exchange) throws JsonProcessingException {
+    public Attempt.Prepared prepare(Dispatch dispatch, Exchange exchange) throws JsonProcessingException {
+        Delivery d = dispatch.first();
         long started = System.currentTimeMillis();
         // the request slot and the slot of the client's lane, both taken by the claim: given back when the attempt is
         // recorded (the lane then learning from its answer), or uncounted if the exchange ends before that,
@@ -193,14 +201,16 @@ public class Notifications {
                 free(held.slot);
             }
         });
-        String body = JSON.writeValueAsString(payload(d));
+        String body = JSON.writeValueAsString(dispatch.batched()
+                ? dispatch.deliveries().stream().map(Notifications::payload).toList() : payload(d));
         long timestamp = Instant.now().getEpochSecond();
+        String webhookId = dispatch.webhookId();
         Map<String, String> headers = new LinkedHashMap<>(8);
-        headers.put("webhook-id", d.id().toString());
+        headers.put("webhook-id", webhookId);
         headers.put("webhook-timestamp", String.valueOf(timestamp));
         if (d.secret() != null) {
             headers.put("webhook-signature",
-                    WebhookSigner.header(d.secret(), d.previousSecret(), d.id().toString(), timestamp, body));
+                    WebhookSigner.header(d.secret(), d.previousSecret(), webhookId, timestamp, body));
         }
         Span span = traces.startUnder(d.traceParent(), "webhook POST", Span.Kind.CLIENT);
         held.span.set(span);
@@ -212,11 +222,14 @@ public class Notifications {
             span.tag("lockwatch.sensor.id", d.sensorId());
             span.tag("lockwatch.event.type", d.type());
             span.tag("lockwatch.attempt", String.valueOf(d.attempt()));
+            if (dispatch.batched()) {
+                span.tag("lockwatch.batch.size", String.valueOf(dispatch.deliveries().size()));
+            }
             // the client may join the trace: its handling of the webhook becomes a span under this attempt
             traces.inject(span, headers::put);
         }
         String refused = d.secret() == null ? NotificationStore.SECRET_UNOPENED : guard.problemWithForm(d.url());
-        return new Attempt.Prepared(d, started, new Attempt.Request(d.url(), headers, body), refused, held);
+        return new Attempt.Prepared(dispatch, started, new Attempt.Request(d.url(), headers, body), refused, held);
     }
 
     /** The URL's host for the attempt's span; null if it has none or is no URL (then refused by the guard). */
@@ -255,7 +268,8 @@ public class Notifications {
      */
     public Attempt.Recorded record(Attempt attempt) {
         Attempt.Prepared prepared = attempt.prepared();
-        Delivery d = prepared.delivery();
+        Dispatch dispatch = prepared.dispatch();
+        Delivery first = dispatch.first();
         long started = prepared.startedAt();
         long duration = System.currentTimeMillis() - started;
         WebhookPoster.Answer answer = attempt.answer();
@@ -267,52 +281,61 @@ public class Notifications {
         String error = refused != null ? "target refused: " + refused : answer == null ? "no answer" : answer.error();
         boolean success = error == null;
 
-        RetryPolicy.Decision decision = retries.after(d.attempt(), !success, status,
-                answer == null ? null : answer.retryAfter(), Instant.now());
-        Outcome outcome = decision instanceof RetryPolicy.Delivered ? Outcome.DELIVERED
-                : decision instanceof RetryPolicy.Retry ? Outcome.RETRY : Outcome.DEAD;
-        Instant next = decision instanceof RetryPolicy.Retry retry ? retry.at() : null;
+        // the request's answer is every notification's in it: each delivered, or each failed and scheduled by its own
+        // count of attempts
+        Instant now = Instant.now();
+        List<FinishedAttempt> finished = new ArrayList<>(dispatch.deliveries().size());
+        for (Delivery d : dispatch.deliveries()) {
+            RetryPolicy.Decision decision = retries.after(d.attempt(), !success, status,
+                    answer == null ? null : answer.retryAfter(), now);
+            Outcome outcome = decision instanceof RetryPolicy.Delivered ? Outcome.DELIVERED
+                    : decision instanceof RetryPolicy.Retry ? Outcome.RETRY : Outcome.DEAD;
+            Instant next = decision instanceof RetryPolicy.Retry retry ? retry.at() : null;
+            finished.add(new FinishedAttempt(d, status, error, started, duration, outcome, next));
+        }
         Attempt.Held held = prepared.held();
         long tookNanos = attempt instanceof Attempt.Posted posted ? posted.tookNanos() : 0;
         LaneLimit.Signal signal = LaneLimit.signal(status, refused != null);
         boolean endpointOk = success || refused != null;
         // once committed, and before the poster is answered: the slots go back, so that the claim any poster of the
         // group wakes sees them all free; and a successor now due is its lane's work
-        recorder.record(new FinishedAttempt(d, status, error, started, duration, outcome, next),
-                successorDue -> {
-                    if (held.laneSlot.compareAndSet(true, false)) {
-                        lanes.leave(d.clientId(), endpointOk, signal, tookNanos);
-                    }
-                    if (successorDue) {
-                        lanes.workWaits(d.clientId());
-                    }
-                    free(held.slot);
-                });
+        recorder.record(finished, successorDue -> {
+            if (held.laneSlot.compareAndSet(true, false)) {
+                lanes.leave(first.clientId(), endpointOk, signal, tookNanos);
+            }
+            if (successorDue) {
+                lanes.workWaits(first.clientId());
+            }
+            free(held.slot);
+        });
         Span span = held.span.get();
         if (span != null) {
             Traces.tag(span, "http.response.status_code", status);
-            span.tag("lockwatch.outcome", outcome.name().toLowerCase(java.util.Locale.ROOT));
-            Traces.tag(span, "lockwatch.next_attempt_at", next);
+            span.tag("lockwatch.outcome", finished.get(0).outcome().name().toLowerCase(java.util.Locale.ROOT));
+            Traces.tag(span, "lockwatch.next_attempt_at", finished.get(0).nextAttemptAt());
         }
         endSpan(held, success ? null : new WebhookFailed(error));
         // recorded: nothing after this may fail the step, or the route would retry it and record the attempt twice
-        switch (outcome) {
-            case DELIVERED -> {
-                outcomes.get("delivered").increment();
-                latency.record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - d.occurredAt())));
-            }
-            case RETRY -> outcomes.get(refused != null ? "refused" : "retry").increment();
-            case DEAD -> {
-                outcomes.get("dead").increment();
-                log.warn("Notification {} of sensor {} to client {} is dead after {} attempts: {}",
-                        d.id(), d.sensorId(), d.clientId(), d.attempt(), error);
-                alert(deadAlert(d, error));
+        for (FinishedAttempt f : finished) {
+            Delivery d = f.delivery();
+            switch (f.outcome()) {
+                case DELIVERED -> {
+                    outcomes.get("delivered").increment();
+                    latency.record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - d.occurredAt())));
+                }
+                case RETRY -> outcomes.get(refused != null ? "refused" : "retry").increment();
+                case DEAD -> {
+                    outcomes.get("dead").increment();
+                    log.warn("Notification {} of sensor {} to client {} is dead after {} attempts: {}",
+                            d.id(), d.sensorId(), d.clientId(), d.attempt(), error);
+                    alert(deadAlert(d, error));
+                }
             }
         }
         if (!success) {
-            pauseIfGoneOrFailingTooLong(d, status);
+            pauseIfGoneOrFailingTooLong(first, status);
         }
-        return new Attempt.Recorded(d.clientId());
+        return new Attempt.Recorded(first.clientId());
     }
 
     /**

@@ -136,7 +136,7 @@ class AttemptRecorderTest {
         for (FinishedAttempt a : List.of(followed, attempt(), attempt())) {
             String id = a.delivery().id().toString();
             posters.add(CompletableFuture.runAsync(() -> {
-                recorder.record(a, successorWaits -> seen.add("let go " + id + " " + successorWaits));
+                recorder.record(List.of(a), successorWaits -> seen.add("let go " + id + " " + successorWaits));
                 seen.add("answered " + id);
             }));
         }

@@ -541,7 +541,7 @@ class NotifyRouteTest {
     void anAttemptThatCannotBeRecordedGivesItsClientsSlotBack() throws Exception {
         org.apache.camel.builder.AdviceWith.adviceWith(camel, "notification-is-posted-to-its-client", route ->
                 route.weaveById("attempt-is-recorded").before().process(exchange -> {
-                    Delivery d = exchange.getMessage().getBody(Attempt.class).prepared().delivery();
+                    Delivery d = exchange.getMessage().getBody(Attempt.class).prepared().dispatch().first();
                     var left = recordFails.get(d.clientId());
                     if (left != null && left.getAndDecrement() > 0) {
                         throw new IllegalStateException("record refused (test)");

@@ -90,16 +90,17 @@ final class BenchDatabase {
      * perClient}, as {@link Links} computes them, with one set-based insert.
      */
     void registerClientsAndLinks(List<String> ids, List<String> urls, List<String> secrets, int perClient,
-                                 int sensors) throws SQLException {
+                                 int sensors, int maxEventsPerRequest) throws SQLException {
         try (Connection c = connect()) {
             c.setAutoCommit(false);
             try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO clients (id, name, url, webhook_secret) VALUES (?::uuid, ?, ?, ?)")) {
+                    "INSERT INTO clients (id, name, url, webhook_secret, max_events_per_request) VALUES (?::uuid, ?, ?, ?, ?)")) {
                 for (int i = 0; i < ids.size(); i++) {
                     ps.setString(1, ids.get(i));
                     ps.setString(2, "Bench client " + i);
                     ps.setString(3, urls.get(i));
                     ps.setString(4, secrets.get(i));
+                    ps.setInt(5, maxEventsPerRequest);
                     ps.addBatch();
                 }
                 ps.executeBatch();

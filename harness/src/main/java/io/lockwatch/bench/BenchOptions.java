@@ -36,6 +36,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param perMessage  readings per message in the drain's backlog: 1, or a JSON array of this many (a gateway's)
  * @param receiverDelayMs every client's endpoint answers this long after a request arrived, standing in for an
  *                    endpoint across the internet (0: at once, on loopback)
+ * @param maxEventsPerRequest every client's {@code max_events_per_request}: 1, one event per request; more, batched
+ *                    delivery (JSON arrays of up to this many events)
  * @param mqtt        the warm-up and the timed run publish over MQTT (QoS 1, RabbitMQ's plugin on 127.0.0.1:1883) as
  *                    sensors would, instead of AMQP; the raw ceiling stays the AMQP one, the yardstick of both
  */
@@ -43,7 +45,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                     int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
                     int clients, int links, Drill drill, int partitions, int instances, double serviceCpus,
-                    long drain, int perMessage, boolean mqtt, int receiverDelayMs) {
+                    long drain, int perMessage, boolean mqtt, int receiverDelayMs, int maxEventsPerRequest) {
 
     static final String QUEUE = "lockwatch.readings";
 
@@ -89,7 +91,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--instances 1] [--partitions 1, 4 with several instances]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
                                    [--service-arg --name=value ...] [--service-cpus 0] [--drain N]
-                                   [--receiver-delay-ms 0]
+                                   [--receiver-delay-ms 0] [--max-events-per-request 1]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
                                    [--out target/bench] [--amqp amqp://guest:guest@127.0.0.1:5672]
                                    [--jdbc jdbc:postgresql://127.0.0.1:5432/lockwatch] [--db-user lockwatch]
@@ -117,6 +119,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         boolean mqtt = line.on("--mqtt");
         boolean isolated = line.on("--isolated");
         int receiverDelayMs = line.integer("--receiver-delay-ms", 0);
+        int maxEventsPerRequest = line.integer("--max-events-per-request", 1);
         java.util.List<String> serviceArgs = line.all("--service-arg");
         Path jar = line.path("--jar", Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar"));
         Path out = line.path("--out", Path.of("target/bench"));
@@ -165,6 +168,9 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (mqtt && (drain > 0 || drill != Drill.NONE)) {
             throw new IllegalArgumentException("--mqtt is for the live run: not with --drain or a drill");
         }
+        if (maxEventsPerRequest < 1 || maxEventsPerRequest > 1000) {
+            throw new IllegalArgumentException("--max-events-per-request must be 1 to 1000");
+        }
         if (receiverDelayMs < 0) {
             throw new IllegalArgumentException("--receiver-delay-ms must be 0 or more");
         }
@@ -179,6 +185,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         }
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 serviceArgs, jar, out, amqp, jdbc, user, password, clients, links, drill,
-                partitions, instances, serviceCpus, drain, perMessage, mqtt, receiverDelayMs);
+                partitions, instances, serviceCpus, drain, perMessage, mqtt, receiverDelayMs,
+                maxEventsPerRequest);
     }
 }

@@ -315,7 +315,7 @@ public final class PipelineBenchmark {
             for (int c = 0; c < o.clients(); c++) {
                 urls.add(webhooks.url(c));
             }
-            db.registerClientsAndLinks(links.ids(), urls, links.secrets(), o.links(), o.sensors());
+            db.registerClientsAndLinks(links.ids(), urls, links.secrets(), o.links(), o.sensors(), o.maxEventsPerRequest());
             changesAfterSeed = reference.totalChanges();
             if (o.drill() == Drill.NONE && o.serviceWarmup() > 0 && o.drain() == 0) {
                 warmUp(measured, source, prometheus, service, db, webhooks);

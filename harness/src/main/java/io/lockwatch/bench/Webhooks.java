@@ -28,7 +28,8 @@ import com.sun.net.httpserver.HttpServer;
  * The benchmark's clients: one HTTP server on loopback answering {@code POST /c/<client index>} with 204, as a
  * client's webhook endpoint would. Each request is checked as a client would check it (the Standard Webhooks
  * signature, with the client's secret, computed here independently of the service's code) and recorded with
- * its arrival time; a {@code webhook-id} seen again is a re-delivery and counted, not recorded twice. Each answer may
+ * its arrival time. A body is one event, or a batch (a JSON array of events: {@code --max-events-per-request}); an
+ * event's id seen again is a re-delivery and counted, not recorded twice. Each answer may
  * come a set delay after the request arrived, as from an endpoint across the internet; the arrival time is what the
  * latency figures use, as a receiver would stamp it.
  */
@@ -139,18 +140,53 @@ final class Webhooks implements AutoCloseable {
             return;
         }
         String json = new String(body, StandardCharsets.UTF_8);
-        Map<String, String> f = fields(json);
-        try {
-            Arrival a = new Arrival(id, client, f.get("client_id"), f.get("sensor_id"), f.get("type"),
-                    Long.parseLong(f.get("sequence")), f.get("state") == null ? null : Integer.valueOf(f.get("state")),
-                    java.time.Instant.parse(f.get("occurred_at")).toEpochMilli(), arrived,
-                    verifies(keys[client], id, timestamp, json, signature), order);
-            if (arrivals.putIfAbsent(id, a) != null) {
-                redeliveries.incrementAndGet();
+        boolean signed = verifies(keys[client], id, timestamp, json, signature);
+        // one event, or a batch (a JSON array of them): each is known by its own id, the request's webhook-id
+        // being the event's for one
+        for (String event : objects(json)) {
+            Map<String, String> f = fields(event);
+            try {
+                String eventId = java.util.Objects.requireNonNull(f.get("id"));
+                Arrival a = new Arrival(eventId, client, f.get("client_id"), f.get("sensor_id"), f.get("type"),
+                        Long.parseLong(f.get("sequence")), f.get("state") == null ? null : Integer.valueOf(f.get("state")),
+                        java.time.Instant.parse(f.get("occurred_at")).toEpochMilli(), arrived, signed, order);
+                if (arrivals.putIfAbsent(eventId, a) != null) {
+                    redeliveries.incrementAndGet();
+                }
+            } catch (RuntimeException e) {
+                malformed.incrementAndGet();
             }
-        } catch (RuntimeException e) {
-            malformed.incrementAndGet();
         }
+    }
+
+    /**
+     * The top-level objects of a body: itself if it is one, the elements of an array of them otherwise (no JSON
+     * library here: braces are counted outside strings).
+     */
+    static List<String> objects(String json) {
+        List<String> out = new ArrayList<>();
+        int depth = 0;
+        int start = -1;
+        boolean inString = false;
+        for (int i = 0; i < json.length(); i++) {
+            char ch = json.charAt(i);
+            if (inString) {
+                if (ch == '\\') {
+                    i++;
+                } else if (ch == '"') {
+                    inString = false;
+                }
+            } else if (ch == '"') {
+                inString = true;
+            } else if (ch == '{') {
+                if (depth++ == 0) {
+                    start = i;
+                }
+            } else if (ch == '}' && depth > 0 && --depth == 0) {
+                out.add(json.substring(start, i + 1));
+            }
+        }
+        return out;
     }
 
     /** The flat fields of a webhook body ({@code null} for a JSON null or a missing field). */
@@ -159,7 +195,10 @@ final class Webhooks implements AutoCloseable {
         Matcher m = FIELD.matcher(json);
         while (m.find()) {
             String value = m.group(2);
-            out.put(m.group(1), value.equals("null") ? null : m.group(3) != null ? m.group(3) : value);
+            // the event's own fields come before an alarm's nested ones of the same names (id, type)
+            if (!out.containsKey(m.group(1))) {
+                out.put(m.group(1), value.equals("null") ? null : m.group(3) != null ? m.group(3) : value);
+            }
         }
         return out;
     }
