@@ -71,7 +71,9 @@ public class NotificationStore {
                         UPDATE notifications n
                            SET status = 'delivering', attempts = n.attempts + 1,
                                lease_until = clock_timestamp() + make_interval(secs => ?)
-                          FROM (SELECT r.id
+                         -- an array, not a join: the planner cannot bound the rows a lane's lateral gives (its limit is
+                         -- a column), and joined it chose to read the whole table for a hash join (31 ms, not 5)
+                         WHERE n.id = ANY (ARRAY(SELECT r.id
                                   FROM (SELECT q.id, dense_rank() OVER (ORDER BY q.turn, q.first_due, q.client_id) AS nth
                                           FROM (SELECT x.id, l.client_id, x.turn,
                                                        min(x.next_attempt_at) OVER (PARTITION BY l.client_id, x.turn) AS first_due
@@ -93,8 +95,7 @@ public class NotificationStore {
                                                                 LIMIT l.room * c.max_events_per_request
                                                                   FOR UPDATE OF d SKIP LOCKED) y) x
                                                  WHERE l.room > 0) q) r
-                                 WHERE r.nth <= ?) due
-                         WHERE n.id = due.id
+                                 WHERE r.nth <= ?))
                         RETURNING n.id""");
                 int i = 1;
                 List<UUID> lanes = List.copyOf(room.keySet());

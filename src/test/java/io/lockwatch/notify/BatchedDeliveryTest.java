@@ -111,8 +111,11 @@ class BatchedDeliveryTest {
         OutboxRows rows = new OutboxRows(jdbc);
         Set<String> expected = new HashSet<>();
         for (int i = 0; i < 5; i++) {
-            expected.add(rows.due(client, rows.sensor(client), 1).toString());
+            expected.add(rows.notification(client, rows.sensor(client), 1, "pending", 0, null,
+                    "now() + interval '1 hour'").toString());
         }
+        // all due at once, so that the poll does not claim the first while the others are written
+        jdbc.update("UPDATE notifications SET next_attempt_at = now() WHERE client_id = ?", client);
 
         wakeUps.wakeUp();
         await().atMost(Duration.ofSeconds(10)).until(() -> !receiver.at(path).isEmpty());
