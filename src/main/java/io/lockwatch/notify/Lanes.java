@@ -107,27 +107,11 @@ public class Lanes {
     }
 
     /**
-     * What a claim took for each lane: its requests are now in flight. A lane given less than it asked has no due
-     * work left, unless the claim was cut short by the instance's own room ({@code cutShort}).
+     * What a claim took for each lane: {@code requests} are now in flight; a lane not in {@code givenAll} (given all
+     * it asked for: for each of its room a request of as many notifications as it may carry) has no due work left,
+     * unless the claim was cut short by the instance's own room ({@code cutShort}).
      *
      * @param asked the room each lane asked with (a lane not met before: {@link #roomOfANewLane()})
-     * @param took  how many each lane was given
-     */
-    void claimed(Map<UUID, Room> asked, Map<UUID, Integer> took, boolean cutShort) {
-        Set<UUID> givenAll = new HashSet<>();
-        took.forEach((client, n) -> {
-            Room room = asked.get(client);
-            if (n >= (room == null ? roomOfANewLane() : room.room())) {
-                givenAll.add(client);
-            }
-        });
-        claimed(asked, took, givenAll, cutShort);
-    }
-
-    /**
-     * What a claim took for each lane: {@code requests} are now in flight; a lane not in {@code givenAll} (given all
-     * it asked for, or more: a batch of as many notifications as it may carry for each of its room) has no due work
-     * left, unless the claim was cut short by the instance's own room ({@code cutShort}).
      */
     void claimed(Map<UUID, Room> asked, Map<UUID, Integer> requests, Set<UUID> givenAll, boolean cutShort) {
         Set<UUID> took = new HashSet<>(requests.keySet());

@@ -129,8 +129,12 @@ public class Notifications {
         Map<UUID, Integer> requests = new HashMap<>();
         Set<UUID> givenAllTheyAskedFor = new HashSet<>();
         List<Dispatch> toSend = new ArrayList<>(claimed.size());
-        byClient.forEach((client, deliveries) -> {
+        int claimedRequests = 0;
+        for (Map.Entry<UUID, List<Delivery>> lane : byClient.entrySet()) {
+            UUID client = lane.getKey();
+            List<Delivery> deliveries = lane.getValue();
             int perRequest = deliveries.get(0).maxEventsPerRequest();
+            claimedRequests += (deliveries.size() + perRequest - 1) / perRequest;
             Lanes.Room asked = room.get(client);
             if (deliveries.size() >= (asked == null ? lanes.roomOfANewLane() : asked.room()) * perRequest) {
                 givenAllTheyAskedFor.add(client);
@@ -148,11 +152,6 @@ public class Notifications {
                 toSend.add(new Dispatch(sendable.subList(i, Math.min(sendable.size(), i + perRequest))));
                 requests.merge(client, 1, Integer::sum);
             }
-        });
-        int claimedRequests = 0;
-        for (List<Delivery> deliveries : byClient.values()) {
-            int perRequest = deliveries.get(0).maxEventsPerRequest();
-            claimedRequests += (deliveries.size() + perRequest - 1) / perRequest;
         }
         cutShort = claimedRequests >= free;
         lanes.claimed(room, requests, givenAllTheyAskedFor, cutShort);

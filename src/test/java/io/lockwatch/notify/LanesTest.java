@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.entry;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -39,7 +40,7 @@ class LanesTest {
 
     @Test
     void aLaneGivenAllItAskedForHasMoreWorkAndOneGivenLessHasNone() {
-        lanes.claimed(Map.of(A, new Lanes.Room(2, 0), B, new Lanes.Room(2, 0)), Map.of(A, 1, B, 2), false);
+        lanes.claimed(Map.of(A, new Lanes.Room(2, 0), B, new Lanes.Room(2, 0)), Map.of(A, 1, B, 2), Set.of(B), false);
         leave(A, true);
         leave(B, true);
 
@@ -72,26 +73,26 @@ class LanesTest {
         lanes.workWaits(A);
         Map<UUID, Lanes.Room> room = lanes.room(false);
         lanes.workWaits(A);
-        lanes.claimed(room, Map.of(), false);
+        lanes.claimed(room, Map.of(), Set.of(), false);
 
         assertThat(lanes.hasWorkAndRoom(A)).isTrue();
-        lanes.claimed(lanes.room(false), Map.of(), false);
+        lanes.claimed(lanes.room(false), Map.of(), Set.of(), false);
         assertThat(lanes.hasWorkAndRoom(A)).as("a claim that looked after it and came back short").isFalse();
     }
 
     @Test
     void aClaimCutShortByTheInstanceLeavesItsLanesWithWork() {
         lanes.workWaits(A);
-        lanes.claimed(Map.of(A, new Lanes.Room(2, 0), B, new Lanes.Room(2, 0)), Map.of(B, 1), true);
+        lanes.claimed(Map.of(A, new Lanes.Room(2, 0), B, new Lanes.Room(2, 0)), Map.of(B, 1), Set.of(), true);
 
         assertThat(lanes.room(false)).containsOnly(entry(A, new Lanes.Room(2, 0)), entry(B, new Lanes.Room(1, 1)));
     }
 
     @Test
     void aFullLaneIsNotTakenForOneWithoutWork() {
-        lanes.claimed(Map.of(A, new Lanes.Room(2, 0)), Map.of(A, 2), false);
+        lanes.claimed(Map.of(A, new Lanes.Room(2, 0)), Map.of(A, 2), Set.of(A), false);
         // looking everywhere, the full lane asked with no room and was given nothing: it still has work
-        lanes.claimed(Map.of(A, new Lanes.Room(0, 2)), Map.of(), false);
+        lanes.claimed(Map.of(A, new Lanes.Room(0, 2)), Map.of(), Set.of(), false);
         leave(A, true);
 
         assertThat(lanes.hasWorkAndRoom(A)).isTrue();
@@ -110,7 +111,7 @@ class LanesTest {
     @Test
     void aLaneNotMetBeforeIsGivenTheFirstBound() {
         assertThat(lanes.roomOfANewLane()).isEqualTo(2);
-        lanes.claimed(Map.of(), Map.of(A, 2), false);
+        lanes.claimed(Map.of(), Map.of(A, 2), Set.of(A), false);
         assertThat(lanes.view(A)).isEqualTo(new Lanes.View("closed", 2, 2));
         assertThat(lanes.hasWorkAndRoom(A)).isFalse();
         leave(A, true);
@@ -205,7 +206,7 @@ class LanesTest {
         if (room.room() <= 0) {
             return false;
         }
-        lanes.claimed(Map.of(client, room), Map.of(client, 1), false);
+        lanes.claimed(Map.of(client, room), Map.of(client, 1), room.room() <= 1 ? Set.of(client) : Set.of(), false);
         return true;
     }
 
