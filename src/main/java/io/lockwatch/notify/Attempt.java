@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.micrometer.tracing.Span;
 
 /**
- * One attempt at one request (a notification, or a client's batch of them: {@link Dispatch}), the body of the posting route ({@code routes/notify.camel.yaml}) stage by stage:
+ * One attempt at one request (a notification, or a client's batch of them: {@link Dispatch}), the body of the
+ * posting route ({@code routes/notify.camel.yaml}) stage by stage:
  * {@link Prepared} (the signed request, or why it may not be sent), {@link Posted} (the endpoint's answer),
  * {@link Recorded} (its lane, which may claim again at once). Each stage takes what the stage before it made and
  * nothing else, so an attempt carries nothing of the exchange its claim was split from.

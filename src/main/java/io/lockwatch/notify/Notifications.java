@@ -89,11 +89,14 @@ public class Notifications {
         this.retries = new RetryPolicy(props.retrySchedule(), props.maxRetryAfter(),
                 () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());
         this.pausedClients = meters.counter("lockwatch.clients.paused");
-        this.claimsEverywhere = Timer.builder("lockwatch.notifications.claims").tag("looked", "everywhere")
-                .description("claims of due notifications: for every client with due work, or for the lanes known to have some")
-                .register(meters);
-        this.claimsOfLanes = Timer.builder("lockwatch.notifications.claims").tag("looked", "lanes")
-                .description("claims of due notifications: for every client with due work, or for the lanes known to have some")
+        this.claimsEverywhere = claims(meters, "everywhere");
+        this.claimsOfLanes = claims(meters, "lanes");
+    }
+
+    private static Timer claims(MeterRegistry meters, String looked) {
+        return Timer.builder("lockwatch.notifications.claims").tag("looked", looked)
+                .description("claims of due notifications: for every client with due work, or for the lanes known to "
+                        + "have some")
                 .register(meters);
     }
 
@@ -120,7 +123,7 @@ public class Notifications {
         }
         long began = System.nanoTime();
         List<Delivery> claimed = store.claim(room, everywhere, lanes.roomOfANewLane(), free, props.lease());
-        (everywhere ? claimsEverywhere : claimsOfLanes).record(System.nanoTime() - began, java.util.concurrent.TimeUnit.NANOSECONDS);
+        (everywhere ? claimsEverywhere : claimsOfLanes).record(Duration.ofNanos(System.nanoTime() - began));
         // each client's, in the order they came due: cut into requests as the claim counted them, the notifications
         // of clients that are gone or unlinked cancelled first (a failure there takes no slot: the claimed rows come
         // back when their lease runs out)
@@ -171,8 +174,8 @@ public class Notifications {
     /**
      * Whether a claim should follow this finished attempt at once: its lane has due work and room again (a newer
      * notification of the same queue became due, found by the record's own transaction, or the lane's last claim took
-     * all it had room for), or the last claim was cut short by this instance's slots and one is free now. Asked as each attempt finishes
-     * (routes/notify.camel.yaml), so a lane keeps its limit in flight; the wake-ups that come while a claim runs
+     * all it had room for), or the last claim was cut short by this instance's slots and one is free now. Asked as
+     * each attempt finishes (routes/notify.camel.yaml), so a lane keeps its limit in flight; the wake-ups that come while a claim runs
      * are one, so the claims gather as the lanes get busier.
      */
     public boolean moreDue(Attempt.Recorded recorded) {
@@ -180,8 +183,9 @@ public class Notifications {
     }
 
     /**
-     * Prepare: one claimed delivery as a signed Standard Webhooks request, or the reason it may not be sent (the form
-     * of its URL here; its addresses when the poster connects, TargetGuard).
+     * Prepare: one claimed request (a notification, or a client's batch of them as a JSON array) as a signed Standard
+     * Webhooks request, or the reason it may not be sent (the form of its URL here; its addresses when the poster
+     * connects, TargetGuard).
      */
     public Attempt.Prepared prepare(Dispatch dispatch, Exchange exchange) throws JsonProcessingException {
         Delivery d = dispatch.first();

@@ -8,14 +8,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Were the notifications right? Every state change of the timed run must reach each client linked to its
- * sensor exactly once after de-duplication by {@code webhook-id}, signed with the client's secret, with the
- * state the reference computed; nothing may arrive for a repeat; and the changes of one sensor must arrive at
- * one client in sequence order, ending with the newest. A healthy endpoint hears every event: only a client
- * whose endpoint misbehaved in the run (the client drills' client 0) may have changes superseded, and those
- * count as accounted for provided the database marks exactly that many notifications superseded and none is
- * left pending, dead or cancelled. No {@code webhook-id} may arrive twice, except where a drill takes the
- * service or its database away between a POST and its record (at least once, by design).
+ * Were the notifications right? Every state change of the timed run must reach each client linked to its sensor
+ * exactly once after de-duplication by the event's id (a one-event request's {@code webhook-id}), signed with the
+ * client's secret, with the state the reference computed; nothing may arrive for a repeat; and the changes of one
+ * sensor must arrive at one client in sequence order, ending with the newest. A healthy endpoint hears every event:
+ * only a client whose endpoint misbehaved in the run (the client drills' client 0) may have changes superseded, and
+ * those count as accounted for provided the database marks exactly that many notifications superseded and none is
+ * left pending, dead or cancelled. No event id may arrive twice, except where a drill takes the service or its
+ * database away between a POST and its record (at least once, by design).
  *
  * <p>All sensors were pre-seeded (event 1, before any link existed), so the timed run's changes of sensor
  * {@code s} are its events {@code 2 .. changes(s)}.
@@ -43,7 +43,7 @@ final class NotificationCheck {
     /**
      * @param supersededByClient superseded notifications by client id, from the database
      * @param mayCollapse        the clients (by index) whose endpoint misbehaved: theirs may be superseded
-     * @param redeliveriesAllowed whether a webhook-id may arrive twice (a drill broke the service or its database)
+     * @param redeliveriesAllowed whether an event id may arrive twice (a drill broke the service or its database)
      */
     static Verdict check(Reference reference, Links links, List<Webhooks.Arrival> arrivals, long redeliveries,
                          long malformed, Map<String, Long> statuses, Map<String, Long> supersededByReason,
@@ -65,7 +65,7 @@ final class NotificationCheck {
         int n = 0;
         for (Webhooks.Arrival a : arrivals) {
             int s = reference.indexOf(a.sensorId());
-            String what = a.webhookId() + " (client " + a.client() + ", sensor " + a.sensorId() + ", sequence "
+            String what = a.eventId() + " (client " + a.client() + ", sensor " + a.sensorId() + ", sequence "
                     + a.sequence() + ")";
             if (!a.signatureValid()) {
                 problem.accept(what + ": the signature does not verify with the client's secret");
@@ -81,7 +81,7 @@ final class NotificationCheck {
             } else if (a.state() == null || a.state() != reference.stateAt(s, a.sequence())) {
                 problem.accept(what + ": state " + a.state() + ", expected " + reference.stateAt(s, a.sequence()));
             } else if (!keys.add(a.client() + "/" + s + "/" + a.sequence())) {
-                problem.accept(what + ": the same change notified again under another webhook-id");
+                problem.accept(what + ": the same change notified again under another event id");
             } else {
                 latencies[n++] = a.latencyMs();
             }
@@ -99,7 +99,7 @@ final class NotificationCheck {
             }
         }
         if (statuses.getOrDefault("delivered", 0L) != arrivals.size()) {
-            problem.accept(String.format("the database marks %,d delivered, the receivers got %,d distinct webhook-ids",
+            problem.accept(String.format("the database marks %,d delivered, the receivers got %,d distinct event ids",
                     statuses.getOrDefault("delivered", 0L), arrivals.size()));
         }
         for (int c = 0; c < links.clients(); c++) {
@@ -110,7 +110,7 @@ final class NotificationCheck {
             }
         }
         if (redeliveries > 0 && !redeliveriesAllowed) {
-            problem.accept(redeliveries + " webhook-ids arrived more than once");
+            problem.accept(redeliveries + " event ids arrived more than once");
         }
         if (malformed > 0) {
             problem.accept(malformed + " requests without webhook headers or with an unreadable body");

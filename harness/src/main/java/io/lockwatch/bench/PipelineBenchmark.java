@@ -403,7 +403,7 @@ public final class PipelineBenchmark {
             }
             ok &= drillProblems.isEmpty();
             drillProblems.forEach(p -> System.out.println("  drill problem: " + p));
-            System.out.printf(Locale.US, "%nDRILL %s: %s (state: %,d changes, %s; notifications: %,d expected, %,d delivered once, %,d superseded %s, %,d re-deliveries of a webhook-id; history: %s; %s)%n",
+            System.out.printf(Locale.US, "%nDRILL %s: %s (state: %,d changes, %s; notifications: %,d expected, %,d delivered once, %,d superseded %s, %,d re-deliveries of an event id; history: %s; %s)%n",
                     o.drill().id, ok ? "PASS" : "FAIL", reference.totalChanges(), verdict.ok() ? "equal to the reference" : verdict.mismatches() + " mismatches",
                     notified.expected(), notified.delivered(), notified.superseded(), notified.supersededByReason(),
                     notified.redeliveries(), historyProblems.isEmpty() ? "complete" : String.join("; ", historyProblems), drillNotes);
@@ -720,7 +720,7 @@ public final class PipelineBenchmark {
         lines.add(String.format(Locale.US, "service heap max %.0f MB; correctness: %s", run.maxHeapBytes() / 1048576, correctness));
         verdict.firstMismatches().forEach(m -> lines.add("  mismatch: " + m));
         notified.firstProblems().forEach(m -> lines.add("  notification problem: " + m));
-        lines.add(String.format(Locale.US, "  notifications: %,d changes x linked clients = %,d expected, %,d received once each with a valid signature, in order, %,d superseded %s; %,d re-deliveries of a webhook-id; database %s",
+        lines.add(String.format(Locale.US, "  notifications: %,d changes x linked clients = %,d expected, %,d received once each with a valid signature, in order, %,d superseded %s; %,d re-deliveries of an event id; database %s",
                 checkedChanges, notified.expected(), notified.delivered(), notified.superseded(),
                 notified.supersededByReason(), notified.redeliveries(), notified.statuses()));
         lines.add(String.format(Locale.US, "  state changes: %,d in the drain + %,d seeded = %,d expected, %,d in sensor_events; service counters %s; pre-seed %.1f s",
@@ -1239,7 +1239,7 @@ public final class PipelineBenchmark {
         verdict.firstMismatches().forEach(m -> lines.add("  mismatch: " + m));
         notified.firstProblems().forEach(m -> lines.add("  notification problem: " + m));
         lines.add("");
-        lines.add(String.format(Locale.US, "  notifications: %,d clients, %,d links; %,d changes (warm-up and run) x linked clients = %,d expected, %,d received once each with a valid signature, in order, %,d superseded by a newer change %s; %,d requests, %,d re-deliveries of a webhook-id; all, warm-up too: p50 %s ms, p99 %s ms, max %s ms; database %s",
+        lines.add(String.format(Locale.US, "  notifications: %,d clients, %,d links; %,d changes (warm-up and run) x linked clients = %,d expected, %,d received once each with a valid signature, in order, %,d superseded by a newer change %s; %,d requests, %,d re-deliveries of an event id; all, warm-up too: p50 %s ms, p99 %s ms, max %s ms; database %s",
                 o.clients(), (long) o.clients() * o.links(), checkedChanges,
                 notified.expected(), notified.delivered(),
                 notified.superseded(), notified.supersededByReason(), run.webhookRequests(), notified.redeliveries(),

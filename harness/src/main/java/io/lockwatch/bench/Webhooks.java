@@ -36,7 +36,7 @@ import com.sun.net.httpserver.HttpServer;
 final class Webhooks implements AutoCloseable {
 
     /** The first arrival of one notification; {@code order}: its place among all the requests received. */
-    record Arrival(String webhookId, int client, String clientId, String sensorId, String type, long sequence,
+    record Arrival(String eventId, int client, String clientId, String sensorId, String type, long sequence,
                    Integer state, long occurredAtMs, long arrivedAtMs, boolean signatureValid, long order) {
 
         long latencyMs() {
