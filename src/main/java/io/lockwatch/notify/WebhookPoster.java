@@ -1,30 +1,45 @@
 package io.lockwatch.notify;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import javax.net.ssl.SSLContext;
 
 import org.apache.hc.client5.http.DnsResolver;
-import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
+import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
+import org.apache.hc.client5.http.async.methods.SimpleRequestProducer;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
-import org.apache.hc.client5.http.impl.io.ManagedHttpClientConnectionFactory;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
-import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.client5.http.config.TlsConfig;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.ssl.ClientTlsStrategyBuilder;
+import org.apache.hc.core5.concurrent.FutureCallback;
 import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.EntityDetails;
 import org.apache.hc.core5.http.Header;
-import org.apache.hc.core5.http.HttpEntity;
+import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.ProtocolVersion;
 import org.apache.hc.core5.http.config.Http1Config;
-import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.nio.AsyncResponseConsumer;
+import org.apache.hc.core5.http.nio.entity.AbstractBinDataConsumer;
+import org.apache.hc.core5.http.protocol.HttpContext;
+import org.apache.hc.core5.http2.HttpVersionPolicy;
+import org.apache.hc.core5.http2.config.H2Config;
+import org.apache.hc.core5.io.CloseMode;
+import org.apache.hc.core5.ssl.SSLContexts;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 
@@ -33,9 +48,15 @@ import org.apache.hc.core5.util.Timeout;
  * hostile: the whole attempt has a deadline ({@code lockwatch.notify.timeout}, connecting included), so that it ends
  * well inside its lease and is never made twice at once; the answer is its status (a body still trickling in at
  * the deadline does not undo it); at most {@value #BODY_CAP} bytes of the body are read, and dropped; nothing
- * is decompressed; at most {@value #MAX_HEADERS} header lines of at most {@value #MAX_LINE} bytes are read; no
- * redirects, no cookies, no retries of its own. HTTP/1.1 with keep-alive, one pool for every client: each
- * client's lane bounds its own connections, and the pool has room for every lane's requests and the test pings.
+ * is decompressed; at most {@value #MAX_HEADERS} header lines of at most {@value #MAX_LINE} bytes are read (an
+ * HTTP/2 header list of at most {@value #MAX_HEADER_LIST} bytes); no redirects, no cookies, no retries of its own.
+ *
+ * <p>HTTP/2 where the endpoint offers it: over TLS the protocol is negotiated by ALPN, and an endpoint that offers
+ * only HTTP/1.1, or plain http, gets HTTP/1.1 with keep-alive. One pool for every client: each client's lane bounds
+ * its own requests, and the pool has room for every lane's requests and the test pings. A connection carries one
+ * exchange at a time, whatever its protocol: HttpClient 5.5's sharing of an HTTP/2 connection between exchanges is
+ * experimental, and when one exchange on it fails or times out it closes the connection under all the others, so
+ * one slow event would fail every request in flight to that endpoint.
  *
  * <p>The client's DNS resolver is {@link TargetGuard#connectableAddresses}: the host is resolved once, each address
  * checked, and only those are connected to (Apache HttpClient, because the JDK's client has no resolver of its own
@@ -47,9 +68,14 @@ public class WebhookPoster implements AutoCloseable {
     static final int BODY_CAP = 64 * 1024;
     static final int MAX_HEADERS = 64;
     static final int MAX_LINE = 8 * 1024;
+    static final int MAX_HEADER_LIST = 64 * 1024;
 
-    /** The endpoint's status and {@code Retry-After}, or why there was no answer. */
-    public record Answer(Integer status, String retryAfter, Exception failure) {
+    /** The endpoint's status, {@code Retry-After} and protocol, or why there was no answer. */
+    public record Answer(Integer status, String retryAfter, Exception failure, String protocol) {
+
+        Answer(Exception failure) {
+            this(null, null, failure, null);
+        }
 
         /** What went wrong, on one line as an attempt records it; null for a 2xx. */
         public String error() {
@@ -78,22 +104,20 @@ public class WebhookPoster implements AutoCloseable {
         }
     }
 
-    /** Ends the attempts that outlast their deadline; one thread for all posters, it only cancels. */
-    private static final ScheduledExecutorService DEADLINES = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "lockwatch-webhook-deadlines");
-        t.setDaemon(true);
-        return t;
-    });
-
-    private final CloseableHttpClient http;
+    private final CloseableHttpAsyncClient http;
     private final Duration deadline;
 
     public WebhookPoster(NotifyProperties props, TargetGuard guard) {
         // the lanes' requests, and the test pings beside them
-        this(props.connectTimeout(), props.timeout(), guard, props.maxConcurrent() + TestPing.AT_ONCE);
+        this(props.connectTimeout(), props.timeout(), guard, props.maxConcurrent() + TestPing.AT_ONCE, SSLContexts.createDefault());
     }
 
     WebhookPoster(Duration connectTimeout, Duration deadline, TargetGuard guard, int connections) {
+        this(connectTimeout, deadline, guard, connections, SSLContexts.createDefault());
+    }
+
+    /** @param tls whom TLS trusts: the JDK's trusted authorities, or a test's own */
+    WebhookPoster(Duration connectTimeout, Duration deadline, TargetGuard guard, int connections, SSLContext tls) {
         this.deadline = deadline;
         DnsResolver resolver = new DnsResolver() {
             @Override
@@ -107,30 +131,35 @@ public class WebhookPoster implements AutoCloseable {
             }
         };
         Timeout attempt = Timeout.of(deadline);
-        this.http = HttpClients.custom()
-                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+        Timeout connect = Timeout.of(connectTimeout.compareTo(deadline) < 0 ? connectTimeout : deadline);
+        this.http = HttpAsyncClients.custom()
+                .setConnectionManager(PoolingAsyncClientConnectionManagerBuilder.create()
                         .setDnsResolver(resolver)
-                        .setConnectionFactory(ManagedHttpClientConnectionFactory.builder().http1Config(Http1Config.custom()
-                                .setMaxHeaderCount(MAX_HEADERS).setMaxLineLength(MAX_LINE).build()).build())
+                        .setTlsStrategy(ClientTlsStrategyBuilder.create().setSslContext(tls).buildAsync())
+                        .setDefaultTlsConfig(TlsConfig.custom().setVersionPolicy(HttpVersionPolicy.NEGOTIATE)
+                                .setHandshakeTimeout(connect).build())
                         .setDefaultConnectionConfig(ConnectionConfig.custom()
-                                .setConnectTimeout(Timeout.of(connectTimeout.compareTo(deadline) < 0 ? connectTimeout : deadline))
+                                .setConnectTimeout(connect)
                                 .setSocketTimeout(attempt).setValidateAfterInactivity(TimeValue.ofSeconds(2))
                                 .setTimeToLive(TimeValue.ofMinutes(5)).build())
                         // a route is a host: several clients may share one, so any may take every connection
                         .setMaxConnTotal(connections + 2).setMaxConnPerRoute(connections + 2)
                         .build())
+                .setHttp1Config(Http1Config.custom().setMaxHeaderCount(MAX_HEADERS).setMaxLineLength(MAX_LINE).build())
+                .setH2Config(H2Config.custom().setPushEnabled(false).setMaxHeaderListSize(MAX_HEADER_LIST).build())
                 .setDefaultRequestConfig(RequestConfig.custom().setResponseTimeout(attempt)
                         .setConnectionRequestTimeout(attempt).setRedirectsEnabled(false).build())
                 .disableRedirectHandling().disableCookieManagement().disableAutomaticRetries()
-                .disableContentCompression().disableAuthCaching().disableConnectionState()
+                .disableAuthCaching().disableConnectionState()
                 .evictIdleConnections(TimeValue.ofSeconds(30))
                 .setUserAgent("lockwatch-webhooks/1")
                 .build();
+        http.start();
     }
 
     @Override
-    public void close() throws IOException {
-        http.close();
+    public void close() {
+        http.close(CloseMode.GRACEFUL);
     }
 
     /** The most one attempt can take. */
@@ -148,41 +177,33 @@ public class WebhookPoster implements AutoCloseable {
 
     /** One POST of a JSON body with the given headers; never throws for what the endpoint or network does. */
     public Answer send(String url, Map<String, String> headers, String body) {
-        long startedAt = System.nanoTime();
-        HttpPost request;
+        SimpleHttpRequest request;
         try {
-            request = new HttpPost(URI.create(url));
+            SimpleRequestBuilder builder = SimpleRequestBuilder.post(URI.create(url))
+                    .setBody(body.getBytes(StandardCharsets.UTF_8), JSON);
+            headers.forEach(builder::setHeader);
+            request = builder.build();
         } catch (IllegalArgumentException e) {
-            return new Answer(null, null, e);
+            return new Answer(e);
         }
-        request.setEntity(new ByteArrayEntity(body.getBytes(StandardCharsets.UTF_8), JSON));
-        headers.forEach(request::setHeader);
-        // the socket and response timeouts bound each wait; this bounds the whole attempt, trickles included
-        ScheduledFuture<?> expiry = DEADLINES.schedule(request::cancel, deadline.toNanos(), TimeUnit.NANOSECONDS);
-        ClassicHttpResponse response = null;
+        CappedAnswer consumer = new CappedAnswer();
+        Future<Answer> exchange = http.execute(SimpleRequestProducer.create(request), consumer, null);
         try {
-            response = http.executeOpen(null, request, null);
-            Header retryAfter = response.getFirstHeader("Retry-After");
-            Answer answer = new Answer(response.getCode(), retryAfter == null ? null : retryAfter.getValue(), null);
-            if (!readUpToCap(response.getEntity())) {
-                request.cancel(); // the rest of the body is not worth its bytes or its time: the connection goes
-            }
-            return answer;
-        } catch (IOException e) {
-            if (request.isCancelled() || System.nanoTime() - startedAt >= deadline.toNanos()) {
-                // the same words as before the client changed: operators may search the attempts for them
-                return new Answer(null, null, new java.net.http.HttpTimeoutException("timed out: no answer within " + deadline.toMillis() + " ms"));
-            }
-            return new Answer(null, null, e);
-        } finally {
-            expiry.cancel(false);
-            if (response != null) {
-                try {
-                    response.close();
-                } catch (IOException e) {
-                    // the answer stands; the connection is discarded
-                }
-            }
+            return exchange.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | CancellationException e) {
+            // the response timeout bounds each wait; this bounds the whole attempt, trickles included
+            exchange.cancel(true);
+            Answer head = consumer.head;
+            // the same words as before the client changed: operators may search the attempts for them
+            return head != null ? head : new Answer(new java.net.http.HttpTimeoutException("timed out: no answer within " + deadline.toMillis() + " ms"));
+        } catch (ExecutionException e) {
+            Answer head = consumer.head;
+            // a body cut short, at the cap or by the endpoint, leaves the status as the answer
+            return head != null ? head : new Answer(e.getCause() instanceof Exception cause ? cause : e);
+        } catch (InterruptedException e) {
+            exchange.cancel(true);
+            Thread.currentThread().interrupt();
+            return new Answer(e);
         }
     }
 
@@ -190,29 +211,64 @@ public class WebhookPoster implements AutoCloseable {
     private static final ContentType JSON = ContentType.create("application/json");
 
     /**
-     * Reads and drops the answer's body, without closing it early: closing would read the rest to reuse the
-     * connection, so a body cut short is left to {@code request.cancel()}, which drops the connection instead.
-     *
-     * @return whether it ended within {@link #BODY_CAP} bytes and the deadline
+     * Takes the answer's status and headers, then reads and drops its body up to {@link #BODY_CAP}: past it the
+     * exchange fails, which drops the connection (HTTP/1.1) or resets the stream (HTTP/2) instead of reading on.
+     * The answer is handed over once the exchange has given its connection back to the pool, so that the lane's
+     * next request finds it there rather than opening another.
      */
-    private static boolean readUpToCap(HttpEntity entity) {
-        if (entity == null) {
-            return true;
+    private static final class CappedAnswer extends AbstractBinDataConsumer implements AsyncResponseConsumer<Answer> {
+        volatile Answer head;
+        private volatile FutureCallback<Answer> callback;
+        private volatile boolean ended;
+        private long read;
+
+        @Override
+        public void consumeResponse(HttpResponse response, EntityDetails entity, HttpContext context, FutureCallback<Answer> callback) {
+            Header retryAfter = response.getFirstHeader("Retry-After");
+            ProtocolVersion version = context.getProtocolVersion();
+            this.head = new Answer(response.getCode(), retryAfter == null ? null : retryAfter.getValue(), null,
+                    version == null ? null : version.format());
+            this.callback = callback;
+            this.ended = entity == null;
         }
-        byte[] buffer = new byte[8192];
-        long read = 0;
-        try {
-            InputStream in = entity.getContent();
-            int n;
-            while ((n = in.read(buffer)) >= 0) {
-                read += n;
-                if (read > BODY_CAP) {
-                    return false;
-                }
+
+        @Override
+        public void informationResponse(HttpResponse response, HttpContext context) {
+            // a 1xx is not the answer
+        }
+
+        @Override
+        protected int capacityIncrement() {
+            return BODY_CAP;
+        }
+
+        @Override
+        protected void data(ByteBuffer src, boolean endOfStream) throws IOException {
+            read += src.remaining();
+            src.position(src.limit());
+            if (read > BODY_CAP) {
+                throw new IOException("answer longer than " + BODY_CAP + " bytes: not read further");
             }
-            return true;
-        } catch (IOException | RuntimeException e) {
-            return false; // cut off at the deadline or by the endpoint: its status was the answer
+        }
+
+        @Override
+        protected void completed() {
+            ended = true;
+        }
+
+        @Override
+        public void failed(Exception cause) {
+            ended = false; // the exchange's future fails with the cause; the head, if any, is still the answer
+        }
+
+        @Override
+        public void releaseResources() {
+            // the body was never kept; the exchange has released its connection by now
+            FutureCallback<Answer> done = callback;
+            if (ended && done != null) {
+                callback = null;
+                done.completed(head);
+            }
         }
     }
 }
