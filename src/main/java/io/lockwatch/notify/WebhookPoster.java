@@ -49,7 +49,8 @@ import org.apache.hc.core5.util.Timeout;
  * well inside its lease and is never made twice at once; the answer is its status (a body still trickling in at
  * the deadline does not undo it); at most {@value #BODY_CAP} bytes of the body are read, and dropped; nothing
  * is decompressed; at most {@value #MAX_HEADERS} header lines of at most {@value #MAX_LINE} bytes are read (an
- * HTTP/2 header list of at most {@value #MAX_HEADER_LIST} bytes); no redirects, no cookies, no retries of its own.
+ * HTTP/2 header list of at most {@value #MAX_HEADER_LIST} bytes); no redirects, no cookies, and no retries of its own
+ * but one: see {@link ClosedConnectionRetry}.
  *
  * <p>HTTP/2 where the endpoint offers it: over TLS the protocol is negotiated by ALPN, and an endpoint that offers
  * only HTTP/1.1, or plain http, gets HTTP/1.1 with keep-alive. One pool for every client: each client's lane bounds
@@ -149,7 +150,8 @@ public class WebhookPoster implements AutoCloseable {
                 .setH2Config(H2Config.custom().setPushEnabled(false).setMaxHeaderListSize(MAX_HEADER_LIST).build())
                 .setDefaultRequestConfig(RequestConfig.custom().setResponseTimeout(attempt)
                         .setConnectionRequestTimeout(attempt).setRedirectsEnabled(false).build())
-                .disableRedirectHandling().disableCookieManagement().disableAutomaticRetries()
+                .setRetryStrategy(new ClosedConnectionRetry())
+                .disableRedirectHandling().disableCookieManagement()
                 .disableAuthCaching().disableConnectionState()
                 .evictIdleConnections(TimeValue.ofSeconds(30))
                 .setUserAgent("lockwatch-webhooks/1")
@@ -204,6 +206,35 @@ public class WebhookPoster implements AutoCloseable {
             exchange.cancel(true);
             Thread.currentThread().interrupt();
             return new Answer(e);
+        }
+    }
+
+    /**
+     * Sends a request once more, at once, when its connection was closed under it before any answer came: the
+     * request was not sent (the connection was found closed), the endpoint reset it, or it closed it unanswered.
+     * That is what a kept-alive connection does when the endpoint has just closed it as idle or over its own count
+     * (the JDK's server keeps 200 idle connections, nginx and load balancers have timeouts of their own), and it
+     * would otherwise cost an event the first delay of the retry schedule. As browsers do on a reused connection,
+     * a POST is sent again: its {@code webhook-id} lets a receiver that did get it drop the copy. Not after a
+     * timeout, a refused connection, TLS or an answer of any status: those are the endpoint's own.
+     */
+    static final class ClosedConnectionRetry implements org.apache.hc.client5.http.HttpRequestRetryStrategy {
+        @Override
+        public boolean retryRequest(org.apache.hc.core5.http.HttpRequest request, IOException failure, int execCount, HttpContext context) {
+            return execCount <= 1 && (failure instanceof org.apache.hc.core5.http.RequestNotExecutedException
+                    || failure instanceof org.apache.hc.core5.http.ConnectionClosedException
+                    || failure instanceof java.net.SocketException && !(failure instanceof java.net.ConnectException
+                            || failure instanceof java.net.NoRouteToHostException));
+        }
+
+        @Override
+        public boolean retryRequest(HttpResponse response, int execCount, HttpContext context) {
+            return false;
+        }
+
+        @Override
+        public TimeValue getRetryInterval(HttpResponse response, int execCount, HttpContext context) {
+            return TimeValue.ZERO_MILLISECONDS;
         }
     }
 

@@ -223,6 +223,70 @@ class WebhookPosterTest {
         assertThat(answer.error()).isNull();
     }
 
+    @Test
+    void aKeptAliveConnectionTheEndpointClosedUnansweredIsSentAgainOnceOnANewOne() throws Exception {
+        server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+        AtomicInteger requests = new AtomicInteger();
+        Thread receiver = new Thread(() -> {
+            try {
+                try (Socket first = server.accept()) {
+                    readRequest(first.getInputStream());
+                    requests.incrementAndGet();
+                    first.getOutputStream().write("HTTP/1.1 204 No Content\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    first.getOutputStream().flush();
+                    // the client keeps the connection and sends its next request on it: closed unanswered, as an
+                    // endpoint that has just timed the connection out does
+                    readRequest(first.getInputStream());
+                    requests.incrementAndGet();
+                }
+                try (Socket second = server.accept()) {
+                    readRequest(second.getInputStream());
+                    requests.incrementAndGet();
+                    second.getOutputStream().write("HTTP/1.1 204 No Content\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    second.getOutputStream().flush();
+                    readRequest(second.getInputStream()); // until the client hangs up
+                }
+            } catch (IOException e) {
+                // the test ended
+            }
+        }, "closing-receiver");
+        receiver.setDaemon(true);
+        receiver.start();
+        String url = "http://127.0.0.1:" + server.getLocalPort() + "/hook";
+
+        assertThat(post(url).status()).isEqualTo(204);
+        WebhookPoster.Answer answer = post(url);
+
+        assertThat(answer.status()).as(String.valueOf(answer.error())).isEqualTo(204);
+        assertThat(requests).hasValue(3);
+    }
+
+    @Test
+    void anEndpointThatClosesEveryConnectionUnansweredIsSentTheRequestTwiceAtMost() throws Exception {
+        server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+        AtomicInteger requests = new AtomicInteger();
+        Thread receiver = new Thread(() -> {
+            try {
+                while (true) {
+                    try (Socket s = server.accept()) {
+                        readRequest(s.getInputStream());
+                        requests.incrementAndGet();
+                    }
+                }
+            } catch (IOException e) {
+                // the test ended
+            }
+        }, "closing-receiver");
+        receiver.setDaemon(true);
+        receiver.start();
+
+        WebhookPoster.Answer answer = post("http://127.0.0.1:" + server.getLocalPort() + "/hook");
+
+        assertThat(answer.status()).isNull();
+        assertThat(answer.error()).contains("Connection");
+        assertThat(requests).hasValue(2);
+    }
+
     interface Answerer {
         void write(OutputStream out) throws IOException;
     }
