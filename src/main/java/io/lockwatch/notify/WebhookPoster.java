@@ -188,7 +188,7 @@ public class WebhookPoster implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             return new Answer(e);
         }
-        CappedAnswer consumer = new CappedAnswer();
+        CappedAnswer consumer = new CappedAnswer(System.nanoTime() + deadline.toNanos());
         Future<Answer> exchange = http.execute(SimpleRequestProducer.create(request), consumer, null);
         try {
             return exchange.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
@@ -242,16 +242,24 @@ public class WebhookPoster implements AutoCloseable {
     private static final ContentType JSON = ContentType.create("application/json");
 
     /**
-     * Takes the answer's status and headers, then reads and drops its body up to {@link #BODY_CAP}: past it the
-     * exchange fails, which drops the connection (HTTP/1.1) or resets the stream (HTTP/2) instead of reading on.
+     * Takes the answer's status and headers, then reads and drops its body up to {@link #BODY_CAP} and the
+     * attempt's deadline: past either the exchange fails, which drops the connection (HTTP/1.1) or resets the
+     * stream (HTTP/2) instead of reading on. The deadline is kept here too because cancelling the client's future
+     * does not always reach an exchange whose answer has begun (HttpClient ignores it once the head of a 4xx or 5xx
+     * is in, for one), and a body trickled a byte at a time would hold its connection for as long as it lasts.
      * The answer is handed over once the exchange has given its connection back to the pool, so that the lane's
      * next request finds it there rather than opening another.
      */
     private static final class CappedAnswer extends AbstractBinDataConsumer implements AsyncResponseConsumer<Answer> {
+        private final long deadlineAt;
         volatile Answer head;
         private volatile FutureCallback<Answer> callback;
         private volatile boolean ended;
         private long read;
+
+        CappedAnswer(long deadlineAt) {
+            this.deadlineAt = deadlineAt;
+        }
 
         @Override
         public void consumeResponse(HttpResponse response, EntityDetails entity, HttpContext context, FutureCallback<Answer> callback) {
@@ -279,6 +287,9 @@ public class WebhookPoster implements AutoCloseable {
             src.position(src.limit());
             if (read > BODY_CAP) {
                 throw new IOException("answer longer than " + BODY_CAP + " bytes: not read further");
+            }
+            if (System.nanoTime() - deadlineAt > 0) {
+                throw new IOException("answer still coming at the deadline: not read further");
             }
         }
 

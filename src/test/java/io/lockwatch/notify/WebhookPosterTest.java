@@ -112,6 +112,25 @@ class WebhookPosterTest {
     }
 
     @Test
+    void anErrorWhoseBodyTricklesEndsItsConnectionByTheDeadline() throws Exception {
+        // the client's own cancel is not heard once the head of a 4xx or 5xx is in: the poster's deadline is
+        String url = serve(out -> {
+            out.write("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 100000\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            for (int i = 0; i < 100_000; i++) {
+                out.write('a');
+                out.flush();
+                pause(100);
+            }
+        });
+
+        WebhookPoster.Answer answer = post(url);
+
+        assertThat(answer.status()).isEqualTo(503);
+        assertThat(finished.get(10, TimeUnit.SECONDS)).isLessThan(100_000);
+    }
+
+    @Test
     void aGzipBombIsNeitherDecompressedNorReadToItsEnd() throws Exception {
         ByteArrayOutputStream bomb = new ByteArrayOutputStream();
         try (GZIPOutputStream gzip = new GZIPOutputStream(bomb)) {
