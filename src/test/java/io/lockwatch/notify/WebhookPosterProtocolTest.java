@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import javax.net.ssl.SSLContext;
@@ -58,7 +57,7 @@ class WebhookPosterProtocolTest {
     static SSLContext serverTls;
     static SSLContext clientTls;
 
-    /** What the receiver saw: each request's protocol and body, and how many connections came. */
+    /** What the receiver saw: each request's protocol, peer, body and signature, and how much of a long answer went out. */
     final List<String> protocols = new CopyOnWriteArrayList<>();
     final List<String> bodies = new CopyOnWriteArrayList<>();
     final List<String> signatures = new CopyOnWriteArrayList<>();
@@ -141,27 +140,22 @@ class WebhookPosterProtocolTest {
 
     @Test
     void consecutiveRequestsOverHttp2ReuseTheirConnection() throws Exception {
-        String url = receiver(URIScheme.HTTPS, HttpVersionPolicy.NEGOTIATE, 0);
-        poster = posterTrusting(clientTls);
-
-        for (int i = 0; i < 5; i++) {
-            assertThat(post(url, "{\"n\":" + i + "}").status()).isEqualTo(204);
-        }
-
-        assertThat(protocols).hasSize(5).containsOnly("HTTP/2.0");
-        assertThat(peers).as("the client ends of the connections used").hasSize(1);
+        assertFivePostsShareOneConnection(receiver(URIScheme.HTTPS, HttpVersionPolicy.NEGOTIATE, 0), "HTTP/2.0");
     }
 
     @Test
     void consecutiveRequestsOverHttp11ReuseTheirConnection() throws Exception {
-        String url = http11OnlyReceiver();
+        assertFivePostsShareOneConnection(http11OnlyReceiver(), "HTTP/1.1");
+    }
+
+    private void assertFivePostsShareOneConnection(String url, String protocol) {
         poster = posterTrusting(clientTls);
 
         for (int i = 0; i < 5; i++) {
             assertThat(post(url, "{\"n\":" + i + "}").status()).isEqualTo(204);
         }
 
-        assertThat(protocols).hasSize(5).containsOnly("HTTP/1.1");
+        assertThat(protocols).hasSize(5).containsOnly(protocol);
         assertThat(peers).as("the client ends of the connections used").hasSize(1);
     }
 

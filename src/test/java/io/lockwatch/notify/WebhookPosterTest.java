@@ -93,17 +93,7 @@ class WebhookPosterTest {
 
     @Test
     void aReceiverThatAnswersThenTricklesItsBodyHasAnsweredByTheDeadline() throws Exception {
-        String url = serve(out -> {
-            out.write("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            for (int i = 0; i < 100_000; i++) {
-                out.write('a');
-                out.flush();
-                pause(100);
-            }
-        });
-
-        WebhookPoster.Answer answer = post(url);
+        WebhookPoster.Answer answer = post(serve(tricklingBodyAfter("200 OK")));
 
         // the status is the answer; the attempt does not run past its deadline for the rest
         assertThat(answer.status()).isEqualTo(200);
@@ -114,20 +104,23 @@ class WebhookPosterTest {
     @Test
     void anErrorWhoseBodyTricklesEndsItsConnectionByTheDeadline() throws Exception {
         // the client's own cancel is not heard once the head of a 4xx or 5xx is in: the poster's deadline is
-        String url = serve(out -> {
-            out.write("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 100000\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        WebhookPoster.Answer answer = post(serve(tricklingBodyAfter("503 Service Unavailable")));
+
+        assertThat(answer.status()).isEqualTo(503);
+        assertThat(finished.get(10, TimeUnit.SECONDS)).isLessThan(100_000);
+    }
+
+    /** An answer with the given status whose 100,000-byte body comes a byte every 100 ms. */
+    private static Answerer tricklingBodyAfter(String status) {
+        return out -> {
+            out.write(("HTTP/1.1 " + status + "\r\nContent-Length: 100000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
             for (int i = 0; i < 100_000; i++) {
                 out.write('a');
                 out.flush();
                 pause(100);
             }
-        });
-
-        WebhookPoster.Answer answer = post(url);
-
-        assertThat(answer.status()).isEqualTo(503);
-        assertThat(finished.get(10, TimeUnit.SECONDS)).isLessThan(100_000);
+        };
     }
 
     @Test
