@@ -37,11 +37,11 @@ public class NotificationStore {
      * Claims due notifications for the lanes that have room, up to each lane's room of requests and {@code total}
      * requests in all, in one statement (a request carries one notification; of a client that batches, up to its
      * {@code max_events_per_request}, see {@link Dispatch}): each lane's due notifications are one range of
-     * {@code notifications_due_by_client}, taken oldest due first, and where {@code total} does not reach every lane's room they are shared out in turns by what each lane
-     * will have in flight (a lane with none first, then every lane with one, …), so no client takes more than its
-     * share while others wait. Only the head of
-     * a queue (no older notification of the same client and sensor pending or being sent) is taken, so each queue is
-     * posted one at a time, in order; paused clients are taken nothing.
+     * {@code notifications_due_by_client}, taken oldest due first, and where {@code total} does not reach every
+     * lane's room they are shared out in turns by what each lane will have in flight (a lane with none first, then
+     * every lane with one, …), so no client takes more than its share while others wait. Only the head of a queue
+     * (no older notification of the same client and sensor pending or being sent) is taken, so each queue is posted
+     * one at a time, in order; paused clients are taken nothing.
      * <p>
      * {@code lookEverywhere}: the lanes are also every client with pending notifications (found by a skip scan of the
      * same index, one probe per such client), those not in {@code room} with {@code newLaneRoom}; and first the

@@ -175,8 +175,8 @@ public class Notifications {
      * Whether a claim should follow this finished attempt at once: its lane has due work and room again (a newer
      * notification of the same queue became due, found by the record's own transaction, or the lane's last claim took
      * all it had room for), or the last claim was cut short by this instance's slots and one is free now. Asked as
-     * each attempt finishes (routes/notify.camel.yaml), so a lane keeps its limit in flight; the wake-ups that come while a claim runs
-     * are one, so the claims gather as the lanes get busier.
+     * each attempt finishes (routes/notify.camel.yaml), so a lane keeps its limit in flight; the wake-ups that come
+     * while a claim runs are one, so the claims gather as the lanes get busier.
      */
     public boolean moreDue(Attempt.Recorded recorded) {
         return lanes.hasWorkAndRoom(recorded.client()) || (cutShort && inFlight.get() < props.maxConcurrent());
@@ -314,6 +314,7 @@ public class Notifications {
         Span span = held.span.get();
         if (span != null) {
             Traces.tag(span, "http.response.status_code", status);
+            Traces.tag(span, "network.protocol.version", answer == null ? null : answer.protocol());
             span.tag("lockwatch.outcome", finished.get(0).outcome().name().toLowerCase(java.util.Locale.ROOT));
             Traces.tag(span, "lockwatch.next_attempt_at", finished.get(0).nextAttemptAt());
         }

@@ -71,7 +71,10 @@ public class WebhookPoster implements AutoCloseable {
     static final int MAX_LINE = 8 * 1024;
     static final int MAX_HEADER_LIST = 64 * 1024;
 
-    /** The endpoint's status, {@code Retry-After} and protocol, or why there was no answer. */
+    /**
+     * The endpoint's status, {@code Retry-After} and the HTTP version it answered in ({@code 1.1} or {@code 2}, as
+     * OpenTelemetry's {@code network.protocol.version} writes it), or why there was no answer.
+     */
     public record Answer(Integer status, String retryAfter, Exception failure, String protocol) {
 
         Answer(Exception failure) {
@@ -161,7 +164,8 @@ public class WebhookPoster implements AutoCloseable {
 
     @Override
     public void close() {
-        http.close(CloseMode.GRACEFUL);
+        // after the routes have stopped: no attempt waits for an answer any more, so nothing to let finish
+        http.close(CloseMode.IMMEDIATE);
     }
 
     /** The most one attempt can take. */
@@ -266,7 +270,8 @@ public class WebhookPoster implements AutoCloseable {
             Header retryAfter = response.getFirstHeader("Retry-After");
             ProtocolVersion version = context.getProtocolVersion();
             this.head = new Answer(response.getCode(), retryAfter == null ? null : retryAfter.getValue(), null,
-                    version == null ? null : version.format());
+                    version == null ? null : version.getMajor() >= 2 ? String.valueOf(version.getMajor())
+                            : version.getMajor() + "." + version.getMinor());
             this.callback = callback;
             this.ended = entity == null;
         }

@@ -105,7 +105,7 @@ class WebhookPosterProtocolTest {
 
         assertThat(answer.status()).isEqualTo(204);
         assertThat(answer.error()).isNull();
-        assertThat(answer.protocol()).isEqualTo("HTTP/2.0");
+        assertThat(answer.protocol()).isEqualTo("2");
         assertThat(protocols).containsExactly("HTTP/2.0");
         // the body and the signature arrive as sent
         assertThat(bodies).containsExactly("{\"id\":\"e1\"}");
@@ -120,7 +120,7 @@ class WebhookPosterProtocolTest {
         WebhookPoster.Answer answer = post(url, "{\"id\":\"e1\"}");
 
         assertThat(answer.status()).as(String.valueOf(answer.error())).isEqualTo(204);
-        assertThat(answer.protocol()).isEqualTo("HTTP/1.1");
+        assertThat(answer.protocol()).isEqualTo("1.1");
         assertThat(protocols).containsExactly("HTTP/1.1");
         assertThat(bodies).containsExactly("{\"id\":\"e1\"}");
     }
@@ -134,7 +134,7 @@ class WebhookPosterProtocolTest {
         WebhookPoster.Answer answer = post(url, "{}");
 
         assertThat(answer.status()).isEqualTo(204);
-        assertThat(answer.protocol()).isEqualTo("HTTP/1.1");
+        assertThat(answer.protocol()).isEqualTo("1.1");
         assertThat(protocols).containsExactly("HTTP/1.1");
     }
 
@@ -167,7 +167,7 @@ class WebhookPosterProtocolTest {
         WebhookPoster.Answer answer = post(url, "{}");
 
         assertThat(answer.status()).isEqualTo(200);
-        assertThat(answer.protocol()).isEqualTo("HTTP/2.0");
+        assertThat(answer.protocol()).isEqualTo("2");
         // the stream was reset after the cap: HTTP/2's flow control held the receiver to little more than that
         assertThat(bodyBytesSent.get()).isLessThan(16L << 20);
     }

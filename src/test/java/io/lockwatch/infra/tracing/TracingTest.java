@@ -116,6 +116,7 @@ class TracingTest {
         SpanData failed = attempts.stream().filter(a -> a.getSpanId().equals(parents.get(1)[2])).findFirst().orElseThrow();
         assertThat(failed.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
         assertThat(failed.getAttributes().get(AttributeKey.stringKey("http.response.status_code"))).isEqualTo("503");
+        assertThat(failed.getAttributes().get(AttributeKey.stringKey("network.protocol.version"))).isEqualTo("1.1");
         assertThat(failed.getAttributes().get(AttributeKey.stringKey("lockwatch.outcome"))).isEqualTo("retry");
         SpanData retried = attempts.stream().filter(a -> a.getSpanId().equals(parents.get(2)[2])).findFirst().orElseThrow();
         assertThat(retried.getStatus().getStatusCode()).isNotEqualTo(StatusCode.ERROR);
