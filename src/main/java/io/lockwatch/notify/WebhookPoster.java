@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.net.ssl.SSLContext;
 
@@ -25,6 +26,7 @@ import org.apache.hc.client5.http.config.TlsConfig;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.client5.http.ssl.ClientTlsStrategyBuilder;
 import org.apache.hc.core5.concurrent.FutureCallback;
 import org.apache.hc.core5.http.ContentType;
@@ -193,11 +195,16 @@ public class WebhookPoster implements AutoCloseable {
             return new Answer(e);
         }
         CappedAnswer consumer = new CappedAnswer(System.nanoTime() + deadline.toNanos());
-        Future<Answer> exchange = http.execute(SimpleRequestProducer.create(request), consumer, null);
+        HttpClientContext context = HttpClientContext.create();
+        AtomicBoolean givenUp = new AtomicBoolean();
+        context.setAttribute(ClosedConnectionRetry.GIVEN_UP, givenUp);
+        Future<Answer> exchange = http.execute(SimpleRequestProducer.create(request), consumer, context, null);
         try {
             return exchange.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException | CancellationException e) {
-            // the response timeout bounds each wait; this bounds the whole attempt, trickles included
+            // the response timeout bounds each wait; this bounds the whole attempt, trickles included. Given up
+            // first: the cancel closes the connection, which must not read as one to send the request again on
+            givenUp.set(true);
             exchange.cancel(true);
             Answer head = consumer.head;
             // the same words as before the client changed: operators may search the attempts for them
@@ -207,6 +214,7 @@ public class WebhookPoster implements AutoCloseable {
             // a body cut short, at the cap or by the endpoint, leaves the status as the answer
             return head != null ? head : new Answer(e.getCause() instanceof Exception cause ? cause : e);
         } catch (InterruptedException e) {
+            givenUp.set(true);
             exchange.cancel(true);
             Thread.currentThread().interrupt();
             return new Answer(e);
@@ -220,12 +228,17 @@ public class WebhookPoster implements AutoCloseable {
      * (the JDK's server keeps 200 idle connections, nginx and load balancers have timeouts of their own), and it
      * would otherwise cost an event the first delay of the retry schedule. As browsers do on a reused connection,
      * a POST is sent again: its {@code webhook-id} lets a receiver that did get it drop the copy. Not after a
-     * timeout, a refused connection, TLS or an answer of any status: those are the endpoint's own.
+     * timeout, a refused connection, TLS or an answer of any status: those are the endpoint's own; and never once
+     * the attempt has given up ({@link #GIVEN_UP}), whose cancel itself closes the connection.
      */
     static final class ClosedConnectionRetry implements org.apache.hc.client5.http.HttpRequestRetryStrategy {
+        /** The context attribute, an AtomicBoolean, set when {@link #send} stops waiting for the answer. */
+        static final String GIVEN_UP = "lockwatch.attempt.given-up";
+
         @Override
         public boolean retryRequest(org.apache.hc.core5.http.HttpRequest request, IOException failure, int execCount, HttpContext context) {
-            return execCount <= 1 && (failure instanceof org.apache.hc.core5.http.RequestNotExecutedException
+            return execCount <= 1 && !(context.getAttribute(GIVEN_UP) instanceof AtomicBoolean g && g.get())
+                    && (failure instanceof org.apache.hc.core5.http.RequestNotExecutedException
                     || failure instanceof org.apache.hc.core5.http.ConnectionClosedException
                     || failure instanceof java.net.SocketException && !(failure instanceof java.net.ConnectException
                             || failure instanceof java.net.NoRouteToHostException));

@@ -274,6 +274,46 @@ class WebhookPosterTest {
     }
 
     @Test
+    void aRequestTheAttemptGaveUpOnIsNotSentAgainWhenItsConnectionCloses() throws Exception {
+        server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+        AtomicInteger requests = new AtomicInteger();
+        CompletableFuture<Boolean> sentAgain = new CompletableFuture<>();
+        Thread receiver = new Thread(() -> {
+            try {
+                try (Socket hung = server.accept()) {
+                    readRequest(hung.getInputStream());
+                    requests.incrementAndGet();
+                    // no answer: the poster gives up at its deadline and closes (or resets) the connection
+                    try {
+                        while (hung.getInputStream().read() >= 0) {
+                            // until it does
+                        }
+                    } catch (IOException reset) {
+                        // closed at once, with a reset
+                    }
+                }
+                // a resend would come at once, as the connection closes; a second is more than enough to see one
+                server.setSoTimeout(1000);
+                try (Socket again = server.accept()) {
+                    sentAgain.complete(true);
+                } catch (java.net.SocketTimeoutException e) {
+                    sentAgain.complete(false);
+                }
+            } catch (IOException e) {
+                sentAgain.completeExceptionally(e);
+            }
+        }, "hanging-receiver");
+        receiver.setDaemon(true);
+        receiver.start();
+
+        WebhookPoster.Answer answer = post("http://127.0.0.1:" + server.getLocalPort() + "/hook");
+
+        assertThat(answer.failure()).hasMessageContaining("timed out");
+        assertThat(sentAgain.get(10, TimeUnit.SECONDS)).as("sent again after the attempt gave up").isFalse();
+        assertThat(requests).hasValue(1);
+    }
+
+    @Test
     void anEndpointThatClosesEveryConnectionUnansweredIsSentTheRequestTwiceAtMost() throws Exception {
         server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
         AtomicInteger requests = new AtomicInteger();
