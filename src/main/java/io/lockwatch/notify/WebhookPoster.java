@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLContext;
 
 import org.apache.hc.client5.http.DnsResolver;
+import org.apache.hc.client5.http.async.AsyncExecRuntime;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
 import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
 import org.apache.hc.client5.http.async.methods.SimpleRequestProducer;
@@ -156,6 +157,10 @@ public class WebhookPoster implements AutoCloseable {
                 .setDefaultRequestConfig(RequestConfig.custom().setResponseTimeout(attempt)
                         .setConnectionRequestTimeout(attempt).setRedirectsEnabled(false).build())
                 .setRetryStrategy(new ClosedConnectionRetry())
+                .addExecInterceptorFirst("lockwatch-connection-handle", (request, entity, scope, chain, callback) -> {
+                    scope.clientContext.setAttribute(CONNECTION, scope.execRuntime);
+                    chain.proceed(request, entity, scope, callback);
+                })
                 .disableRedirectHandling().disableCookieManagement()
                 .disableAuthCaching().disableConnectionState()
                 .evictIdleConnections(TimeValue.ofSeconds(30))
@@ -202,10 +207,8 @@ public class WebhookPoster implements AutoCloseable {
         try {
             return exchange.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException | CancellationException e) {
-            // the response timeout bounds each wait; this bounds the whole attempt, trickles included. Given up
-            // first: the cancel closes the connection, which must not read as one to send the request again on
-            givenUp.set(true);
-            exchange.cancel(true);
+            // the response timeout bounds each wait; this bounds the whole attempt, trickles included
+            giveUp(exchange, givenUp, context);
             Answer head = consumer.head;
             // the same words as before the client changed: operators may search the attempts for them
             return head != null ? head : new Answer(new java.net.http.HttpTimeoutException("timed out: no answer within " + deadline.toMillis() + " ms"));
@@ -214,10 +217,28 @@ public class WebhookPoster implements AutoCloseable {
             // a body cut short, at the cap or by the endpoint, leaves the status as the answer
             return head != null ? head : new Answer(e.getCause() instanceof Exception cause ? cause : e);
         } catch (InterruptedException e) {
-            givenUp.set(true);
-            exchange.cancel(true);
+            giveUp(exchange, givenUp, context);
             Thread.currentThread().interrupt();
             return new Answer(e);
+        }
+    }
+
+    /** The context attribute, the exchange's {@link AsyncExecRuntime}: its handle on the connection it leased. */
+    private static final String CONNECTION = "lockwatch.attempt.connection";
+
+    /**
+     * Stops an attempt and closes its connection at once. Given up first: that close must not read as one to send
+     * the request again on. Cancelling the exchange alone does not always close it: HttpClient 5.5 sets the
+     * exchange's cancel as the dependency of its future when the connection is ready, and the thread that asked for
+     * a new connection may set the finished connect after it, so that a cancel reaches only that; the exchange
+     * then reads on as long as the endpoint trickles its answer, and its connection stays leased from the pool
+     * every client shares. Discarding the endpoint closes the connection whatever the exchange's state.
+     */
+    private static void giveUp(Future<Answer> exchange, AtomicBoolean givenUp, HttpClientContext context) {
+        givenUp.set(true);
+        exchange.cancel(true);
+        if (context.getAttribute(CONNECTION) instanceof AsyncExecRuntime connection) {
+            connection.discardEndpoint();
         }
     }
 
@@ -229,7 +250,7 @@ public class WebhookPoster implements AutoCloseable {
      * would otherwise cost an event the first delay of the retry schedule. As browsers do on a reused connection,
      * a POST is sent again: its {@code webhook-id} lets a receiver that did get it drop the copy. Not after a
      * timeout, a refused connection, TLS or an answer of any status: those are the endpoint's own; and never once
-     * the attempt has given up ({@link #GIVEN_UP}), whose cancel itself closes the connection.
+     * the attempt has given up ({@link #GIVEN_UP}), which closes the connection itself.
      */
     static final class ClosedConnectionRetry implements org.apache.hc.client5.http.HttpRequestRetryStrategy {
         /** The context attribute, an AtomicBoolean, set when {@link #send} stops waiting for the answer. */

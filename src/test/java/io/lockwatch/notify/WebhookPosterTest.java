@@ -92,6 +92,68 @@ class WebhookPosterTest {
     }
 
     @Test
+    void everyAttemptGivenUpOnANewConnectionClosesItWhileTheHeadStillTrickles() throws Exception {
+        // several attempts at once, each on a connection of its own made for it: where the exchange's cancel was
+        // lost to the connect that finished beside it, the connection stayed leased for as long as the trickle
+        int attempts = 8;
+        server = new ServerSocket(0, attempts, InetAddress.getLoopbackAddress());
+        java.util.List<CompletableFuture<Long>> hungUp = new java.util.ArrayList<>();
+        for (int i = 0; i < attempts; i++) {
+            hungUp.add(new CompletableFuture<>());
+        }
+        Thread acceptor = new Thread(() -> {
+            for (CompletableFuture<Long> noticed : hungUp) {
+                try {
+                    Socket s = server.accept();
+                    Thread t = new Thread(() -> trickleHeadUntilHungUp(s, noticed), "trickling-receiver");
+                    t.setDaemon(true);
+                    t.start();
+                } catch (IOException e) {
+                    noticed.completeExceptionally(e);
+                }
+            }
+        }, "acceptor");
+        acceptor.setDaemon(true);
+        acceptor.start();
+        String url = "http://127.0.0.1:" + server.getLocalPort() + "/hook";
+
+        java.util.List<CompletableFuture<WebhookPoster.Answer>> answers = new java.util.ArrayList<>();
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(attempts);
+        try (WebhookPoster quick = new WebhookPoster(Duration.ofMillis(500), Duration.ofMillis(300), new TargetGuard(true), attempts)) {
+            for (int i = 0; i < attempts; i++) {
+                answers.add(CompletableFuture.supplyAsync(() -> quick.send(url, Map.of("webhook-id", "msg_1"), "{}"), callers));
+            }
+            for (CompletableFuture<WebhookPoster.Answer> answer : answers) {
+                assertThat(answer.get(10, TimeUnit.SECONDS).failure()).hasMessageContaining("timed out");
+            }
+            // before the poster closes, which would close them all anyway
+            for (CompletableFuture<Long> noticed : hungUp) {
+                assertThat(noticed.get(10, TimeUnit.SECONDS)).as("bytes written before the hang-up").isLessThan(1000);
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
+    /** Reads a request, then writes a head a byte every 50 ms, never ending it; completes with the bytes written. */
+    private static void trickleHeadUntilHungUp(Socket s, CompletableFuture<Long> noticed) {
+        long sent = 0;
+        try (s) {
+            readRequest(s.getInputStream());
+            OutputStream out = s.getOutputStream();
+            out.write("HTTP/1.1 200 OK\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
+            for (; sent < 100_000; sent++) {
+                out.write('a');
+                out.flush();
+                pause(50);
+            }
+        } catch (IOException e) {
+            // the client hung up
+        }
+        noticed.complete(sent);
+    }
+
+    @Test
     void aReceiverThatAnswersThenTricklesItsBodyHasAnsweredByTheDeadline() throws Exception {
         WebhookPoster.Answer answer = post(serve(tricklingBodyAfter("200 OK")));
 
