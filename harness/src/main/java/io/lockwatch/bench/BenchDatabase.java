@@ -143,6 +143,58 @@ final class BenchDatabase {
         return counts("SELECT client_id::text, count(*) FROM notifications WHERE status = 'superseded' GROUP BY 1");
     }
 
+    /**
+     * Where a notification's time went, by the service's own timestamps, for the first attempts of the events that
+     * occurred in [from, to): from the reading to the start of the ingest transaction that recorded it (the
+     * notification's {@code created_at}, the transaction's {@code now()}; the broker and the batch wait), from
+     * there to the attempt's start (the transaction, its commit, the claim, a poster), and the POST itself. Each as
+     * p50, p99 and max in ms.
+     *
+     * @param leftOut names of clients left out (a drill's misbehaving one)
+     */
+    record Stages(long count, double[] toBatch, double[] toPost, double[] post) {
+    }
+
+    Stages stages(long fromMs, long toMs, List<String> leftOut) throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("""
+                WITH firsts AS (
+                  SELECT extract(epoch FROM n.created_at - e.occurred_at) * 1000 AS to_batch,
+                         extract(epoch FROM a.attempted_at - n.created_at) * 1000 AS to_post,
+                         a.duration_ms AS post
+                    FROM notifications n
+                    JOIN sensor_events e ON e.id = n.event_id
+                    JOIN delivery_attempts a ON a.notification_id = n.id AND a.attempt = 1
+                    JOIN clients cl ON cl.id = n.client_id
+                   WHERE e.occurred_at >= to_timestamp(? / 1000.0) AND e.occurred_at < to_timestamp(? / 1000.0)
+                     AND cl.name <> ALL (?))
+                SELECT count(*),
+                       percentile_cont(ARRAY[0.5, 0.99, 1]) WITHIN GROUP (ORDER BY to_batch),
+                       percentile_cont(ARRAY[0.5, 0.99, 1]) WITHIN GROUP (ORDER BY to_post),
+                       percentile_cont(ARRAY[0.5, 0.99, 1]) WITHIN GROUP (ORDER BY post)
+                  FROM firsts""")) {
+            ps.setLong(1, fromMs);
+            ps.setLong(2, toMs);
+            ps.setArray(3, c.createArrayOf("text", leftOut.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new Stages(rs.getLong(1), doubles(rs, 2), doubles(rs, 3), doubles(rs, 4));
+            }
+        }
+    }
+
+    private static double[] doubles(ResultSet rs, int column) throws SQLException {
+        java.sql.Array a = rs.getArray(column);
+        if (a == null) {
+            return new double[] {Double.NaN, Double.NaN, Double.NaN};
+        }
+        Object[] values = (Object[]) a.getArray();
+        double[] out = new double[values.length];
+        for (int i = 0; i < values.length; i++) {
+            out[i] = ((Number) values[i]).doubleValue();
+        }
+        return out;
+    }
+
     /** A fixed query's (key, count) rows. */
     private Map<String, Long> counts(String sql) throws SQLException {
         Map<String, Long> out = new TreeMap<>();

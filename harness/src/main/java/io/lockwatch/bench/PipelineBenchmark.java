@@ -67,6 +67,8 @@ public final class PipelineBenchmark {
     /** changes made by the seed; those after it, in the warm-up and the run, are all notified and checked */
     private long changesAfterSeed;
     private long checkedChanges;
+    /** Where the steady state's notifications spent their time, by stage (null when none were measured). */
+    private BenchDatabase.Stages stages;
     /** The two-instances drill's silent sensors, and when their second reading was measured (epoch ms). */
     private List<String> silentIds = List.of();
     private volatile long silentReportedAgainAt;
@@ -343,13 +345,16 @@ public final class PipelineBenchmark {
             log("waiting for the notifications to be delivered");
             Map<String, Long> statuses = awaitNotifications(db, webhooks, service);
             checkedChanges = reference.totalChanges() - changesAfterSeed;
-            boolean clientDrill = o.drill() == Drill.HANGING_CLIENT || o.drill() == Drill.FAILING_CLIENT;
+            boolean clientDrill = isClientDrill();
             // a kill or a database restart may fall between a POST and its record: sent again, by design
             boolean atLeastOnce = o.drill() == Drill.KILL || o.drill() == Drill.POSTGRES;
             notified = NotificationCheck.check(reference, links, webhooks.arrivals(), webhooks.redeliveries(),
                     webhooks.malformed(), statuses, db.supersededByReason(), db.supersededByClient(),
                     clientDrill ? Set.of(0) : Set.of(), atLeastOnce);
             run = run.withNotifications(webhooks.arrivals(), webhooks.requests());
+            // the same window as the steady-state latency; a client drill's misbehaving client left out
+            stages = db.stages(run.startMillis() + o.warmup() * 1000L, run.startMillis() + (long) (run.publishSeconds() * 1000),
+                    clientDrill ? List.of("Bench client 0") : List.of());
         }
 
         long expectedConsumers = o.partitions() > 1 ? o.partitions() : o.instances();
@@ -710,6 +715,7 @@ public final class PipelineBenchmark {
                     fmt(drain.afterFirstMinutePerSecond()), drain.afterFirstMinutePerSecond() / ceiling.perSecond(),
                     usLine(drain.afterFirstMinuteCpu())));
         }
+        stagesLine().ifPresent(lines::add);
         if (!run.arrivals().isEmpty()) {
             long[] at = run.arrivals().stream().mapToLong(Webhooks.Arrival::arrivedAtMs).sorted().toArray();
             long lastApplied = run.startMillis() + Math.round(run.drainedSeconds() * 1000);
@@ -1229,6 +1235,7 @@ public final class PipelineBenchmark {
         lines.add(String.format(Locale.US, "notification latency, event to POST received (events of the steady state, %,d): p50 %s ms, p95 %s ms, p99 %s ms, max %s ms",
                 steady.length, ms(NotificationCheck.quantile(steady, 0.5)), ms(NotificationCheck.quantile(steady, 0.95)),
                 ms(NotificationCheck.quantile(steady, 0.99)), ms(NotificationCheck.quantile(steady, 1))));
+        stagesLine().ifPresent(lines::add);
         if (!run.arrivals().isEmpty()) {
             long[] at = run.arrivals().stream().mapToLong(Webhooks.Arrival::arrivedAtMs).sorted().toArray();
             lines.add(String.format(Locale.US, "notifications received: at most %s/s over %d s (receiver answering %d ms after each arrival)",
@@ -1357,6 +1364,21 @@ public final class PipelineBenchmark {
         return all;
     }
 
+    /** Where the steady state's notifications spent their time, if that was measured. */
+    private java.util.Optional<String> stagesLine() {
+        if (stages == null || stages.count() == 0) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(String.format(Locale.US, "  by stage, first attempts (%,d%s; the service's timestamps): reading to its batch's transaction p50 %.0f ms, p99 %.0f, max %.0f; on to the POST p50 %.0f ms, p99 %.0f, max %.0f; the POST p50 %.0f ms, p99 %.0f, max %.0f",
+                stages.count(), isClientDrill() ? ", client 0 left out" : "",
+                stages.toBatch()[0], stages.toBatch()[1], stages.toBatch()[2], stages.toPost()[0], stages.toPost()[1],
+                stages.toPost()[2], stages.post()[0], stages.post()[1], stages.post()[2]));
+    }
+
+    private boolean isClientDrill() {
+        return o.drill() == Drill.HANGING_CLIENT || o.drill() == Drill.FAILING_CLIENT;
+    }
+
     private Map<String, Object> notificationFigures(NotificationCheck.Verdict n, long[] steady, ServiceRun run) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("ok", n.ok());
@@ -1378,6 +1400,15 @@ public final class PipelineBenchmark {
                 l.put(q == 1 ? "max_ms" : "p" + Math.round(q * 100) + "_ms", NotificationCheck.quantile(e.getValue(), q));
             }
             m.put("latency_" + e.getKey(), l);
+        }
+        if (stages != null) {
+            Map<String, Object> st = new LinkedHashMap<>();
+            st.put("count", stages.count());
+            st.put("client_0_left_out", isClientDrill());
+            for (var e : Map.of("to_batch", stages.toBatch(), "to_post", stages.toPost(), "post", stages.post()).entrySet()) {
+                st.put(e.getKey() + "_ms", Map.of("p50", e.getValue()[0], "p99", e.getValue()[1], "max", e.getValue()[2]));
+            }
+            m.put("stages_steady_state", st);
         }
         return m;
     }
