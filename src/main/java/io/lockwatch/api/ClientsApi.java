@@ -113,7 +113,7 @@ public class ClientsApi {
     /** Every notification since a time that the client was not sent (dead or superseded) is due again, in order. */
     public void replay(Exchange exchange) {
         UUID id = clientId(exchange);
-        java.time.Instant from = Json.bind(exchange, RequestBodies.ReplayRequest.class).since().toInstant();
+        java.time.Instant from = Json.storable(Json.bind(exchange, RequestBodies.ReplayRequest.class).since().toInstant(), "since");
         Integer replayed = notifications.replay(id, from);
         if (replayed == null) {
             throw ApiProblem.notFound("client " + id);

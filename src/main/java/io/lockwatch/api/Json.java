@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.lockwatch.alarms.AlarmStore;
 import io.lockwatch.history.HistoryRecords.DailyCount;
+import io.lockwatch.history.HistoryStore;
 import io.lockwatch.notify.NotificationQueries;
 import io.lockwatch.registry.RegistryFile;
 import io.lockwatch.registry.RegistryViews;
@@ -148,11 +149,27 @@ final class Json {
         if (v == null) {
             return otherwise;
         }
+        Instant t;
         try {
-            return OffsetDateTime.parse(v).toInstant().toEpochMilli();
+            t = OffsetDateTime.parse(v).toInstant();
         } catch (DateTimeParseException e) {
             throw ApiProblem.badRequest(name, name + " must be an RFC 3339 time with an offset, e.g. 2026-11-21T12:00:00Z");
         }
+        return storable(t, name).toEpochMilli();
+    }
+
+    /** The time if lockwatch can hold it; else a 400 naming the parameter and the range. */
+    static Instant storable(Instant t, String name) {
+        if (!storable(t)) {
+            throw ApiProblem.badRequest(name, name + " must be a time from " + Instant.ofEpochMilli(HistoryStore.EARLIEST_MS)
+                    + " to " + Instant.ofEpochMilli(HistoryStore.LATEST_MS).truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+        }
+        return t;
+    }
+
+    /** A time lockwatch can hold (HistoryStore.EARLIEST_MS to LATEST_MS); a larger one would not even fit in epoch ms. */
+    static boolean storable(Instant t) {
+        return !t.isBefore(Instant.ofEpochMilli(HistoryStore.EARLIEST_MS)) && !t.isAfter(Instant.ofEpochMilli(HistoryStore.LATEST_MS));
     }
 
     /** An optional UUID query parameter; null if absent, a 400 naming it if it is no UUID. */
@@ -218,7 +235,10 @@ final class Json {
         try {
             String[] parts = new String(java.util.Base64.getUrlDecoder().decode(cursor),
                     java.nio.charset.StandardCharsets.UTF_8).split("\\|");
-            Instant.parse(parts[0]);
+            // a time a page could have shown, and the id after it: anything else is forged
+            if (parts.length != 2 || !storable(Instant.parse(parts[0]))) {
+                throw new IllegalArgumentException();
+            }
             UUID.fromString(parts[1]);
             return parts;
         } catch (RuntimeException e) {

@@ -173,7 +173,7 @@ public class ClickHouseHistoryStore implements HistoryStore {
                 ps.setLong(4, seconds[0]);
                 ps.setLong(5, seconds[1]);
                 ps.setInt(6, after == null ? 1 : 0);
-                ps.setLong(7, after == null ? 0 : Long.parseLong(after.tieBreaker()));
+                ps.setLong(7, after == null ? 0 : after.sequence());
                 ps.setInt(8, limit + 1);
                 List<EventRecord> rows = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {

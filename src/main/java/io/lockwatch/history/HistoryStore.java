@@ -15,6 +15,13 @@ import io.lockwatch.history.HistoryRecords.ReadingRecord;
  */
 public interface HistoryStore {
 
+    /**
+     * The times lockwatch keeps, in epoch ms: from 1970 to the last second a ClickHouse DateTime holds
+     * (2106-02-07T06:28:15Z). A time outside them, in a cursor or a query, names nothing that can be stored.
+     */
+    long EARLIEST_MS = 0;
+    long LATEST_MS = ClickHouseHistoryStore.DATETIME_MAX_SECONDS * 1000 + 999;
+
     /** One insert for the whole list. */
     void writeReadings(List<ReadingRecord> readings);
 

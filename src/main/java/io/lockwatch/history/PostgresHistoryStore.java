@@ -98,7 +98,7 @@ class PostgresHistoryStore implements HistoryStore {
                  LIMIT ?""",
                 (rs, i) -> new EventRecord(rs.getString(1), rs.getLong(2), rs.getString(3), integer(rs, 4), integer(rs, 5),
                         rs.getLong(6)),
-                sensorId, ts(from), ts(to), after == null, after == null ? 0 : Long.parseLong(after.tieBreaker()), limit + 1);
+                sensorId, ts(from), ts(to), after == null, after == null ? 0 : after.sequence(), limit + 1);
         return page(rows, limit, e -> new Cursor(e.occurredAt(), String.valueOf(e.sequence())));
     }
 

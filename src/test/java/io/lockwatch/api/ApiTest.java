@@ -339,6 +339,42 @@ class ApiTest {
         assertProblem(call("GET", "/alarms?sensor_id=no-dashes", READER, null), 400, "sensor_id");
     }
 
+    /**
+     * A cursor or a time that decodes, but to a value no store can hold (issue 36): a 400 naming it, never the
+     * database's "timestamp out of range" as a 500. A read token is all a caller needs to try.
+     */
+    @Test
+    void forgedCursorsAndTimesOutOfRangeAreBadRequests() throws Exception {
+        String farTime = cursor("+999999999-12-31T23:59:59Z|" + UUID.randomUUID());
+        for (String path : List.of("/notifications", "/alarms")) {
+            assertProblem(call("GET", path + "?cursor=" + farTime, READER, null), 400, "cursor");
+            assertProblem(call("GET", path + "?cursor=" + cursor("1969-12-31T23:59:59Z|" + UUID.randomUUID()), READER, null), 400, "cursor");
+            assertProblem(call("GET", path + "?cursor=" + cursor("2026-11-21T12:00:00Z|" + UUID.randomUUID() + "|x"), READER, null), 400, "cursor");
+        }
+        // the history's cursors: a time past every store's, a sequence that is no number, a tie-breaker of any length
+        for (String kind : List.of("readings", "events")) {
+            assertProblem(call("GET", "/sensors/Ok/" + kind + "?cursor=" + cursor("9223372036854775807:x"), READER, null), 400, "cursor");
+            assertProblem(call("GET", "/sensors/Ok/" + kind + "?cursor=" + cursor("-1:1"), READER, null), 400, "cursor");
+            assertProblem(call("GET", "/sensors/Ok/" + kind + "?cursor=" + cursor("1700000000000:" + "9".repeat(200)), READER, null), 400, "cursor");
+        }
+        assertProblem(call("GET", "/sensors/Ok/events?cursor=" + cursor("1700000000000:x"), READER, null), 400, "cursor");
+        // a cursor in range is taken: an empty page, not a refusal
+        assertThat(call("GET", "/sensors/Ok/events?cursor=" + cursor("1700000000000:5"), READER, null).status()).isEqualTo(200);
+        assertThat(call("GET", "/notifications?cursor=" + cursor("2026-11-21T12:00:00Z|" + UUID.randomUUID()), READER, null).status())
+                .isEqualTo(200);
+
+        assertProblem(call("GET", "/sensors/Ok/readings?to=%2B999999999-12-31T23:59:59Z", READER, null), 400, "to");
+        assertProblem(call("GET", "/sensors/Ok/events?from=1900-01-01T00:00:00Z", READER, null), 400, "from");
+        assertProblem(call("GET", "/alarms?from=%2B999999999-12-31T23:59:59Z", READER, null), 400, "from");
+        Answer client = call("POST", "/clients", ADMIN, Map.of("name", "replayer", "url", "http://127.0.0.1:9/hook"));
+        assertProblem(call("POST", "/clients/" + client.body().get("id").asText() + "/notifications/replay", ADMIN,
+                Map.of("since", "+999999999-12-31T23:59:59Z")), 400, "since");
+    }
+
+    private static String cursor(String raw) {
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(raw.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     /** Bytes that are no UTF-8 in a JSON body: a 400 naming the problem, never a 500 (issue 20's first finding). */
     @Test
     void aBodyThatIsNoUtf8IsABadRequest() throws Exception {
