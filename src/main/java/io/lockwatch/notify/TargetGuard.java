@@ -36,6 +36,8 @@ public class TargetGuard {
         }
     }
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TargetGuard.class);
+
     private final boolean allowPrivate;
     private final Resolver resolver;
 
@@ -124,7 +126,10 @@ public class TargetGuard {
             for (InetAddress a : addresses) {
                 String kind = refusedKind(a);
                 if (kind != null) {
-                    throw new Refused("host " + host + " resolves to " + withArticle(kind) + " address (" + a.getHostAddress() + ")");
+                    // the address to the log only: in an answer it would tell an API caller what a name resolves to
+                    // inside the operator's network
+                    LOG.warn("refused host {}: it resolves to {} ({})", host, a.getHostAddress(), kind);
+                    throw new Refused("host " + host + " resolves to " + withArticle(kind) + " address");
                 }
             }
         }

@@ -79,9 +79,27 @@ class TargetGuardTest {
         // the form is fine; the name is checked where it is resolved: at registration and when connecting
         assertThat(twoAnswers.problemWithForm("http://metadata.example/")).isNull();
         assertThat(twoAnswers.problemWith("http://metadata.example/"))
-                .isEqualTo("host metadata.example resolves to a link-local address (169.254.169.254)");
+                .isEqualTo("host metadata.example resolves to a link-local address");
         assertThatThrownBy(() -> twoAnswers.connectableAddresses("metadata.example"))
-                .isInstanceOf(TargetGuard.Refused.class).hasMessageContaining("169.254.169.254");
+                .isInstanceOf(TargetGuard.Refused.class).hasMessage("host metadata.example resolves to a link-local address");
+    }
+
+    /** The refusal names no address: to an API caller it would be a DNS oracle into the operator's network. The log has it. */
+    @Test
+    void aRefusalNamesTheResolvedAddressOnlyInTheLog() {
+        TargetGuard inside = new TargetGuard(false, host -> new InetAddress[] {address(10, 1, 2, 3)});
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(TargetGuard.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> log = new ch.qos.logback.core.read.ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        try {
+            assertThat(inside.problemWith("https://intranet.example/hook"))
+                    .isEqualTo("host intranet.example resolves to a private address").doesNotContain("10.1.2.3");
+        } finally {
+            logger.detachAppender(log);
+        }
+        assertThat(log.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                .anySatisfy(m -> assertThat(m).contains("intranet.example").contains("10.1.2.3"));
     }
 
     @Test

@@ -276,7 +276,7 @@ class WebhookPosterTest {
         }
 
         assertThat(answer.status()).isNull();
-        assertThat(answer.refusal()).isEqualTo("host rebinding.example resolves to a loopback address (127.0.0.1)");
+        assertThat(answer.refusal()).isEqualTo("host rebinding.example resolves to a loopback address");
         assertThat(answer.error()).startsWith("target refused: host rebinding.example");
         assertThat(lookups).hasValue(2);
         assertThat(written).hasValue(0); // the receiver never answered anything: nobody asked
