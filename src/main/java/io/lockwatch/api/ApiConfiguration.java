@@ -88,6 +88,20 @@ class ApiConfiguration {
         return filter;
     }
 
+    /**
+     * On the API only, after the caller is known (Spring Security's chain comes first): an anonymous caller gets a
+     * 401 without the body being read.
+     */
+    @Bean
+    org.springframework.boot.web.servlet.FilterRegistrationBean<BodyLimit> bodyLimit(
+            @Value("${lockwatch.api.max-body}") org.springframework.util.unit.DataSize maxBody,
+            @Value("${lockwatch.api.max-import-body}") org.springframework.util.unit.DataSize maxImportBody) {
+        var filter = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new BodyLimit(maxBody, maxImportBody));
+        filter.addUrlPatterns("/api/*");
+        filter.setOrder(org.springframework.boot.autoconfigure.security.SecurityProperties.DEFAULT_FILTER_ORDER + 10);
+        return filter;
+    }
+
     /** Tomcat's host reports its own refusals (before any servlet) with {@link ProblemErrorReportValve}. */
     @Bean
     org.springframework.boot.web.server.WebServerFactoryCustomizer<org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory>

@@ -24,6 +24,10 @@ class ProblemReportingValidator implements RestClientRequestValidator {
     @Override
     public ValidationError validate(Exchange exchange, ValidationContext context) {
         String notUtf8 = notUtf8(exchange);
+        if (notUtf8 == null && onlyWhiteSpace(exchange.getMessage().getBody())) {
+            // the validator's parser has no token to read and says so in its own words
+            notUtf8 = NOT_JSON + ": it holds only white space";
+        }
         if (notUtf8 != null) {
             // JSON is UTF-8 (RFC 8259); the validator and Jackson would fail on these bytes as an internal error
             exchange.getMessage().removeHeaders("*");
@@ -120,6 +124,11 @@ class ProblemReportingValidator implements RestClientRequestValidator {
         if (report != null) {
             try {
                 for (JsonNode m : JSON.readTree(report.getBytes(StandardCharsets.UTF_8)).path("messages")) {
+                    if (m.path("key").asText().endsWith(".invalidJson")) {
+                        // the validator's parser speaks of tokens and sources: say it plainly, with where if it knows
+                        errors.add(notJson(m.path("message").asText()));
+                        continue;
+                    }
                     errors.add(m.path("message").asText());
                     if (field == null) {
                         String pointer = m.path("context").path("pointers").path("instance").asText("");
@@ -140,5 +149,27 @@ class ProblemReportingValidator implements RestClientRequestValidator {
             problem.put("errors", errors);
         }
         return problem;
+    }
+
+    private static final String NOT_JSON = "the request body is not valid JSON";
+    private static final java.util.regex.Pattern WHERE = java.util.regex.Pattern.compile("line: (\\d+), column: (\\d+)");
+
+    /** The parser's complaint as the API says it: not JSON, and where, when the parser said. */
+    static String notJson(String parserMessage) {
+        java.util.regex.Matcher where = WHERE.matcher(parserMessage);
+        return where.find() ? NOT_JSON + " (line " + where.group(1) + ", column " + where.group(2) + ")" : NOT_JSON;
+    }
+
+    /** A body of at least one byte, all of them JSON's white space. */
+    private static boolean onlyWhiteSpace(Object body) {
+        if (!(body instanceof byte[] bytes) || bytes.length == 0) {
+            return body instanceof String text && !text.isEmpty() && text.isBlank();
+        }
+        for (byte b : bytes) {
+            if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -32,7 +32,6 @@ public class RegistryFileApi {
     /** The columns, in the order of an export. */
     static final List<String> COLUMNS = List.of("sensor_id", "address", "heartbeat_timeout_seconds",
             "open_alarm_seconds", "client_name", "client_url");
-    static final int MAX_BYTES = 32 * 1024 * 1024;
     /** Refused rows named in one answer; the count says how many there were. */
     static final int MAX_ERRORS = 100;
     private static final CsvMapper CSV = new CsvMapper().enable(CsvParser.Feature.TRIM_SPACES)
@@ -55,9 +54,6 @@ public class RegistryFileApi {
         byte[] body = exchange.getMessage().getBody(byte[].class);
         if (body == null || body.length == 0) {
             throw ApiProblem.badRequest(null, "the file is empty");
-        }
-        if (body.length > MAX_BYTES) {
-            throw ApiProblem.badRequest(null, "the file is larger than 32 MB: import it in parts");
         }
         String type = String.valueOf(exchange.getMessage().getHeader(Exchange.CONTENT_TYPE, String.class));
         List<Map<String, JsonNode>> records = type.toLowerCase(java.util.Locale.ROOT).startsWith("text/csv")

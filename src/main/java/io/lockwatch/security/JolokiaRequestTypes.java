@@ -1,6 +1,5 @@
 package io.lockwatch.security;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Set;
@@ -8,12 +7,10 @@ import java.util.Set;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lockwatch.api.Problems;
+import io.lockwatch.api.ReplayedRequest;
 import jakarta.servlet.FilterChain;
-import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.filter.OncePerRequestFilter;
 
@@ -60,7 +57,7 @@ final class JolokiaRequestTypes extends OncePerRequestFilter {
             refuse(response, unserved);
             return;
         }
-        chain.doFilter(new Replayed(request, body), response);
+        chain.doFilter(new ReplayedRequest(request, body), response);
     }
 
     /** The first request type of the body that is not served, or null; a body that is not JSON is Jolokia's to refuse. */
@@ -82,52 +79,5 @@ final class JolokiaRequestTypes extends OncePerRequestFilter {
 
     private static void refuse(HttpServletResponse response, String type) throws IOException {
         Problems.write(response, 403, "Forbidden", "Jolokia's " + type + " requests are not served here");
-    }
-
-    /** The request with its body read once here and again by Jolokia. */
-    private static final class Replayed extends HttpServletRequestWrapper {
-        private final byte[] body;
-
-        Replayed(HttpServletRequest request, byte[] body) {
-            super(request);
-            this.body = body;
-        }
-
-        @Override
-        public ServletInputStream getInputStream() {
-            ByteArrayInputStream in = new ByteArrayInputStream(body);
-            return new ServletInputStream() {
-                @Override
-                public int read() {
-                    return in.read();
-                }
-
-                @Override
-                public int read(byte[] b, int off, int len) {
-                    return in.read(b, off, len);
-                }
-
-                @Override
-                public boolean isFinished() {
-                    return in.available() == 0;
-                }
-
-                @Override
-                public boolean isReady() {
-                    return true;
-                }
-
-                @Override
-                public void setReadListener(ReadListener listener) {
-                    throw new UnsupportedOperationException("read synchronously");
-                }
-            };
-        }
-
-        @Override
-        public java.io.BufferedReader getReader() {
-            String encoding = getCharacterEncoding() == null ? "UTF-8" : getCharacterEncoding();
-            return new java.io.BufferedReader(new java.io.InputStreamReader(getInputStream(), java.nio.charset.Charset.forName(encoding)));
-        }
     }
 }

@@ -146,6 +146,8 @@ class ContractFuzzTest {
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1" + r.rawPath()))
                     .timeout(Duration.ofSeconds(30))
                     .method(r.method(), r.body() == null ? HttpRequest.BodyPublishers.noBody()
+                            : r.mutation().endsWith(CHUNKED)
+                            ? HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(r.body()))
                             : HttpRequest.BodyPublishers.ofByteArray(r.body()));
             r.headers().forEach(b::header);
             return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -212,6 +214,9 @@ class ContractFuzzTest {
     }
 
     /** Makes requests from the contract, valid or broken in one way, by a seeded generator. */
+    /** The end of a mutation's name whose body is sent without a Content-Length (chunked). */
+    static final String CHUNKED = " (chunked)";
+
     static final class RequestMaker {
 
         private final Random random;
@@ -260,7 +265,8 @@ class ContractFuzzTest {
                 }
                 case 4 -> {
                     raw = brokenBody();
-                    mutation = "broken body";
+                    // as curl -T - sends: no Content-Length, the body's end found only by reading it
+                    mutation = random.nextBoolean() ? "broken body" : "broken body" + CHUNKED;
                 }
                 case 5 -> {
                     if (!path.isEmpty()) {
@@ -464,8 +470,15 @@ class ContractFuzzTest {
                     "-1", "0", "1e3", "1.5", "99999999999999999999", "true", "null", "[]", "{}", "NaN",
                     "2026-13-45T99:99:99Z", "2026-11-25T10:00:00", "1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
                     "0000-01-01T00:00:00Z", UUID.randomUUID().toString().toUpperCase(), "00000000-0000-0000-0000-000000000000",
-                    "Zz9", "A".repeat(17), "AAAAAAAAAAAAAAAA"};
+                    "Zz9", "A".repeat(17), "AAAAAAAAAAAAAAAA", "+999999999-12-31T23:59:59Z", "-999999999-01-01T00:00:00Z",
+                    // cursors that decode to what no store holds: a time past them all, a sequence that is no number
+                    forged("+999999999-12-31T23:59:59Z|" + UUID.randomUUID()), forged("9223372036854775807:x"),
+                    forged("-1:1"), forged("1700000000000:" + "9".repeat(100)), forged("2026-11-21T12:00:00Z|x|y")};
             return texts[random.nextInt(texts.length)];
+        }
+
+        private static String forged(String cursor) {
+            return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(cursor.getBytes(StandardCharsets.UTF_8));
         }
 
         /** Bytes that are not a JSON document of the contract. */
