@@ -83,9 +83,18 @@ class SecurityConfiguration {
     }
 
 
+    /** First of all, with the correlation id's: a request for another host name is nobody's to read. */
+    @Bean
+    FilterRegistrationBean<AllowedHosts> allowedHosts(
+            @org.springframework.beans.factory.annotation.Value("${lockwatch.http.allowed-hosts:}") java.util.List<String> hosts) {
+        FilterRegistrationBean<AllowedHosts> filter = new FilterRegistrationBean<>(new AllowedHosts(hosts));
+        filter.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        return filter;
+    }
+
     /**
-     * Ahead of every other filter but the correlation id's, Spring Security's own included: they parse the path it
-     * vouches for.
+     * Ahead of every other filter but the correlation id's and the host names', Spring Security's own included: they
+     * parse the path it vouches for.
      */
     @Bean
     FilterRegistrationBean<NormalFormFilter> normalFormFilter(ProblemResponses problems) {

@@ -214,6 +214,33 @@ class HttpErrorsTest {
         assertThat(small.status()).isLessThan(300);
     }
 
+    /**
+     * A request for another host name (a page that rebound its own name to 127.0.0.1) is a 421 on every path, the
+     * documented token's own included; the loopback names are answered (issue 36).
+     */
+    @Test
+    void onlyTheAllowedHostNamesAreAnswered() throws Exception {
+        for (String path : List.of("/api/v1/sensors", "/actuator/health", "/console/")) {
+            String answer = rawGet(path, "evil.example");
+            assertThat(answer).as(path).startsWith("HTTP/1.1 421 ").contains("application/problem+json")
+                    .contains("lockwatch.http.allowed-hosts");
+            assertThat(rawGet(path, "EVIL.example:" + port)).as(path).startsWith("HTTP/1.1 421 ");
+        }
+        assertThat(rawGet("/api/v1/sensors", "localhost:" + port)).startsWith("HTTP/1.1 200 ");
+        assertThat(rawGet("/api/v1/sensors", "127.0.0.1:" + port)).startsWith("HTTP/1.1 200 ");
+        assertThat(rawGet("/api/v1/sensors", "[::1]:" + port)).startsWith("HTTP/1.1 200 ");
+    }
+
+    /** A GET with the given Host (the JDK's client sets Host itself), with the full token; the answer's head and body. */
+    private String rawGet(String path, String host) throws Exception {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer "
+                    + ApiTest.ADMIN + "\r\nConnection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
     /** A body that is not JSON, or only white space, is a 400 that says so in plain words, not the parser's. */
     @Test
     void aBodyThatIsNotJsonIsA400SayingSo() throws Exception {

@@ -29,6 +29,14 @@ class ProfileSettingsTest {
         }
     }
 
+    /** The embedded default listens on loopback and answers its names only; a deployment names its own. */
+    @Test
+    void theEmbeddedDefaultAnswersOnlyLoopbacksHostNames() {
+        assertThat(resolve("embedded").getProperty("lockwatch.http.allowed-hosts")).isEqualTo("localhost,127.0.0.1,[::1]");
+        assertThat(resolve("embedded").getProperty("server.address")).isEqualTo("127.0.0.1");
+        assertThat(resolve("external").getProperty("lockwatch.http.allowed-hosts")).isEmpty();
+    }
+
     private static StandardEnvironment resolve(String profile) {
         StandardEnvironment env = new StandardEnvironment();
         env.setActiveProfiles(profile);
