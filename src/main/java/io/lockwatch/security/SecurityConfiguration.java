@@ -40,10 +40,12 @@ class SecurityConfiguration {
 
         return http
                 // tokens, not cookies: nothing for a cross-site request to ride on but a browser's Basic
-                // credentials, and JolokiaPolicy refuses those from another origin
+                // credentials, which only Hawtio and Jolokia take, and CrossSiteWrites refuses any write from
+                // another origin
                 .csrf(csrf -> csrf.disable())
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
                 .requestCache(cache -> cache.disable())
+                .addFilterBefore(new CrossSiteWrites(), AnonymousAuthenticationFilter.class)
                 .addFilterBefore(authentication, AnonymousAuthenticationFilter.class)
                 .exceptionHandling(e -> e.authenticationEntryPoint(problems).accessDeniedHandler(problems))
                 .authorizeHttpRequests(doors -> doors

@@ -13,8 +13,8 @@ import org.springframework.security.core.Authentication;
 import org.springframework.security.web.authentication.AuthenticationConverter;
 
 /**
- * Reads a token from {@code Authorization: Bearer <token>}, or from HTTP Basic with any user name and the token
- * as password (what a browser opening Hawtio sends), and tells whose it is. Tokens are compared in constant time
+ * Reads a token from {@code Authorization: Bearer <token>}, or, on Hawtio's and Jolokia's paths only, from HTTP Basic
+ * with any user name and the token as password (what a browser opening Hawtio sends), and tells whose it is. Tokens are compared in constant time
  * against every configured one, and never logged: the principal is named by the token's place in the list.
  */
 final class TokenAuthentication implements AuthenticationConverter, AuthenticationManager {
@@ -33,6 +33,11 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
         String authorization = request.getHeader("Authorization");
         if (authorization == null) {
             return null;
+        }
+        if (authorization.regionMatches(true, 0, "Basic ", 0, 6) && !browserConsole(request)) {
+            // a browser keeps Basic credentials for a host and sends them on any request to it, another site's
+            // forms included: only the consoles a browser opens take them
+            throw new BadCredentialsException("Basic credentials are taken by Hawtio and Jolokia only: send Authorization: Bearer <token>");
         }
         String token = token(authorization);
         if (token == null) {
@@ -53,6 +58,13 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
             return UsernamePasswordAuthenticationToken.authenticated("read-token-" + (read + 1), null, Caller.READ.authorities());
         }
         throw new BadCredentialsException("a valid bearer token is required");
+    }
+
+    /** Hawtio and Jolokia, the doors a browser opens with Basic credentials (the path is in normal form here). */
+    static boolean browserConsole(HttpServletRequest request) {
+        String path = request.getRequestURI().substring(request.getContextPath().length());
+        return path.equals("/actuator/hawtio") || path.startsWith("/actuator/hawtio/")
+                || path.equals("/actuator/jolokia") || path.startsWith("/actuator/jolokia/");
     }
 
     private static String token(String authorization) {
