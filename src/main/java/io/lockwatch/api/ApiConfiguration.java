@@ -43,7 +43,7 @@ class ApiConfiguration {
     ClientsApi clientsApi(Registry registry, TargetGuard guard, io.lockwatch.notify.NotificationStore notifications,
                           io.lockwatch.notify.NotifyProperties notify, io.lockwatch.notify.TestPing ping,
                           io.lockwatch.notify.Lanes lanes, ClaimWakeUp claims) {
-        return new ClientsApi(registry, guard, notifications, notify.secretGrace(), ping, lanes, claims);
+        return new ClientsApi(registry, guard, notifications, notify.secretGrace(), notify.replayMaxAge(), ping, lanes, claims);
     }
 
     @Bean

@@ -22,16 +22,18 @@ public class ClientsApi {
     private final TargetGuard guard;
     private final NotificationStore notifications;
     private final java.time.Duration secretGrace;
+    private final java.time.Duration replayMaxAge;
     private final TestPing ping;
     private final Lanes lanes;
     private final ClaimWakeUp claims;
 
     public ClientsApi(Registry registry, TargetGuard guard, NotificationStore notifications, java.time.Duration secretGrace,
-                      TestPing ping, Lanes lanes, ClaimWakeUp claims) {
+                      java.time.Duration replayMaxAge, TestPing ping, Lanes lanes, ClaimWakeUp claims) {
         this.registry = registry;
         this.guard = guard;
         this.notifications = notifications;
         this.secretGrace = secretGrace;
+        this.replayMaxAge = replayMaxAge;
         this.ping = ping;
         this.lanes = lanes;
         this.claims = claims;
@@ -114,6 +116,12 @@ public class ClientsApi {
     public void replay(Exchange exchange) {
         UUID id = clientId(exchange);
         java.time.Instant from = Json.storable(Json.bind(exchange, RequestBodies.ReplayRequest.class).since().toInstant(), "since");
+        if (from.isBefore(java.time.Instant.now().minus(replayMaxAge))) {
+            // what is replayed goes to the client ahead of its live events: a bounded backlog
+            long hours = replayMaxAge.toHours();
+            throw ApiProblem.badRequest("since", "since may reach back " + (hours % 24 == 0 ? hours / 24 + " days" : hours + " hours")
+                    + " at most (lockwatch.notify.replay-max-age)");
+        }
         Integer replayed = notifications.replay(id, from);
         if (replayed == null) {
             throw ApiProblem.notFound("client " + id);

@@ -385,7 +385,8 @@ public class NotificationStore {
 
     /**
      * Every notification of the client created since {@code since} that it was not sent (dead or superseded) is
-     * due again, as new attempts, with its own webhook-id: its queue posts them in sequence order.
+     * due again, as new attempts, with its own webhook-id: its queue posts them in sequence order. For a
+     * {@code latest_state} client, only those that are still the newest of their sensor.
      *
      * @return how many; null if there is no such client
      */
@@ -394,12 +395,18 @@ public class NotificationStore {
             if (!clientExists(client)) {
                 return null;
             }
+            // a latest_state client is sent a sensor's newest state only: an older one replayed would arrive
+            // after it and read as the door's state now
             return jdbc.update("""
-                    UPDATE notifications
+                    UPDATE notifications n
                        SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
                            lease_until = NULL, last_error = NULL, superseded_by = NULL,
                            superseded_reason = NULL
-                     WHERE client_id = ? AND created_at >= ? AND status IN ('dead', 'superseded')""",
+                     WHERE n.client_id = ? AND n.created_at >= ? AND n.status IN ('dead', 'superseded')
+                       AND (NOT EXISTS (SELECT 1 FROM clients c WHERE c.id = n.client_id AND c.delivery_mode = 'latest_state')
+                            OR NOT EXISTS (SELECT 1 FROM notifications newer
+                                            WHERE newer.client_id = n.client_id AND newer.sensor_id = n.sensor_id
+                                              AND newer.sequence > n.sequence))""",
                     client, Timestamp.from(since));
         });
     }

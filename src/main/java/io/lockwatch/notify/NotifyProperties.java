@@ -23,13 +23,15 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *                                client that is paused
  * @param pauseAfterFailing       a client whose endpoint has failed without a single success for this long is paused
  * @param secretGrace             after a rotation, the old secret signs too for this long
+ * @param replayMaxAge            how far back a replay may reach ({@code since}): its backlog goes to the client
+ *                                before its live events
  */
 @ConfigurationProperties("lockwatch.notify")
 public record NotifyProperties(Duration timeout, Duration connectTimeout, List<Duration> retrySchedule,
                                Duration maxRetryAfter, Duration pollInterval, int maxConcurrent,
                                Lane lane, int circuitFailures, Duration circuitOpenFor,
                                boolean allowPrivateTargets, String alertUrl, Duration pauseAfterFailing,
-                               Duration secretGrace) {
+                               Duration secretGrace, Duration replayMaxAge) {
 
     /**
      * A client's lane: how many of its requests may be in flight in one instance. The bound adapts to how its endpoint

@@ -193,12 +193,17 @@ class ApiTest {
         assertThat(stats.body().get("enabled").asBoolean()).isTrue();
         assertProblem(call("GET", "/clients/" + UUID.randomUUID() + "/delivery-stats", READER, null), 404, null);
 
-        Answer replayed = call("POST", "/clients/" + id + "/notifications/replay", ADMIN, Map.of("since", "2026-01-01T00:00:00Z"));
+        Answer replayed = call("POST", "/clients/" + id + "/notifications/replay", ADMIN,
+                Map.of("since", java.time.Instant.now().minus(java.time.Duration.ofDays(6)).toString()));
         assertThat(replayed.status()).as("%s", replayed.body()).isEqualTo(200);
         assertThat(replayed.body().get("replayed").asInt()).isZero();
         assertProblem(call("POST", "/clients/" + id + "/notifications/replay", ADMIN, Map.of("since", "yesterday")), 400, "since");
+        // a replay's backlog goes to the client ahead of its live events: at most lockwatch.notify.replay-max-age back
+        Answer tooOld = call("POST", "/clients/" + id + "/notifications/replay", ADMIN, Map.of("since", "1970-01-01T00:00:00Z"));
+        assertProblem(tooOld, 400, "since");
+        assertThat(tooOld.body().get("detail").asText()).contains("7 days").contains("lockwatch.notify.replay-max-age");
         assertProblem(call("POST", "/clients/" + UUID.randomUUID() + "/notifications/replay", ADMIN,
-                Map.of("since", "2026-01-01T00:00:00Z")), 404, null);
+                Map.of("since", java.time.Instant.now().minusSeconds(60).toString())), 404, null);
     }
 
     @Test

@@ -56,6 +56,6 @@ class ClaimFailureTest {
     private static NotifyProperties props() {
         return new NotifyProperties(Duration.ofSeconds(15), Duration.ofSeconds(5), List.of(Duration.ofSeconds(5)),
                 Duration.ofHours(24), Duration.ofSeconds(1), 64, new NotifyProperties.Lane(1, 2, 2), 5,
-                Duration.ofSeconds(30), true, null, Duration.ofDays(5), Duration.ofHours(24));
+                Duration.ofSeconds(30), true, null, Duration.ofDays(5), Duration.ofHours(24), Duration.ofDays(7));
     }
 }

@@ -437,6 +437,32 @@ class NotifyRouteTest {
         assertThat(store.replay(UUID.randomUUID(), before)).isNull();
     }
 
+    /** A latest_state client is replayed a sensor's newest state only: an older one would read as the state now. */
+    @Test
+    void aLatestStateClientIsReplayedOnlyTheNewestStateOfEachSensor() {
+        String sensor = sensor(), other = sensor();
+        Client a = client();
+        jdbc.update("UPDATE clients SET delivery_mode = 'latest_state' WHERE id = ?", a.id());
+        receiver.answer(a.path(), 500);
+        link(a, sensor);
+        link(a, other);
+        java.time.Instant before = java.time.Instant.now().minusSeconds(1);
+        long ts = System.currentTimeMillis() - 10_000;
+        publish(sensor, 1, ts);
+        publish(other, 1, ts);
+        await().atMost(Duration.ofSeconds(15)).until(() -> statuses(a.id()).equals(List.of("dead", "dead")));
+        receiver.answer(a.path(), 200);
+        publish(sensor, 0, ts + 1000); // the sensor's newer state, delivered
+        awaitOrExplain(a, () -> receiver.at(a.path()).stream().anyMatch(r -> field(r, "sequence").equals("2")));
+        int before2 = receiver.at(a.path()).size();
+
+        // the other sensor's dead state is still its newest: replayed; the first sensor's is not
+        assertThat(store.replay(a.id(), before)).isEqualTo(1);
+
+        awaitOrExplain(a, () -> receiver.at(a.path()).size() == before2 + 1);
+        assertThat(field(receiver.at(a.path()).get(before2), "sensor_id")).isEqualTo(other);
+    }
+
     @Test
     void aClientsDeliveryStatsCountItsAttemptsAndTheirLatency() {
         String sensor = sensor();
