@@ -35,9 +35,9 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
             return null;
         }
         if (authorization.regionMatches(true, 0, "Basic ", 0, 6) && !browserConsole(request)) {
-            // a browser keeps Basic credentials for a host and sends them on any request to it, another site's
-            // forms included: only the consoles a browser opens take them
-            throw new BadCredentialsException("Basic credentials are taken by Hawtio and Jolokia only: send Authorization: Bearer <token>");
+            // a browser keeps Basic credentials and sends them on, another site's forms included: only the consoles
+            // a browser opens take them; elsewhere the request is anonymous, so an open door still opens
+            return null;
         }
         String token = token(authorization);
         if (token == null) {

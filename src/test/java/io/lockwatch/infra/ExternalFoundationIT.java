@@ -38,7 +38,10 @@ class ExternalFoundationIT extends FoundationContract {
     @Test
     @SuppressWarnings("unchecked")
     void healthIncludesClickHouse() {
-        ResponseEntity<Map> response = http.withBasicAuth("health", "test-read-token").getForEntity("/actuator/health", Map.class);
+        org.springframework.http.HttpHeaders headers = new org.springframework.http.HttpHeaders();
+        headers.setBearerAuth("test-read-token");
+        ResponseEntity<Map> response = http.exchange("/actuator/health", org.springframework.http.HttpMethod.GET,
+                new org.springframework.http.HttpEntity<>(headers), Map.class);
 
         Map<String, Map<String, Object>> components = (Map<String, Map<String, Object>>) response.getBody().get("components");
         assertThat(components.get("clickHouse")).containsEntry("status", "UP");

@@ -59,7 +59,10 @@ public abstract class FoundationContract {
     @Test
     @SuppressWarnings("unchecked")
     void healthIsUpWithDatabaseAndBroker() {
-        ResponseEntity<Map> response = http.withBasicAuth("health", "test-read-token").getForEntity("/actuator/health", Map.class);
+        org.springframework.http.HttpHeaders headers = new org.springframework.http.HttpHeaders();
+        headers.setBearerAuth("test-read-token");
+        ResponseEntity<Map> response = http.exchange("/actuator/health", org.springframework.http.HttpMethod.GET,
+                new org.springframework.http.HttpEntity<>(headers), Map.class);
 
         assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
         assertThat(response.getBody()).containsEntry("status", "UP");
