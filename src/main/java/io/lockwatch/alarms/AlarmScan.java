@@ -60,7 +60,6 @@ public class AlarmScan {
         this.raised = meters.counter("lockwatch.alarms.raised");
         this.cleared = meters.counter("lockwatch.alarms.cleared");
         this.deferred = meters.counter("lockwatch.alarms.scans.deferred");
-        meters.gauge("lockwatch.alarms.active", this, AlarmScan::countActive);
     }
 
     /** @return the alarm events recorded by this scan; their notifications are then due */
@@ -229,7 +228,7 @@ public class AlarmScan {
         });
     }
 
-    private double countActive() {
+    double countActive() {
         try {
             Long n = jdbc.queryForObject("SELECT count(*) FROM alarms WHERE cleared_at IS NULL", Long.class);
             return n == null ? 0 : n;

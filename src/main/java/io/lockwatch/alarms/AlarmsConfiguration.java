@@ -15,8 +15,12 @@ class AlarmsConfiguration {
 
     @Bean(initMethod = "reconcileDefault")
     AlarmScan alarms(JdbcTemplate jdbc, TransactionTemplate tx, AlarmProperties props, ReadingsBacklog backlog,
-                     HeartbeatProperties heartbeat, MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces) {
-        return new AlarmScan(jdbc, tx, props, backlog, heartbeat, meters, traces);
+                     HeartbeatProperties heartbeat, MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces,
+                     io.lockwatch.infra.metrics.SampledGauges sampled) {
+        AlarmScan scan = new AlarmScan(jdbc, tx, props, backlog, heartbeat, meters, traces);
+        sampled.register("lockwatch.alarms.active", io.micrometer.core.instrument.Tags.empty(), "alarms raised and not cleared",
+                scan::countActive);
+        return scan;
     }
 
     @Bean

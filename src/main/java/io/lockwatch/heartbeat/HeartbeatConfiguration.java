@@ -14,7 +14,11 @@ class HeartbeatConfiguration {
 
     @Bean(initMethod = "reconcileDefaultTimeout")
     HeartbeatScan heartbeat(JdbcTemplate jdbc, TransactionTemplate tx, ReadingsBacklog backlog, HeartbeatProperties props,
-                            MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces) {
-        return new HeartbeatScan(jdbc, tx, backlog, props, meters, traces);
+                            MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces,
+                            io.lockwatch.infra.metrics.SampledGauges sampled) {
+        HeartbeatScan scan = new HeartbeatScan(jdbc, tx, backlog, props, meters, traces);
+        sampled.register("lockwatch.sensors.lost.now", io.micrometer.core.instrument.Tags.empty(), "sensors lost now",
+                scan::countLost);
+        return scan;
     }
 }

@@ -55,7 +55,6 @@ public class HeartbeatScan {
         this.props = props;
         this.lost = meters.counter("lockwatch.sensors.lost");
         this.deferred = meters.counter("lockwatch.heartbeat.scans.deferred");
-        meters.gauge("lockwatch.sensors.lost.now", this, HeartbeatScan::countLost);
     }
 
     /** @return the number of sensors declared lost by this scan; new notifications are then due */
@@ -156,7 +155,7 @@ public class HeartbeatScan {
         });
     }
 
-    private double countLost() {
+    double countLost() {
         try {
             Long n = jdbc.queryForObject("SELECT count(*) FROM sensor_state WHERE connectivity = 'lost'", Long.class);
             return n == null ? 0 : n;

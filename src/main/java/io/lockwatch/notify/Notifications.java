@@ -82,9 +82,6 @@ public class Notifications {
                 .description("from the event's measured time to the client's 2xx answer")
                 .publishPercentileHistogram().register(meters);
         meters.gauge("lockwatch.notifications.in.flight", inFlight);
-        // the retry queue (pending after a failed attempt) and the dead ones an operator should look at
-        meters.gauge("lockwatch.notifications.retrying", store, s -> s.count("status = 'pending' AND attempts > 0"));
-        meters.gauge("lockwatch.notifications.dead", store, s -> s.count("status = 'dead'"));
         this.alertClient = HttpClient.newBuilder().connectTimeout(props.connectTimeout()).build();
         this.retries = new RetryPolicy(props.retrySchedule(), props.maxRetryAfter(),
                 () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());

@@ -54,7 +54,13 @@ class NotifyConfiguration {
     @Bean
     Notifications notifications(NotificationStore store, AttemptRecorder recorder, Lanes lanes, ClaimWakeUp wakeUps,
                                 io.lockwatch.ingest.IngestProperties ingest, TargetGuard guard, NotifyProperties props,
-                                MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces) {
+                                MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces,
+                                io.lockwatch.infra.metrics.SampledGauges sampled) {
+        // the retry queue (pending after a failed attempt) and the dead ones an operator should look at
+        sampled.register("lockwatch.notifications.retrying", io.micrometer.core.instrument.Tags.empty(),
+                "notifications pending after a failed attempt", () -> store.count("status = 'pending' AND attempts > 0"));
+        sampled.register("lockwatch.notifications.dead", io.micrometer.core.instrument.Tags.empty(),
+                "notifications that failed every attempt", () -> store.count("status = 'dead'"));
         return new Notifications(store, recorder, lanes, wakeUps, ingest.memberTimeout(), guard, props, meters, traces);
     }
 

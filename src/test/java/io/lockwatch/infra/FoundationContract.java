@@ -84,6 +84,40 @@ public abstract class FoundationContract {
         assertThat(logging.getTurboFilterList()).noneMatch(f -> f.getClass().getName().contains("Metrics"));
     }
 
+    /**
+     * A scrape needs no token, so it must cost no query (issue 36): the gauges that count rows are sampled on a timer
+     * and read from memory. With the sampling stopped and the table a count reads gone, a scrape still shows the
+     * last sample; a gauge that queried would read NaN.
+     */
+    @Test
+    void aScrapeRunsNoQuery() throws Exception {
+        camel.getRouteController().stopRoute("costly-gauges-are-sampled");
+        try {
+            camel.getRouteController().startRoute("costly-gauges-are-sampled"); // a sample at once (delay 0)
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> !Double.isNaN(gauge("lockwatch_alarms_active")));
+            camel.getRouteController().stopRoute("costly-gauges-are-sampled");
+            double sampled = gauge("lockwatch_alarms_active");
+            jdbc.execute("ALTER TABLE alarms RENAME TO alarms_away");
+            try {
+                for (int i = 0; i < 5; i++) {
+                    assertThat(gauge("lockwatch_alarms_active")).isEqualTo(sampled);
+                }
+            } finally {
+                jdbc.execute("ALTER TABLE alarms_away RENAME TO alarms");
+            }
+        } finally {
+            camel.getRouteController().startRoute("costly-gauges-are-sampled");
+        }
+    }
+
+    private double gauge(String name) {
+        String body = http.getForEntity("/actuator/prometheus", String.class).getBody();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + name + "\\{[^}]*\\} (\\S+)$").matcher(body);
+        assertThat(m.find()).as(name + " in the scrape").isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+
     @Test
     void databaseConnectionsGiveUpOnAStatementOrAnAnswerThatNeverComes() {
         assertThat(jdbc.queryForObject("SHOW statement_timeout", String.class)).isEqualTo("30s");
