@@ -84,7 +84,7 @@ class ApiConfiguration {
     org.springframework.boot.web.servlet.FilterRegistrationBean<IdentityEncodingOnly> identityEncodingOnly() {
         var filter = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new IdentityEncodingOnly());
         filter.addUrlPatterns("/api/*");
-        filter.setOrder(org.springframework.core.Ordered.HIGHEST_PRECEDENCE + 2);
+        filter.setOrder(org.springframework.core.Ordered.HIGHEST_PRECEDENCE + 3);
         return filter;
     }
 

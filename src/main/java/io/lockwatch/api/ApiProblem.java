@@ -29,6 +29,14 @@ public class ApiProblem extends RuntimeException {
         return new ApiProblem(400, "Bad request", detail, null, java.util.List.copyOf(errors));
     }
 
+    /** What every refusal of a body that does not parse as JSON says, whichever step found it. */
+    static final String NOT_JSON = "the request body is not valid JSON";
+
+    /** A 400 for a body that does not parse as JSON. */
+    static ApiProblem notJson() {
+        return badRequest(null, NOT_JSON);
+    }
+
     public static ApiProblem badRequest(String field, String detail) {
         return new ApiProblem(400, "Bad request", detail, field);
     }

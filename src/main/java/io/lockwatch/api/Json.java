@@ -80,7 +80,7 @@ final class Json {
             }
             return MAPPER.readTree(exchange.getMessage().getBody(String.class));
         } catch (IOException e) {
-            throw ApiProblem.badRequest(null, "the request body is not valid JSON");
+            throw ApiProblem.notJson();
         }
     }
 

@@ -151,7 +151,7 @@ class ProblemReportingValidator implements RestClientRequestValidator {
         return problem;
     }
 
-    private static final String NOT_JSON = "the request body is not valid JSON";
+    private static final String NOT_JSON = ApiProblem.NOT_JSON;
     private static final java.util.regex.Pattern WHERE = java.util.regex.Pattern.compile("line: (\\d+), column: (\\d+)");
 
     /** The parser's complaint as the API says it: not JSON, and where, when the parser said. */

@@ -24,7 +24,7 @@ public class Problems {
     public void render(Exchange exchange) throws JsonProcessingException {
         Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         ApiProblem problem = cause instanceof ApiProblem p ? p
-                : ApiProblem.badRequest(null, "the request body is not valid JSON");
+                : ApiProblem.notJson();
         exchange.getMessage().removeHeaders("*", "CamelHttp*");
         exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, problem.status());
         exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, CONTENT_TYPE);

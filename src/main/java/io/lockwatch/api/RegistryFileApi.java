@@ -189,7 +189,7 @@ public class RegistryFileApi {
         try {
             root = Json.MAPPER.readTree(body);
         } catch (IOException e) {
-            throw ApiProblem.badRequest(null, "the request body is not valid JSON");
+            throw ApiProblem.notJson();
         }
         if (root == null || !root.isArray()) {
             throw ApiProblem.badRequest(null, "the request body must be a JSON array of rows (or text/csv)");

@@ -209,14 +209,16 @@ public class NotificationStore {
         return n == null ? 1 : Math.max(1, n);
     }
 
-    /** For gauges: notifications matching one of this class's fixed conditions; NaN while the database is away. */
-    double count(String fixedCondition) {
-        try {
-            Long n = jdbc.queryForObject("SELECT count(*) FROM notifications WHERE " + fixedCondition, Long.class);
-            return n == null ? 0 : n;
-        } catch (RuntimeException e) {
-            return Double.NaN;
-        }
+    /** For a gauge: the retry queue, pending after a failed attempt. */
+    long countRetrying() {
+        Long n = jdbc.queryForObject("SELECT count(*) FROM notifications WHERE status = 'pending' AND attempts > 0", Long.class);
+        return n == null ? 0 : n;
+    }
+
+    /** For a gauge: the dead notifications an operator should look at. */
+    long countDead() {
+        Long n = jdbc.queryForObject("SELECT count(*) FROM notifications WHERE status = 'dead'", Long.class);
+        return n == null ? 0 : n;
     }
 
     /**

@@ -58,9 +58,9 @@ class NotifyConfiguration {
                                 io.lockwatch.infra.metrics.SampledGauges sampled) {
         // the retry queue (pending after a failed attempt) and the dead ones an operator should look at
         sampled.register("lockwatch.notifications.retrying", io.micrometer.core.instrument.Tags.empty(),
-                "notifications pending after a failed attempt", () -> store.count("status = 'pending' AND attempts > 0"));
+                "notifications pending after a failed attempt", store::countRetrying);
         sampled.register("lockwatch.notifications.dead", io.micrometer.core.instrument.Tags.empty(),
-                "notifications that failed every attempt", () -> store.count("status = 'dead'"));
+                "notifications that failed every attempt", store::countDead);
         return new Notifications(store, recorder, lanes, wakeUps, ingest.memberTimeout(), guard, props, meters, traces);
     }
 

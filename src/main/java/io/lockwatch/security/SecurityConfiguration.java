@@ -85,12 +85,12 @@ class SecurityConfiguration {
     }
 
 
-    /** First of all, with the correlation id's: a request for another host name is nobody's to read. */
+    /** Right after the correlation id's (its refusal has an id too): a request for another host name is nobody's to read. */
     @Bean
     FilterRegistrationBean<AllowedHosts> allowedHosts(
             @org.springframework.beans.factory.annotation.Value("${lockwatch.http.allowed-hosts:}") java.util.List<String> hosts) {
         FilterRegistrationBean<AllowedHosts> filter = new FilterRegistrationBean<>(new AllowedHosts(hosts));
-        filter.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        filter.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
         return filter;
     }
 
@@ -101,7 +101,7 @@ class SecurityConfiguration {
     @Bean
     FilterRegistrationBean<NormalFormFilter> normalFormFilter(ProblemResponses problems) {
         FilterRegistrationBean<NormalFormFilter> filter = new FilterRegistrationBean<>(new NormalFormFilter(problems));
-        filter.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
+        filter.setOrder(Ordered.HIGHEST_PRECEDENCE + 2);
         return filter;
     }
 

@@ -223,7 +223,7 @@ class HttpErrorsTest {
         for (String path : List.of("/api/v1/sensors", "/actuator/health", "/console/")) {
             String answer = rawGet(path, "evil.example");
             assertThat(answer).as(path).startsWith("HTTP/1.1 421 ").contains("application/problem+json")
-                    .contains("lockwatch.http.allowed-hosts");
+                    .contains("lockwatch.http.allowed-hosts").containsIgnoringCase("X-Correlation-Id: ");
             assertThat(rawGet(path, "EVIL.example:" + port)).as(path).startsWith("HTTP/1.1 421 ");
         }
         assertThat(rawGet("/api/v1/sensors", "localhost:" + port)).startsWith("HTTP/1.1 200 ");
