@@ -36,17 +36,21 @@ public class Problems {
     }
 
     /**
-     * 503: the database or the broker is away. Answered at once with {@code Retry-After}; logged (without a stack
+     * 503: the database or the broker is away, or a statement ran past its timeout (said as such). Answered at once with {@code Retry-After}; logged (without a stack
      * trace: it is the service's state, not a defect) with the request's correlation id, which the answer carries.
      */
     public void unavailable(Exchange exchange) {
         Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         String id = exchange.getMessage().getHeader(CorrelationIds.HEADER, String.class);
-        log.warn("Answering {} with 503, a service it needs is away (correlation id {}): {}", exchange.getFromRouteId(),
+        boolean timedOut = io.lockwatch.infra.errors.ServicesAway.statementTimedOut(cause);
+        log.warn("Answering {} with 503, {} (correlation id {}): {}", exchange.getFromRouteId(),
+                timedOut ? "a statement ran past the database's statement timeout" : "a service it needs is away",
                 id, cause == null ? "?" : cause.toString());
-        Map<String, Object> body = body(503, "Service Unavailable",
-                "the database or the message broker is not available right now; try again shortly (correlation id "
-                        + id + ")", null);
+        Map<String, Object> body = body(503, "Service Unavailable", (timedOut
+                ? "the database cancelled the request's statement at its statement timeout (it is busy, or the request "
+                        + "asks for much); nothing was changed; try again later, or ask for less"
+                : "the database or the message broker is not available right now; try again shortly")
+                + " (correlation id " + id + ")", null);
         body.put("correlation_id", id);
         exchange.getMessage().removeHeaders("*", "CamelHttp*");
         exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, 503);

@@ -47,6 +47,22 @@ public final class ServicesAway {
         return false;
     }
 
+    /**
+     * Whether the failure is a statement the database cancelled for running past its statement timeout (SQLSTATE
+     * 57014). It passes by itself too, and flows wait it out, but it is a busy or an oversized request, not a
+     * service that is away, and the API says which.
+     */
+    public static boolean statementTimedOut(Throwable failure) {
+        Throwable t = failure;
+        for (int depth = 0; t != null && depth < MAX_DEPTH; depth++, t = t.getCause()) {
+            if (t instanceof org.springframework.dao.QueryTimeoutException
+                    || t instanceof java.sql.SQLException e && "57014".equals(e.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** For a route configuration's {@code onWhen}: the failure of the exchange at hand. */
     public boolean test(Exchange exchange) {
         Throwable failure = exchange.getException();

@@ -38,6 +38,20 @@ class ServicesAwayTest {
     }
 
     @Test
+    void aStatementCancelledAtItsTimeoutIsToldApartFromAServiceThatIsAway() {
+        PSQLException cancelled = new PSQLException("ERROR: canceling statement due to statement timeout",
+                PSQLState.QUERY_CANCELED);
+        assertThat(ServicesAway.statementTimedOut(new org.springframework.dao.QueryTimeoutException("timeout", cancelled)))
+                .isTrue();
+        assertThat(ServicesAway.statementTimedOut(new RuntimeCamelException(cancelled))).isTrue();
+        // still waited out by the flows
+        assertThat(ServicesAway.causedBy(new org.springframework.dao.QueryTimeoutException("timeout", cancelled))).isTrue();
+        assertThat(ServicesAway.statementTimedOut(new CannotGetJdbcConnectionException("no connection",
+                new PSQLException("refused", PSQLState.CONNECTION_UNABLE_TO_CONNECT)))).isFalse();
+        assertThat(ServicesAway.statementTimedOut(null)).isFalse();
+    }
+
+    @Test
     void aCycleOfCausesEnds() {
         IllegalStateException a = new IllegalStateException("a");
         IllegalArgumentException b = new IllegalArgumentException("b", a);
