@@ -27,11 +27,21 @@ class ApiConfiguration {
                 cipher);
     }
 
+    @Bean(destroyMethod = "close")
+    io.lockwatch.registry.RegistryImports registryImports(JdbcTemplate jdbc, TransactionTemplate tx, Registry registry,
+            org.springframework.transaction.PlatformTransactionManager transactions,
+            @Value("${lockwatch.api.import-timeout}") java.time.Duration importTimeout) {
+        return new io.lockwatch.registry.RegistryImports(jdbc, transactions,
+                new io.lockwatch.registry.RegistryFile(jdbc, tx, registry, importTimeout));
+    }
+
     @Bean
-    RegistryFileApi registryFileApi(JdbcTemplate jdbc, org.springframework.transaction.support.TransactionTemplate tx,
-                                    Registry registry, TargetGuard guard, ApiDocument contract) {
-        return new RegistryFileApi(new io.lockwatch.registry.RegistryFile(jdbc, tx, registry), guard,
-                FlatSchema.of("RegistryRow", contract.schema("RegistryRow")));
+    RegistryFileApi registryFileApi(io.lockwatch.registry.RegistryImports imports, TargetGuard guard, ApiDocument contract,
+                                    @Value("${lockwatch.api.import-at-once-max-rows}") int atOnce,
+                                    @Value("${lockwatch.api.max-import-rows}") long maxRows,
+                                    org.apache.camel.CamelContext camel) {
+        return new RegistryFileApi(imports, guard, FlatSchema.of("RegistryRow", contract.schema("RegistryRow")), atOnce,
+                maxRows, camel.createProducerTemplate());
     }
 
     @Bean

@@ -1,6 +1,8 @@
 package io.lockwatch.api;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
@@ -20,6 +23,7 @@ import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import io.lockwatch.notify.TargetGuard;
 import io.lockwatch.registry.RegistryFile;
 import io.lockwatch.registry.RegistryFile.Row;
+import io.lockwatch.registry.RegistryImports;
 import org.apache.camel.Exchange;
 
 /**
@@ -40,65 +44,181 @@ public class RegistryFileApi {
             .enable(com.fasterxml.jackson.dataformat.csv.CsvGenerator.Feature.STRICT_CHECK_FOR_QUOTING);
     private static final CsvSchema HEADER = CsvSchema.emptySchema().withHeader().withStrictHeaders(false);
 
+    private final RegistryImports imports;
     private final RegistryFile file;
     private final TargetGuard guard;
     private final FlatSchema rowSchema;
+    private final int maxRowsAtOnce;
+    private final long maxRows;
+    private final org.apache.camel.ProducerTemplate jobs;
 
-    RegistryFileApi(RegistryFile file, TargetGuard guard, FlatSchema rowSchema) {
-        this.file = file;
+    /**
+     * @param maxRowsAtOnce a file of at most this many rows is applied before the answer (200); a larger one by a
+     *                      job after it (202)
+     * @param maxRows       a file of more rows is refused (413)
+     */
+    RegistryFileApi(RegistryImports imports, TargetGuard guard, FlatSchema rowSchema, int maxRowsAtOnce, long maxRows,
+                    org.apache.camel.ProducerTemplate jobs) {
+        this.imports = imports;
+        this.file = imports.file();
         this.guard = guard;
         this.rowSchema = rowSchema;
+        this.maxRowsAtOnce = maxRowsAtOnce;
+        this.maxRows = maxRows;
+        this.jobs = jobs;
     }
 
-    public void importFile(Exchange exchange) {
-        byte[] body = exchange.getMessage().getBody(byte[].class);
-        if (body == null || body.length == 0) {
-            throw ApiProblem.badRequest(null, "the file is empty");
-        }
+    /**
+     * Reads the file as it comes (never whole in memory), each row checked on its own and staged; then the rows
+     * checked against each other. A refused row refuses the file: nothing is changed. A small file is then applied
+     * before the answer; a large one is accepted (its clients created, their secrets in the answer) and applied by a
+     * job, whose resource the answer names.
+     */
+    public void importFile(Exchange exchange) throws IOException, java.sql.SQLException {
+        InputStream body = exchange.getMessage().getBody(InputStream.class);
         String type = String.valueOf(exchange.getMessage().getHeader(Exchange.CONTENT_TYPE, String.class));
-        List<Map<String, JsonNode>> records = type.toLowerCase(java.util.Locale.ROOT).startsWith("text/csv")
-                ? csv(body) : json(body);
-        if (records.isEmpty()) {
-            throw ApiProblem.badRequest(null, "the file has no rows");
+        boolean csv = type.toLowerCase(java.util.Locale.ROOT).startsWith("text/csv");
+        UUID id = imports.begin();
+        int rows = 0;
+        String refusedFor = "it could not be read: see the service's log";
+        try {
+            Read read;
+            try (RegistryFile.Staging staging = file.stage(id)) {
+                read = new Read(staging);
+                if (body != null) {
+                    if (csv) {
+                        readCsv(body, read);
+                    } else {
+                        readJson(body, read);
+                    }
+                }
+                rows = read.rows;
+                if (read.rows == 0) {
+                    throw ApiProblem.badRequest(null, body == null ? "the file is empty" : "the file has no rows");
+                }
+                staging.commit();
+            }
+            refuseIfAnyRowIs(read, file.conflicts(id, MAX_ERRORS));
+            if (read.rows <= maxRowsAtOnce) {
+                RegistryFile.Outcome outcome = file.applyAll(id, step -> { });
+                imports.done(id, read.rows, outcome);
+                refusedFor = null;
+                var sensors = new ResponseBodies.RegistryImported.Sensors(outcome.sensorsCreated(), outcome.sensorsUpdated(),
+                        outcome.sensorsUnchanged());
+                var clients = new ResponseBodies.RegistryImported.Clients(outcome.clientsCreated(), outcome.clientsUpdated());
+                var links = new ResponseBodies.RegistryImported.Links(outcome.linksAdded(), outcome.linksRemoved());
+                Json.respond(exchange, 200, new ResponseBodies.RegistryImported(read.rows, sensors, clients, links,
+                        outcome.newClients()));
+                return;
+            }
+            RegistryFile.Clients clients = file.clients(id);
+            imports.staged(id, read.rows);
+            jobs.sendBody("seda:registry-imports", new RegistryImports.Accepted(id, clients.ids()));
+            refusedFor = null;
+            Json.respond(exchange, 202, ResponseBodies.RegistryImport.of(imports.job(id), clients.created()));
+            exchange.getMessage().setHeader("Location", "/api/v1/imports/" + id);
+        } catch (RegistryFile.Refused e) {
+            ApiProblem p = refusal(e.count(), e.problems().stream().map(r -> "row " + r.row() + ": "
+                    + (r.field() == null ? "" : r.field() + ": ") + r.detail()).toList());
+            refusedFor = p.getMessage();
+            throw p;
+        } catch (RegistryFile.Busy e) {
+            refusedFor = e.getMessage();
+            throw ApiProblem.conflict(e.getMessage());
+        } catch (ApiProblem p) {
+            refusedFor = p.getMessage();
+            throw p;
+        } finally {
+            if (refusedFor != null) {
+                // its record says why; its staged rows go
+                imports.refused(id, rows, refusedFor);
+                file.discard(id);
+            }
         }
-        List<Row> rows = new ArrayList<>(records.size());
-        List<String> errors = new ArrayList<>();
-        int refused = 0;
-        Map<String, First> sensorFirst = new HashMap<>();
-        Map<String, First> clientFirst = new HashMap<>();
-        for (int i = 0; i < records.size(); i++) {
-            String problem;
-            try {
-                Row row = row(records.get(i));
-                rows.add(row);
-                problem = agrees(row, i, sensorFirst, clientFirst);
-            } catch (ApiProblem p) {
-                problem = (p.field() == null ? "" : p.field() + ": ") + p.getMessage();
+    }
+
+    /** An import, while it runs and once it has finished. */
+    public void importJob(Exchange exchange) {
+        UUID id = Json.uuid(exchange, "importId", "import");
+        RegistryImports.Job job = imports.job(id);
+        if (job == null) {
+            throw ApiProblem.notFound("import " + id);
+        }
+        Json.respond(exchange, 200, ResponseBodies.RegistryImport.of(job, null));
+    }
+
+    /** The latest imports, newest first. */
+    public void importJobs(Exchange exchange) {
+        Json.respond(exchange, 200, imports.recent(20).stream().map(j -> ResponseBodies.RegistryImport.of(j, null)).toList());
+    }
+
+    /** What reading a file found: its rows, and the first of those refused on their own. */
+    private final class Read {
+        final RegistryFile.Staging staging;
+        final List<RegistryFile.RowProblem> refused = new ArrayList<>();
+        final Map<String, String> urlProblems = new HashMap<>();
+        int rows;
+        int refusedCount;
+
+        Read(RegistryFile.Staging staging) {
+            this.staging = staging;
+        }
+
+        /** The next row of the file, as fields, or why it is not one. */
+        void row(Map<String, JsonNode> fields, String notARow) throws IOException {
+            rows++;
+            if (rows > maxRows) {
+                throw new ApiProblem(413, "Content Too Large", "the file has more than " + maxRows + " rows, the most one "
+                        + "import takes (lockwatch.api.max-import-rows); import it in parts", null);
+            }
+            String problem = notARow;
+            if (problem == null) {
+                try {
+                    staging.add(rows, RegistryFileApi.this.row(fields, urlProblems));
+                } catch (ApiProblem p) {
+                    problem = (p.field() == null ? "" : p.field() + ": ") + p.getMessage();
+                }
             }
             if (problem != null) {
-                refused++;
-                if (errors.size() < MAX_ERRORS) {
-                    errors.add("row " + (i + 1) + ": " + problem);
+                refusedCount++;
+                if (refused.size() < MAX_ERRORS) {
+                    refused.add(new RegistryFile.RowProblem(rows, null, problem));
                 }
             }
         }
-        if (refused > 0) {
-            throw ApiProblem.badRequest(refused + (refused == 1 ? " row is" : " rows are") + " refused (row 1 is the first "
-                    + "after the header); nothing was imported", errors);
+    }
+
+    /** Refused if a row was, on its own or against another: the first of them by row. */
+    private static void refuseIfAnyRowIs(Read read, RegistryFile.Refused conflicts) {
+        if (read.refusedCount == 0 && conflicts == null) {
+            return;
         }
-        RegistryFile.Outcome outcome;
-        try {
-            outcome = file.importRows(rows);
-        } catch (RegistryFile.Refused e) {
-            throw ApiProblem.badRequest(e.problems().size() + " rows are refused; nothing was imported", e.problems()
-                    .stream().limit(MAX_ERRORS).map(p -> "row " + p.row() + ": " + p.field() + ": " + p.detail()).toList());
+        List<RegistryFile.RowProblem> all = new ArrayList<>(read.refused);
+        if (conflicts != null) {
+            all.addAll(conflicts.problems());
         }
-        var sensors = new ResponseBodies.RegistryImported.Sensors(outcome.sensorsCreated(), outcome.sensorsUpdated(),
-                outcome.sensorsUnchanged());
-        var clients = new ResponseBodies.RegistryImported.Clients(outcome.clientsCreated(), outcome.clientsUpdated());
-        var links = new ResponseBodies.RegistryImported.Links(outcome.linksAdded(), outcome.linksRemoved());
-        Json.respond(exchange, 200, new ResponseBodies.RegistryImported(rows.size(), sensors, clients, links,
-                outcome.newClients()));
+        all.sort(java.util.Comparator.comparingInt(RegistryFile.RowProblem::row));
+        throw refusal(read.refusedCount + (conflicts == null ? 0 : conflicts.count()), all.stream().limit(MAX_ERRORS)
+                .map(p -> "row " + p.row() + ": " + p.detail()).toList());
+    }
+
+    private static ApiProblem refusal(int count, List<String> errors) {
+        return ApiProblem.badRequest(count + (count == 1 ? " row is" : " rows are") + " refused (row 1 is the first "
+                + "after the header); nothing was imported", errors);
+    }
+
+    /** The body as UTF-8 text, failing on bytes that are not (a spreadsheet's byte order mark skipped). */
+    private static Reader utf8(InputStream body) throws IOException {
+        var decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        java.io.PushbackReader reader = new java.io.PushbackReader(new java.io.BufferedReader(
+                new java.io.InputStreamReader(body, decoder), 1 << 16));
+        int first = reader.read();
+        if (first >= 0 && first != '\uFEFF') {
+            reader.unread(first);
+        }
+        return reader;
     }
 
     public void exportFile(Exchange exchange) {
@@ -130,20 +250,15 @@ public class RegistryFileApi {
     }
 
     /**
-     * The CSV's rows as fields: text as it came (less the mark an export puts before a formula-like cell), a whole
-     * number where a number belongs, an empty cell none.
+     * The CSV's rows as fields, one at a time: text as it came (less the mark an export puts before a formula-like
+     * cell), a whole number where a number belongs, an empty cell none.
      */
-    private static List<Map<String, JsonNode>> csv(byte[] body) {
-        String text = new String(body, StandardCharsets.UTF_8);
-        if (text.startsWith("\uFEFF")) {
-            text = text.substring(1); // a spreadsheet's byte order mark
-        }
-        List<Map<String, JsonNode>> records = new ArrayList<>();
-        try (MappingIterator<Map<String, String>> it = CSV.readerForMapOf(String.class).with(HEADER).readValues(text)) {
-            CsvSchema read = (CsvSchema) it.getParserSchema();
+    private static void readCsv(InputStream body, Read read) throws IOException {
+        try (MappingIterator<Map<String, String>> it = CSV.readerForMapOf(String.class).with(HEADER).readValues(utf8(body))) {
+            CsvSchema schema = (CsvSchema) it.getParserSchema();
             List<String> unknown = new ArrayList<>();
             Set<String> present = new java.util.HashSet<>();
-            for (CsvSchema.Column c : read) {
+            for (CsvSchema.Column c : schema) {
                 present.add(c.getName());
                 if (!COLUMNS.contains(c.getName())) {
                     unknown.add(c.getName());
@@ -157,16 +272,25 @@ public class RegistryFileApi {
                 Map<String, String> cells = it.nextValue();
                 Map<String, JsonNode> fields = new HashMap<>();
                 cells.forEach((name, value) -> fields.put(name, cell(name, value)));
-                records.add(fields);
+                read.row(fields, null);
             }
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw notUtf8(read);
         } catch (IOException | RuntimeException e) {
             if (e instanceof ApiProblem p) {
                 throw p;
             }
+            if (e.getCause() instanceof java.nio.charset.CharacterCodingException) {
+                throw notUtf8(read);
+            }
             throw ApiProblem.badRequest(null, "the file is not CSV with a header row (RFC 4180): "
-                    + firstLine(e.getMessage()) + " (row " + (records.size() + 1) + ")");
+                    + firstLine(e.getMessage()) + " (row " + (read.rows + 1) + ")");
         }
-        return records;
+    }
+
+    private static ApiProblem notUtf8(Read read) {
+        return ApiProblem.badRequest(null, "the file is not UTF-8 text: a byte that is not UTF-8 in or near row "
+                + (read.rows + 1));
     }
 
     private static JsonNode cell(String column, String value) {
@@ -183,38 +307,48 @@ public class RegistryFileApi {
         return JsonNodeFactory.instance.textNode(SpreadsheetCells.restored(value));
     }
 
-    /** A JSON array of row objects with the same fields as the CSV's columns. */
-    private static List<Map<String, JsonNode>> json(byte[] body) {
-        JsonNode root;
-        try {
-            root = Json.MAPPER.readTree(body);
-        } catch (IOException e) {
-            throw ApiProblem.notJson();
-        }
-        if (root == null || !root.isArray()) {
-            throw ApiProblem.badRequest(null, "the request body must be a JSON array of rows (or text/csv)");
-        }
-        List<Map<String, JsonNode>> records = new ArrayList<>(root.size());
-        for (int i = 0; i < root.size(); i++) {
-            JsonNode element = root.get(i);
-            if (!element.isObject()) {
-                throw ApiProblem.badRequest(null, "row " + (i + 1) + " is not a JSON object");
+    /** A JSON array of row objects with the same fields as the CSV's columns, one element at a time. */
+    private static void readJson(InputStream body, Read read) throws IOException {
+        try (com.fasterxml.jackson.core.JsonParser parser = Json.MAPPER.createParser(utf8(body))) {
+            if (parser.nextToken() != com.fasterxml.jackson.core.JsonToken.START_ARRAY) {
+                throw ApiProblem.badRequest(null, "the request body must be a JSON array of rows (or text/csv)");
             }
-            Map<String, JsonNode> fields = new HashMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = element.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> f = it.next();
-                fields.put(f.getKey(), f.getValue().isNull() ? null : f.getValue());
+            for (var token = parser.nextToken(); token != com.fasterxml.jackson.core.JsonToken.END_ARRAY;
+                 token = parser.nextToken()) {
+                if (token == null) {
+                    throw ApiProblem.notJson();
+                }
+                if (token != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                    parser.skipChildren();
+                    read.row(null, "row " + (read.rows + 1) + " is not a JSON object");
+                    continue;
+                }
+                JsonNode element = parser.readValueAsTree();
+                Map<String, JsonNode> fields = new HashMap<>();
+                for (Iterator<Map.Entry<String, JsonNode>> it = element.fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> f = it.next();
+                    fields.put(f.getKey(), f.getValue().isNull() ? null : f.getValue());
+                }
+                read.row(fields, null);
             }
-            records.add(fields);
+            if (parser.nextToken() != null) {
+                throw ApiProblem.badRequest(null, "the request body must be one JSON array of rows; more follows it");
+            }
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw notUtf8(read);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            if (e.getCause() instanceof java.nio.charset.CharacterCodingException) {
+                throw notUtf8(read);
+            }
+            throw ApiProblem.badRequest(null, ApiProblem.NOT_JSON + " (in or near row " + (read.rows + 1) + ")");
         }
-        return records;
     }
 
     /**
      * One row's fields, checked against the contract's RegistryRow (the rules of the sensor and client operations),
      * then for what a schema cannot say: plain text, a client given whole, a URL the target guard allows.
      */
-    private Row row(Map<String, JsonNode> fields) {
+    private Row row(Map<String, JsonNode> fields, Map<String, String> urlProblems) {
         ObjectNode f = Json.MAPPER.createObjectNode();
         fields.forEach((name, value) -> {
             if (value != null) {
@@ -235,7 +369,14 @@ public class RegistryFileApi {
                     "a client is given by client_name and client_url together, or not at all");
         }
         if (row.clientUrl() != null) {
-            String problem = guard.problemWith(row.clientUrl());
+            // a file names few URLs, on many rows: each is looked up once (its host may be resolved)
+            String problem = urlProblems.get(row.clientUrl());
+            if (problem == null && !urlProblems.containsKey(row.clientUrl())) {
+                problem = guard.problemWith(row.clientUrl());
+                if (urlProblems.size() < 10_000) {
+                    urlProblems.put(row.clientUrl(), problem);
+                }
+            }
             if (problem != null) {
                 throw ApiProblem.badRequest("client_url", "client_url refused: " + problem);
             }
@@ -251,27 +392,6 @@ public class RegistryFileApi {
     private static Integer number(ObjectNode row, String field) {
         JsonNode v = row.get(field);
         return v == null || v.isNull() ? null : v.intValue();
-    }
-
-    /** Where a sensor or a client name was first given: its file row (from 0) and that row. */
-    private record First(int index, Row row) {
-    }
-
-    /** The row against those before it: one address and timeouts per sensor, one URL per client name. */
-    private static String agrees(Row row, int index, Map<String, First> sensors, Map<String, First> clients) {
-        First s = sensors.putIfAbsent(row.sensorId(), new First(index, row));
-        if (s != null && (!Objects.equals(s.row().address(), row.address())
-                || !Objects.equals(s.row().heartbeatTimeoutSeconds(), row.heartbeatTimeoutSeconds())
-                || !Objects.equals(s.row().openAlarmSeconds(), row.openAlarmSeconds()))) {
-            return "sensor " + row.sensorId() + " has another address or timeout than on row " + (s.index() + 1);
-        }
-        if (row.clientName() != null) {
-            First c = clients.putIfAbsent(row.clientName(), new First(index, row));
-            if (c != null && !Objects.equals(c.row().clientUrl(), row.clientUrl())) {
-                return "client " + row.clientName() + " has another client_url than on row " + (c.index() + 1);
-            }
-        }
-        return null;
     }
 
     private static String firstLine(String message) {

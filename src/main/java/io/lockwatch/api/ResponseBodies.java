@@ -66,4 +66,19 @@ final class ResponseBodies {
         record Links(int added, int removed) {
         }
     }
+
+    /**
+     * A registry import: its state, its step while it runs, what it did once done (RegistryImported's counts) or why
+     * it was refused or failed. {@code new_clients} only in the 202 that accepts a file: their secrets, this once.
+     */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    record RegistryImport(java.util.UUID id, String state, int rows, String step,
+                          @com.fasterxml.jackson.annotation.JsonRawValue String outcome, String error, Instant createdAt,
+                          Instant finishedAt, List<RegistryFile.NewClient> newClients) {
+        static RegistryImport of(io.lockwatch.registry.RegistryImports.Job job, List<RegistryFile.NewClient> created) {
+            return new RegistryImport(job.id(), job.state(), job.rows(), job.step(), job.outcome(), job.error(),
+                    job.createdAt(), job.finishedAt(), created);
+        }
+    }
 }

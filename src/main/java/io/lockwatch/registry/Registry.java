@@ -76,6 +76,14 @@ public class Registry {
         this.cipher = cipher;
     }
 
+    long defaultTimeoutSeconds() {
+        return defaultTimeoutSeconds;
+    }
+
+    Integer defaultOpenAlarmSeconds() {
+        return defaultOpenAlarmSeconds;
+    }
+
     // --- sensors
 
     public Sensor createSensor(String id, String address, Integer timeoutSeconds) {

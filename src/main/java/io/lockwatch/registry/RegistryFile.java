@@ -1,25 +1,39 @@
 package io.lockwatch.registry;
 
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.UUID;
+import java.util.function.Consumer;
 
+import javax.sql.DataSource;
+
+import org.postgresql.PGConnection;
+import org.postgresql.copy.PGCopyOutputStream;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The registry as a file: sensors, the clients they are linked to and the links, one row per link (a sensor with no
- * client is one row without one). Imported all or nothing, in one transaction: each sensor of the file is created,
- * or changed to what the file says, and linked to exactly the clients its rows name; a client is known by its name,
- * created with its URL (its secret answered once) or given the file's URL. Clients and sensors the file does not
- * name are left as they are. So the same file imported again changes nothing, and the export of what a file made is
- * that file.
+ * client is one row without one). Each sensor of the file is created, or changed to what the file says, and linked to
+ * exactly the clients its rows name; a client is known by its name, created with its URL (its secret answered once)
+ * or given the file's URL. Clients and sensors the file does not name are left as they are. So the same file imported
+ * again changes nothing, and the export of what a file made is that file.
+ * <p>
+ * However large the file, nothing of it is held in memory: its rows are copied into a staging table as they are read
+ * ({@link #stage}), checked against each other there ({@link #conflicts}), and merged set-wise, all or nothing, in one
+ * transaction ({@link #apply}). Rows of {@code sensor_state} are touched only where a sensor's timeouts changed, and
+ * last, so their locks are held for the shortest part of the transaction.
  */
 public class RegistryFile {
 
@@ -31,79 +45,235 @@ public class RegistryFile {
     /** What an import did. {@code newClients}: each created client with its secret, shown this once. */
     public record Outcome(int sensorsCreated, int sensorsUpdated, int sensorsUnchanged, int clientsCreated,
                           int clientsUpdated, int linksAdded, int linksRemoved, List<NewClient> newClients) {
+
+        Outcome withClients(Clients clients) {
+            return new Outcome(sensorsCreated, sensorsUpdated, sensorsUnchanged, clients.created().size(),
+                    clients.updated(), linksAdded, linksRemoved, clients.created());
+        }
     }
 
     /** A client the file made, with its secret in clear: shown this once. */
     public record NewClient(UUID id, String name, String webhookSecret) {
     }
 
-    /** A row the database's state refuses (a client name that several clients have), by its number in the file. */
+    /** The file's clients, by name: found or created; those created with their secrets. */
+    public record Clients(Map<String, UUID> ids, List<NewClient> created, int updated) {
+    }
+
+    /** A row refused, by its number in the file (1: the first after a CSV's header). */
     public record RowProblem(int row, String field, String detail) {
     }
 
     /** The file was refused; nothing was changed. */
     public static class Refused extends RuntimeException {
         private final transient List<RowProblem> problems;
+        private final int count;
 
-        Refused(List<RowProblem> problems) {
-            super(problems.size() + " rows refused");
+        Refused(List<RowProblem> problems, int count) {
+            super(count + " rows refused");
             this.problems = problems;
+            this.count = count;
         }
 
+        /** The first of them, by row. */
         public List<RowProblem> problems() {
             return problems;
         }
+
+        public int count() {
+            return count;
+        }
     }
 
-    private final JdbcTemplate jdbc;
-    private final TransactionTemplate tx;
-    private final Registry registry;
-
-    public RegistryFile(JdbcTemplate jdbc, TransactionTemplate tx, Registry registry) {
-        this.jdbc = jdbc;
-        this.tx = tx;
-        this.registry = registry;
+    /** Another import is being applied: imports are applied one at a time. */
+    public static class Busy extends RuntimeException {
+        Busy() {
+            super("another registry import is being applied; try again when it has finished (GET /imports)");
+        }
     }
 
     /**
-     * @param rows in the file's order, each already checked on its own and against the others (one address and
-     *             timeouts per sensor, one URL per client name)
+     * A file's rows on their way into the staging table, by one COPY on a connection of its own. {@link #close}
+     * without {@link #commit} discards them.
      */
-    public Outcome importRows(List<Row> rows) {
-        return tx.execute(status -> {
-            // one import at a time: two creating the same client name would make it ambiguous
-            jdbc.queryForObject("SELECT pg_advisory_xact_lock(hashtext('lockwatch.registry.import'))", Object.class);
-            Map<String, Row> sensors = new LinkedHashMap<>();
-            Map<String, String> clientUrls = new LinkedHashMap<>();
-            Map<String, Integer> firstRowOfClient = new HashMap<>();
-            for (int i = 0; i < rows.size(); i++) {
-                Row r = rows.get(i);
-                sensors.putIfAbsent(r.sensorId(), r);
-                if (r.clientName() != null) {
-                    clientUrls.putIfAbsent(r.clientName(), r.clientUrl());
-                    firstRowOfClient.putIfAbsent(r.clientName(), i + 1);
+    public final class Staging implements AutoCloseable {
+        private final UUID importId;
+        private final Connection connection;
+        private final Writer out;
+        private int rows;
+        private boolean done;
+
+        private Staging(UUID importId, Connection connection, Writer out) {
+            this.importId = importId;
+            this.connection = connection;
+            this.out = out;
+        }
+
+        public UUID importId() {
+            return importId;
+        }
+
+        public void add(int rowNumber, Row row) throws IOException {
+            out.write(importId.toString());
+            out.write(',');
+            out.write(Integer.toString(rowNumber));
+            out.write(',');
+            text(row.sensorId());
+            out.write(',');
+            text(row.address());
+            out.write(',');
+            number(row.heartbeatTimeoutSeconds());
+            out.write(',');
+            number(row.openAlarmSeconds());
+            out.write(',');
+            text(row.clientName());
+            out.write(',');
+            text(row.clientUrl());
+            out.write('\n');
+            rows++;
+        }
+
+        public int rows() {
+            return rows;
+        }
+
+        /** The rows are in the staging table, for {@link #conflicts} and {@link #apply}. */
+        public void commit() throws IOException, SQLException {
+            out.close(); // ends the COPY
+            connection.commit();
+            done = true;
+        }
+
+        @Override
+        public void close() throws SQLException {
+            try {
+                if (!done) {
+                    try {
+                        out.close();
+                    } catch (IOException | RuntimeException ignored) {
+                        // the COPY failed already; the rollback below undoes what it wrote
+                    }
+                    connection.rollback();
                 }
+            } finally {
+                connection.setAutoCommit(true);
+                connection.close();
             }
-            Map<String, UUID> clientIds = new HashMap<>();
-            int[] clientCounts = clients(clientUrls, firstRowOfClient, clientIds);
-            List<NewClient> created = new ArrayList<>();
-            for (Map.Entry<String, String> c : clientUrls.entrySet()) {
-                if (!clientIds.containsKey(c.getKey())) {
-                    RegistryViews.ClientWithSecret client = registry.createClient(c.getKey(), c.getValue(),
-                            new Registry.DeliverySettings(null, false, null, null));
-                    clientIds.put(c.getKey(), client.client().id());
-                    created.add(new NewClient(client.client().id(), c.getKey(), client.webhookSecret()));
+        }
+
+        // CSV as COPY reads it: a quoted value is text (quotes doubled), an unquoted empty one is null
+        private void text(String value) throws IOException {
+            if (value == null) {
+                return;
+            }
+            out.write('"');
+            for (int i = 0; i < value.length(); i++) {
+                char c = value.charAt(i);
+                if (c == '"') {
+                    out.write('"');
                 }
+                out.write(c);
             }
-            int[] sensorCounts = sensors(sensors);
-            int[] linkCounts = links(rows, sensors.keySet(), clientIds);
-            return new Outcome(sensorCounts[0], sensorCounts[1], sensorCounts[2], created.size(), clientCounts[0],
-                    linkCounts[0], linkCounts[1], created);
-        });
+            out.write('"');
+        }
+
+        private void number(Integer value) throws IOException {
+            if (value != null) {
+                out.write(Integer.toString(value));
+            }
+        }
     }
 
-    /** Finds the file's clients by name and gives them the file's URL; @return {updated} */
-    private int[] clients(Map<String, String> urls, Map<String, Integer> firstRow, Map<String, UUID> ids) {
+    private static final String LOCK = "SELECT pg_try_advisory_xact_lock(hashtext('lockwatch.registry.import'))";
+
+    private final JdbcTemplate jdbc;
+    private final DataSource dataSource;
+    private final TransactionTemplate tx;
+    private final Registry registry;
+    private final Duration importTimeout;
+
+    /** @param importTimeout how long a statement of an import may run (staging, merging), past the API's own limit */
+    public RegistryFile(JdbcTemplate jdbc, TransactionTemplate tx, Registry registry, Duration importTimeout) {
+        this.jdbc = jdbc;
+        this.dataSource = Objects.requireNonNull(jdbc.getDataSource());
+        this.tx = tx;
+        this.registry = registry;
+        this.importTimeout = importTimeout;
+    }
+
+    /** Opens the COPY for a new import's rows. */
+    public Staging stage(UUID importId) throws SQLException {
+        Connection connection = dataSource.getConnection();
+        try {
+            connection.setAutoCommit(false);
+            try (var ps = connection.prepareStatement("SELECT set_config('statement_timeout', ?, true)")) {
+                ps.setString(1, importTimeout.toMillis() + "ms");
+                ps.execute();
+            }
+            PGCopyOutputStream copy = new PGCopyOutputStream(connection.unwrap(PGConnection.class), """
+                    COPY registry_import_rows (import_id, row_no, sensor_id, address, heartbeat_timeout_seconds,
+                                               open_alarm_seconds, client_name, client_url) FROM STDIN (FORMAT csv)""",
+                    1 << 16);
+            return new Staging(importId, connection, new BufferedWriter(new OutputStreamWriter(copy, StandardCharsets.UTF_8),
+                    1 << 16));
+        } catch (SQLException | RuntimeException e) {
+            connection.rollback();
+            connection.setAutoCommit(true);
+            connection.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Rows that disagree with an earlier row of the file: another address or timeout for the same sensor, another
+     * URL for the same client name. The first {@code limit} of them by row, and how many there are in all.
+     */
+    public Refused conflicts(UUID importId, int limit) {
+        List<RowProblem> problems = new ArrayList<>();
+        int[] count = {0};
+        tx.execute(status -> {
+            timeout();
+            jdbc.query("""
+                    WITH firsts AS (
+                        SELECT DISTINCT ON (sensor_id) sensor_id, row_no, address, heartbeat_timeout_seconds, open_alarm_seconds
+                          FROM registry_import_rows WHERE import_id = ? ORDER BY sensor_id, row_no),
+                    client_firsts AS (
+                        SELECT DISTINCT ON (client_name) client_name, row_no, client_url
+                          FROM registry_import_rows WHERE import_id = ? AND client_name IS NOT NULL
+                         ORDER BY client_name, row_no),
+                    refused AS (
+                        SELECT r.row_no, 'sensor ' || r.sensor_id || ' has another address or timeout than on row '
+                                   || f.row_no AS detail
+                          FROM registry_import_rows r JOIN firsts f USING (sensor_id)
+                         WHERE r.import_id = ?
+                           AND (r.address, r.heartbeat_timeout_seconds, r.open_alarm_seconds)
+                               IS DISTINCT FROM (f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds)
+                        UNION ALL
+                        SELECT r.row_no, 'client ' || r.client_name || ' has another client_url than on row ' || f.row_no
+                          FROM registry_import_rows r JOIN client_firsts f USING (client_name)
+                         WHERE r.import_id = ? AND r.client_url IS DISTINCT FROM f.client_url)
+                    SELECT row_no, detail, count(*) OVER () FROM refused ORDER BY row_no LIMIT ?""", rs -> {
+                problems.add(new RowProblem(rs.getInt(1), null, rs.getString(2)));
+                count[0] = rs.getInt(3);
+            }, importId, importId, importId, importId, limit);
+            return null;
+        });
+        return count[0] == 0 ? null : new Refused(problems, count[0]);
+    }
+
+    /**
+     * Finds the file's clients by name and creates the missing ones, each with its URL; gives the others the file's
+     * URL. Refused if a name is held by several clients.
+     */
+    public Clients clients(UUID importId) {
+        Map<String, String> urls = new HashMap<>();
+        Map<String, Integer> firstRow = new HashMap<>();
+        jdbc.query("""
+                SELECT DISTINCT ON (client_name) client_name, client_url, row_no FROM registry_import_rows
+                 WHERE import_id = ? AND client_name IS NOT NULL ORDER BY client_name, row_no""", rs -> {
+            urls.put(rs.getString(1), rs.getString(2));
+            firstRow.put(rs.getString(1), rs.getInt(3));
+        }, importId);
         Map<String, List<UUID>> byName = new HashMap<>();
         Map<UUID, String> currentUrl = new HashMap<>();
         jdbc.query(con -> {
@@ -124,8 +294,9 @@ public class RegistryFile {
         });
         if (!ambiguous.isEmpty()) {
             ambiguous.sort(java.util.Comparator.comparingInt(RowProblem::row));
-            throw new Refused(ambiguous);
+            throw new Refused(ambiguous, ambiguous.size());
         }
+        Map<String, UUID> ids = new HashMap<>();
         int updated = 0;
         for (Map.Entry<String, List<UUID>> e : byName.entrySet()) {
             UUID id = e.getValue().get(0);
@@ -136,81 +307,134 @@ public class RegistryFile {
                 updated++;
             }
         }
-        return new int[] {updated};
-    }
-
-    /** Creates the new sensors in one statement, changes those that differ; @return {created, updated, unchanged} */
-    private int[] sensors(Map<String, Row> sensors) {
-        Map<String, Row> existing = new HashMap<>();
-        jdbc.query(con -> {
-            var ps = con.prepareStatement("""
-                    SELECT id, address, heartbeat_timeout_seconds, open_alarm_seconds FROM sensors WHERE id = ANY (?)""");
-            ps.setArray(1, con.createArrayOf("text", sensors.keySet().toArray()));
-            return ps;
-        }, rs -> {
-            existing.put(rs.getString(1), new Row(rs.getString(1), rs.getString(2), (Integer) rs.getObject(3),
-                    (Integer) rs.getObject(4), null, null));
-        });
-        List<Row> fresh = new ArrayList<>();
-        int updated = 0;
-        for (Row r : sensors.values()) {
-            Row now = existing.get(r.sensorId());
-            if (now == null) {
-                fresh.add(r);
-            } else if (!Objects.equals(now.address(), r.address())
-                    || !Objects.equals(now.heartbeatTimeoutSeconds(), r.heartbeatTimeoutSeconds())
-                    || !Objects.equals(now.openAlarmSeconds(), r.openAlarmSeconds())) {
-                // one at a time, as the API does: its deadlines follow the new timeouts at once
-                registry.updateSensor(r.sensorId(), r.address(), true, r.heartbeatTimeoutSeconds(), true,
-                        r.openAlarmSeconds());
-                updated++;
+        List<NewClient> created = new ArrayList<>();
+        for (String name : urls.keySet().stream().sorted().toList()) {
+            if (!ids.containsKey(name)) {
+                RegistryViews.ClientWithSecret client = registry.createClient(name, urls.get(name),
+                        new Registry.DeliverySettings(null, false, null, null));
+                ids.put(name, client.client().id());
+                created.add(new NewClient(client.client().id(), name, client.webhookSecret()));
             }
         }
-        if (!fresh.isEmpty()) {
+        return new Clients(ids, created, updated);
+    }
+
+    /** A small file: its clients, sensors and links in one transaction, before the answer. */
+    public Outcome applyAll(UUID importId, Consumer<String> step) {
+        return tx.execute(status -> {
+            lock();
+            Clients clients = clients(importId);
+            return apply(importId, clients, step).withClients(clients);
+        });
+    }
+
+    /**
+     * Sensors and links of the staged file, set-wise, in one transaction of its own whose statements may take the
+     * import's timeout; {@code step} is told what it is doing.
+     */
+    public Outcome applyStaged(UUID importId, Map<String, UUID> clientIds, Consumer<String> step) {
+        return tx.execute(status -> {
+            lock();
+            return apply(importId, new Clients(clientIds, List.of(), 0), step);
+        });
+    }
+
+    /** Forgets a file's staged rows. */
+    public void discard(UUID importId) {
+        jdbc.update("DELETE FROM registry_import_rows WHERE import_id = ?", importId);
+    }
+
+    private void lock() {
+        if (!Boolean.TRUE.equals(jdbc.queryForObject(LOCK, Boolean.class))) {
+            throw new Busy();
+        }
+        timeout();
+    }
+
+    private void timeout() {
+        jdbc.queryForObject("SELECT set_config('statement_timeout', ?, true)", String.class, importTimeout.toMillis() + "ms");
+    }
+
+    private Outcome apply(UUID importId, Clients clients, Consumer<String> step) {
+        step.accept("reading the file's sensors");
+        int total = jdbc.update("""
+                CREATE TEMP TABLE import_sensors ON COMMIT DROP AS
+                SELECT DISTINCT ON (sensor_id) sensor_id, address, heartbeat_timeout_seconds, open_alarm_seconds
+                  FROM registry_import_rows WHERE import_id = ? ORDER BY sensor_id, row_no""", importId);
+        jdbc.execute("ALTER TABLE import_sensors ADD PRIMARY KEY (sensor_id)");
+        jdbc.execute("ANALYZE import_sensors");
+        jdbc.execute("""
+                CREATE TEMP TABLE import_changed ON COMMIT DROP AS
+                SELECT f.*, s.heartbeat_timeout_seconds IS DISTINCT FROM f.heartbeat_timeout_seconds AS timeout_changed,
+                       s.open_alarm_seconds IS DISTINCT FROM f.open_alarm_seconds AS alarm_changed
+                  FROM import_sensors f JOIN sensors s ON s.id = f.sensor_id
+                 WHERE (s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds)
+                       IS DISTINCT FROM (f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds)""");
+
+        step.accept("changing the sensors that differ");
+        int updated = jdbc.update("""
+                UPDATE sensors s SET address = c.address, heartbeat_timeout_seconds = c.heartbeat_timeout_seconds,
+                       open_alarm_seconds = c.open_alarm_seconds, updated_at = now()
+                  FROM import_changed c WHERE s.id = c.sensor_id""");
+        step.accept("creating the new sensors");
+        int created = jdbc.update("""
+                INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds)
+                SELECT f.sensor_id, f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds FROM import_sensors f
+                 WHERE NOT EXISTS (SELECT 1 FROM sensors s WHERE s.id = f.sensor_id)""");
+
+        step.accept("linking the sensors to their clients");
+        jdbc.execute("CREATE TEMP TABLE import_clients (name text PRIMARY KEY, client_id uuid NOT NULL) ON COMMIT DROP");
+        if (!clients.ids().isEmpty()) {
             jdbc.update(con -> {
-                var ps = con.prepareStatement("""
-                        INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds)
-                        SELECT * FROM unnest(?::text[], ?::text[], ?::integer[], ?::integer[])""");
-                ps.setArray(1, con.createArrayOf("text", fresh.stream().map(Row::sensorId).toArray()));
-                ps.setArray(2, con.createArrayOf("text", fresh.stream().map(Row::address).toArray()));
-                ps.setArray(3, con.createArrayOf("integer", fresh.stream().map(Row::heartbeatTimeoutSeconds).toArray()));
-                ps.setArray(4, con.createArrayOf("integer", fresh.stream().map(Row::openAlarmSeconds).toArray()));
+                var ps = con.prepareStatement("INSERT INTO import_clients SELECT * FROM unnest(?::text[], ?::uuid[])");
+                ps.setArray(1, con.createArrayOf("text", clients.ids().keySet().toArray()));
+                ps.setArray(2, con.createArrayOf("uuid", clients.ids().keySet().stream().map(clients.ids()::get).toArray()));
                 return ps;
             });
         }
-        return new int[] {fresh.size(), updated, sensors.size() - fresh.size() - updated};
-    }
+        jdbc.update("""
+                CREATE TEMP TABLE import_links ON COMMIT DROP AS
+                SELECT DISTINCT c.client_id, r.sensor_id FROM registry_import_rows r JOIN import_clients c ON c.name = r.client_name
+                 WHERE r.import_id = ?""", importId);
+        jdbc.execute("ALTER TABLE import_links ADD PRIMARY KEY (client_id, sensor_id)");
+        jdbc.execute("ANALYZE import_links");
+        // a link the file no longer names is removed, and its pending notifications cancelled, as an unlink does
+        Integer removed = jdbc.queryForObject("""
+                WITH removed AS (
+                    DELETE FROM client_sensors cs USING import_sensors f
+                     WHERE cs.sensor_id = f.sensor_id
+                       AND NOT EXISTS (SELECT 1 FROM import_links l WHERE l.client_id = cs.client_id AND l.sensor_id = cs.sensor_id)
+                    RETURNING cs.client_id, cs.sensor_id),
+                cancelled AS (
+                    UPDATE notifications n SET status = 'cancelled', finished_at = now() FROM removed r
+                     WHERE n.status = 'pending' AND n.client_id = r.client_id AND n.sensor_id = r.sensor_id RETURNING 1)
+                SELECT count(*) FROM removed""", Integer.class);
+        int added = jdbc.update("""
+                INSERT INTO client_sensors (client_id, sensor_id) SELECT client_id, sensor_id FROM import_links
+                ON CONFLICT DO NOTHING""");
 
-    /** Each sensor of the file linked to exactly the clients its rows name; @return {added, removed} */
-    private int[] links(List<Row> rows, Set<String> sensors, Map<String, UUID> clientIds) {
-        Set<List<Object>> pairs = new LinkedHashSet<>();
-        for (Row r : rows) {
-            if (r.clientName() != null) {
-                pairs.add(List.of(clientIds.get(r.clientName()), r.sensorId()));
-            }
-        }
-        Object[] clients = pairs.stream().map(p -> p.get(0)).toArray();
-        Object[] linked = pairs.stream().map(p -> p.get(1)).toArray();
-        int removed = jdbc.update(con -> {
-            var ps = con.prepareStatement("""
-                    DELETE FROM client_sensors cs
-                     WHERE cs.sensor_id = ANY (?)
-                       AND NOT EXISTS (SELECT 1 FROM unnest(?::uuid[], ?::text[]) AS f (client_id, sensor_id)
-                                        WHERE f.client_id = cs.client_id AND f.sensor_id = cs.sensor_id)""");
-            ps.setArray(1, con.createArrayOf("text", sensors.toArray()));
-            ps.setArray(2, con.createArrayOf("uuid", clients));
-            ps.setArray(3, con.createArrayOf("text", linked));
-            return ps;
-        });
-        int added = pairs.isEmpty() ? 0 : jdbc.update(con -> {
-            var ps = con.prepareStatement("""
-                    INSERT INTO client_sensors (client_id, sensor_id)
-                    SELECT * FROM unnest(?::uuid[], ?::text[]) ON CONFLICT DO NOTHING""");
-            ps.setArray(1, con.createArrayOf("uuid", clients));
-            ps.setArray(2, con.createArrayOf("text", linked));
-            return ps;
-        });
-        return new int[] {added, removed};
+        step.accept("applying changed timeouts to the sensors' state");
+        // an open door without an alarm for this opening gets the deadline of its new threshold at once
+        jdbc.update("""
+                UPDATE sensor_state st
+                   SET open_alarm_seconds = c.open_alarm_seconds,
+                       alarm_due_at = CASE
+                           WHEN st.state = 0 AND NOT EXISTS (SELECT 1 FROM alarms a
+                                   WHERE a.sensor_id = st.sensor_id AND a.opened_at = st.state_changed_at)
+                           THEN st.state_changed_at + make_interval(secs => coalesce(c.open_alarm_seconds, ?::integer))
+                           ELSE st.alarm_due_at END
+                  FROM import_changed c WHERE c.alarm_changed AND st.sensor_id = c.sensor_id""",
+                registry.defaultOpenAlarmSeconds());
+        // an online sensor's deadline follows its new timeout at once (as Registry.updateSensor)
+        jdbc.update("""
+                UPDATE sensor_state st
+                   SET lost_deadline = st.last_seen_at + make_interval(secs => coalesce(c.heartbeat_timeout_seconds, ?) + ?)
+                  FROM import_changed c
+                 WHERE c.timeout_changed AND st.sensor_id = c.sensor_id AND st.last_seen_at IS NOT NULL""",
+                (double) registry.defaultTimeoutSeconds(), io.lockwatch.ingest.LastSeenTolerance.MAX_MILLIS / 1000.0);
+        discard(importId);
+        return new Outcome(created, updated, total - created - updated, 0, 0, added, removed == null ? 0 : removed,
+                List.of());
     }
 
     /** Every sensor with each client it is linked to, by sensor id then client name: the file an import takes. */

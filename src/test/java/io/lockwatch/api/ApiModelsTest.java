@@ -58,6 +58,7 @@ class ApiModelsTest {
                 Map.entry(ResponseBodies.Reading.class, "Reading"),
                 Map.entry(ResponseBodies.Event.class, "Event"),
                 Map.entry(ResponseBodies.RegistryImported.class, "RegistryImported"),
+                Map.entry(ResponseBodies.RegistryImport.class, "RegistryImport"),
                 Map.entry(io.lockwatch.registry.RegistryFile.Row.class, "RegistryRow"),
                 Map.entry(io.lockwatch.registry.RegistryFile.NewClient.class, "RegistryImported.new_clients"),
                 Map.entry(io.lockwatch.registry.RegistryViews.Sensor.class, "Sensor"),

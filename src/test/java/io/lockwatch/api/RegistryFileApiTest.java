@@ -146,6 +146,25 @@ class RegistryFileApiTest {
     }
 
     @Test
+    void aLinkTheFileNoLongerNamesHasItsPendingNotificationsCancelledAsAnUnlinkDoes() throws Exception {
+        String p = prefix();
+        post(HEADER + "\n" + p + "A,Hall,,,Gone " + p + ",http://127.0.0.1:9/gone\n", "text/csv", ADMIN);
+        UUID client = jdbc.queryForObject("SELECT id FROM clients WHERE name = ?", UUID.class, "Gone " + p);
+        Long event = jdbc.queryForObject("""
+                INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at)
+                VALUES (?, 1, 'sensor.state_changed', 0, 1, now()) RETURNING id""", Long.class, p + "A");
+        jdbc.update("""
+                INSERT INTO notifications (event_id, client_id, sensor_id, type, sequence, status, next_attempt_at)
+                VALUES (?, ?, ?, 'sensor.state_changed', 1, 'pending', now() + interval '1 hour')""", event, client, p + "A");
+
+        JsonNode unlinked = post(HEADER + "\n" + p + "A,Hall,,,,\n", "text/csv", ADMIN).json();
+
+        assertThat(unlinked.at("/links/removed").asInt()).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT status FROM notifications WHERE client_id = ?", String.class, client))
+                .isEqualTo("cancelled");
+    }
+
+    @Test
     void aFileWithBadRowsIsRefusedWholeWithEachRowNamed() throws Exception {
         String p = prefix();
         Answer refused = post(HEADER + "\n"

@@ -1,0 +1,159 @@
+package io.lockwatch.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * A registry file larger than is applied before the answer: accepted with a 202 naming the import, its new clients'
+ * secrets in that answer, then applied by a job that the import resource follows. The limits here are small so that
+ * a few rows are "large".
+ */
+@CamelSpringBootTest
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "lockwatch.api.import-at-once-max-rows=3", "lockwatch.api.max-import-rows=20"})
+class RegistryImportJobTest {
+
+    static final String ADMIN = "test-admin-token", READER = "test-read-token";
+    static final String HEADER = "sensor_id,address,heartbeat_timeout_seconds,open_alarm_seconds,client_name,client_url";
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @LocalServerPort int port;
+    @Autowired JdbcTemplate jdbc;
+
+    @Test
+    void aLargeFileIsAcceptedThenAppliedByAJobThatItsImportFollows() throws Exception {
+        String p = prefix();
+        String file = HEADER + "\n" + IntStream.range(0, 10)
+                .mapToObj(i -> p + i + ",Door " + i + ",,,Big " + p + ",http://127.0.0.1:9/big").collect(Collectors.joining("\n"));
+
+        HttpResponse<String> accepted = post(file, "text/csv", ADMIN);
+
+        assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+        JsonNode job = JSON.readTree(accepted.body());
+        String id = job.get("id").asText();
+        assertThat(accepted.headers().firstValue("Location")).hasValue("/api/v1/imports/" + id);
+        assertThat(job.get("rows").asInt()).isEqualTo(10);
+        assertThat(job.get("new_clients").findValuesAsText("webhook_secret")).singleElement()
+                .satisfies(s -> assertThat(s).startsWith("whsec_"));
+        JsonNode done = awaitFinished(id);
+        assertThat(done.get("state").asText()).as(done.toString()).isEqualTo("done");
+        assertThat(done.at("/outcome/sensors/created").asInt()).isEqualTo(10);
+        assertThat(done.at("/outcome/links/added").asInt()).isEqualTo(10);
+        assertThat(done.has("new_clients")).as("secrets are shown once, in the 202").isFalse();
+        assertThat(done.get("finished_at").asText()).isNotBlank();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM client_sensors cs JOIN clients c ON c.id = cs.client_id "
+                + "WHERE c.name = ?", Integer.class, "Big " + p)).isEqualTo(10);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM registry_import_rows WHERE import_id = ?::uuid", Integer.class, id))
+                .as("its staged rows are gone").isZero();
+
+        JsonNode again = awaitFinished(JSON.readTree(post(file, "text/csv", ADMIN).body()).get("id").asText());
+        assertThat(again.at("/outcome/sensors/unchanged").asInt()).isEqualTo(10);
+        assertThat(again.at("/outcome/links/added").asInt() + again.at("/outcome/clients/created").asInt()).isZero();
+
+        HttpResponse<String> listed = get("/imports", READER);
+        assertThat(listed.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(listed.body()).findValuesAsText("id")).contains(id);
+    }
+
+    @Test
+    void aLargeFileWithABadRowIsRefusedAtOnceAndChangesNothing() throws Exception {
+        String p = prefix();
+        String file = HEADER + "\n" + IntStream.range(0, 8).mapToObj(i -> p + i + ",Door " + i + ",,,,")
+                .collect(Collectors.joining("\n")) + "\n" + p + "0,Another door,,,,\n";
+
+        HttpResponse<String> refused = post(file, "text/csv", ADMIN);
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(refused.body()).get("errors").get(0).asText())
+                .isEqualTo("row 9: sensor " + p + "0 has another address or timeout than on row 1");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM sensors WHERE id LIKE ?", Integer.class, p + "%")).isZero();
+        assertThat(jdbc.queryForObject("SELECT state FROM registry_imports ORDER BY created_at DESC LIMIT 1", String.class))
+                .isEqualTo("refused");
+    }
+
+    @Test
+    void aFileOfMoreRowsThanAnImportTakesIsA413() throws Exception {
+        String p = prefix();
+        String rows = JSON.writeValueAsString(IntStream.range(0, 21)
+                .mapToObj(i -> java.util.Map.of("sensor_id", p + i, "address", "Door")).toList());
+
+        HttpResponse<String> refused = post(rows, "application/json", ADMIN);
+
+        assertThat(refused.statusCode()).isEqualTo(413);
+        assertThat(JSON.readTree(refused.body()).get("detail").asText()).contains("more than 20 rows")
+                .contains("lockwatch.api.max-import-rows");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM sensors WHERE id LIKE ?", Integer.class, p + "%")).isZero();
+    }
+
+    @Test
+    void aFileThatIsNotUtf8IsA400NamingWhere() throws Exception {
+        byte[] latin1 = (HEADER + "\n" + prefix() + ",Caf\u00e9,,,,\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/import"))
+                .header("Authorization", "Bearer " + ADMIN).header("Content-Type", "text/csv")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(latin1)).build();
+
+        HttpResponse<String> refused = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(refused.body()).get("detail").asText()).contains("not UTF-8").contains("row 1");
+    }
+
+    @Test
+    void anImportWhoseInstanceStoppedIsReportedFailed() throws Exception {
+        UUID id = UUID.randomUUID();
+        jdbc.update("""
+                INSERT INTO registry_imports (id, state, rows, step, heartbeat_at)
+                VALUES (?, 'applying', 5, 'creating the new sensors', now() - interval '5 minutes')""", id);
+
+        JsonNode job = JSON.readTree(get("/imports/" + id, READER).body());
+
+        assertThat(job.get("state").asText()).isEqualTo("failed");
+        assertThat(job.get("error").asText()).contains("stopped before it finished").contains("nothing of it was applied");
+        assertThat(get("/imports/" + UUID.randomUUID(), READER).statusCode()).isEqualTo(404);
+    }
+
+    private JsonNode awaitFinished(String id) throws Exception {
+        JsonNode[] last = new JsonNode[1];
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            last[0] = JSON.readTree(get("/imports/" + id, READER).body());
+            return last[0].has("finished_at");
+        });
+        return last[0];
+    }
+
+    private static String prefix() {
+        return "J" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+    }
+
+    private HttpResponse<String> post(String body, String type, String token) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/import"))
+                .header("Authorization", "Bearer " + token).header("Content-Type", type)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> get(String path, String token) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1" + path))
+                .header("Authorization", "Bearer " + token).GET().build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+}
