@@ -221,32 +221,94 @@ public class RegistryFileApi {
         return reader;
     }
 
+    /**
+     * The registry as the file an import takes, CSV or JSON, streamed: read page by page (keyset, by sensor id) as
+     * the response is written, so memory does not grow with the registry. Pages are read one after another, not in
+     * one snapshot: a sensor changed during a long export is exported as it was when its page was read.
+     */
     public void exportFile(Exchange exchange) {
-        List<Row> rows = file.export();
-        String format = Json.header(exchange, "format"); // csv or json: the contract has checked it
-        if ("json".equals(format)) {
-            Json.respond(exchange, 200, rows); // each a RegistryRow (Json's mapper names a Row's fields as the contract does)
-            return;
-        }
-        CsvSchema.Builder schema = CsvSchema.builder().setUseHeader(true);
-        COLUMNS.forEach(schema::addColumn);
-        List<List<Object>> values = new ArrayList<>(rows.size());
-        for (Row r : rows) {
-            // a cell a spreadsheet would run as a formula is marked as text; the import takes the mark off
-            values.add(java.util.Arrays.asList(r.sensorId(), SpreadsheetCells.neutralised(r.address()), r.heartbeatTimeoutSeconds(),
-                    r.openAlarmSeconds(), SpreadsheetCells.neutralised(r.clientName()), SpreadsheetCells.neutralised(r.clientUrl())));
-        }
-        String csv;
-        try {
-            csv = CSV.writer(schema.build()).writeValueAsString(values);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        boolean json = "json".equals(Json.header(exchange, "format")); // csv or json: the contract has checked it
         exchange.getMessage().removeHeaders("*");
         exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, 200);
-        exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "text/csv; charset=utf-8");
-        exchange.getMessage().setHeader("Content-Disposition", "attachment; filename=\"lockwatch-registry.csv\"");
-        exchange.getMessage().setBody(csv);
+        if (json) {
+            exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/json");
+        } else {
+            exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "text/csv; charset=utf-8");
+            exchange.getMessage().setHeader("Content-Disposition", "attachment; filename=\"lockwatch-registry.csv\"");
+        }
+        exchange.getMessage().setBody(new Export(json));
+    }
+
+    /** The export's bytes, a page of sensors at a time, as they are read by whoever writes the response. */
+    private final class Export extends InputStream {
+        private static final int SENSORS_A_PAGE = 5_000;
+        private final boolean json;
+        private byte[] page = new byte[0];
+        private int at;
+        private String after;
+        private boolean first = true, last;
+
+        Export(boolean json) {
+            this.json = json;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            while (at == page.length) {
+                if (last) {
+                    return -1;
+                }
+                next();
+            }
+            int n = Math.min(len, page.length - at);
+            System.arraycopy(page, at, b, off, n);
+            at += n;
+            return n;
+        }
+
+        private void next() throws IOException {
+            List<Row> rows = file.exportPage(after, SENSORS_A_PAGE);
+            StringBuilder text = new StringBuilder();
+            if (json) {
+                text.append(first ? "[" : "");
+                for (Row r : rows) {
+                    text.append(first ? "" : ",").append(Json.MAPPER.writeValueAsString(r));
+                    first = false;
+                }
+            } else {
+                CsvSchema.Builder schema = CsvSchema.builder().setUseHeader(first);
+                COLUMNS.forEach(schema::addColumn);
+                List<List<Object>> values = new ArrayList<>(rows.size());
+                for (Row r : rows) {
+                    // a cell a spreadsheet would run as a formula is marked as text; the import takes the mark off
+                    values.add(java.util.Arrays.asList(r.sensorId(), SpreadsheetCells.neutralised(r.address()),
+                            r.heartbeatTimeoutSeconds(), r.openAlarmSeconds(), SpreadsheetCells.neutralised(r.clientName()),
+                            SpreadsheetCells.neutralised(r.clientUrl())));
+                }
+                text.append(first || !values.isEmpty() ? CSV.writer(schema.build()).writeValueAsString(values) : "");
+                first = false;
+            }
+            if (rows.isEmpty() || distinctSensors(rows) < SENSORS_A_PAGE) {
+                last = true;
+                if (json) {
+                    text.append("]");
+                }
+            } else {
+                after = rows.get(rows.size() - 1).sensorId();
+            }
+            page = text.toString().getBytes(StandardCharsets.UTF_8);
+            at = 0;
+        }
+
+        private static long distinctSensors(List<Row> rows) {
+            return rows.stream().map(Row::sensorId).distinct().count();
+        }
     }
 
     /**

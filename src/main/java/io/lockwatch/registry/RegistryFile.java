@@ -437,14 +437,19 @@ public class RegistryFile {
                 List.of());
     }
 
-    /** Every sensor with each client it is linked to, by sensor id then client name: the file an import takes. */
-    public List<Row> export() {
+    /**
+     * A page of the file an import takes: the sensors after {@code after} (null: from the first), at most
+     * {@code sensors} of them, by id, each with every client it is linked to, by client name.
+     */
+    public List<Row> exportPage(String after, int sensors) {
         return jdbc.query("""
+                WITH page AS (SELECT * FROM sensors WHERE ?::text IS NULL OR id > ? ORDER BY id LIMIT ?)
                 SELECT s.id, s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds, c.name, c.url
-                  FROM sensors s
+                  FROM page s
                   LEFT JOIN client_sensors cs ON cs.sensor_id = s.id
                   LEFT JOIN clients c ON c.id = cs.client_id
                  ORDER BY s.id, c.name, c.id""", (rs, i) -> new Row(rs.getString(1), rs.getString(2),
-                (Integer) rs.getObject(3), (Integer) rs.getObject(4), rs.getString(5), rs.getString(6)));
+                (Integer) rs.getObject(3), (Integer) rs.getObject(4), rs.getString(5), rs.getString(6)),
+                after, after, sensors);
     }
 }

@@ -118,6 +118,39 @@ class RegistryImportJobTest {
     }
 
     @Test
+    void theExportIsStreamedPageAfterPageAndHoldsEverySensorOnceInOrder() throws Exception {
+        String p = prefix();
+        // more sensors than a page of the export (5,000), some linked to two clients
+        jdbc.update("INSERT INTO sensors (id, address) SELECT ? || lpad(i::text, 6, '0'), 'Door ' || i "
+                + "FROM generate_series(1, 12000) i", p);
+        UUID a = jdbc.queryForObject("INSERT INTO clients (name, url, webhook_secret) VALUES (?, 'http://127.0.0.1:9/a', "
+                + "'whsec_AAAA') RETURNING id", UUID.class, "A " + p);
+        UUID b = jdbc.queryForObject("INSERT INTO clients (name, url, webhook_secret) VALUES (?, 'http://127.0.0.1:9/b', "
+                + "'whsec_AAAA') RETURNING id", UUID.class, "B " + p);
+        jdbc.update("INSERT INTO client_sensors SELECT ?, id FROM sensors WHERE id LIKE ?", a, p + "%");
+        jdbc.update("INSERT INTO client_sensors SELECT ?, id FROM sensors WHERE id LIKE ? AND right(id, 1) = '7'", b, p + "%");
+        try {
+            HttpResponse<String> csv = get("/export?format=csv", READER);
+            HttpResponse<String> json = get("/export?format=json", READER);
+
+            assertThat(csv.statusCode()).isEqualTo(200);
+            assertThat(csv.headers().firstValue("Content-Length")).as("streamed, not sized in advance").isEmpty();
+            java.util.List<String> ours = java.util.Arrays.stream(csv.body().split("\r?\n")).filter(l -> l.startsWith(p)).toList();
+            assertThat(ours).hasSize(12000 + 1200);
+            assertThat(ours).isSortedAccordingTo(java.util.Comparator.comparing((String l) -> l.substring(0, l.indexOf(','))));
+            assertThat(ours.stream().filter(l -> l.endsWith(",B " + p + ",http://127.0.0.1:9/b")).count()).isEqualTo(1200);
+            assertThat(csv.body().split("\r?\n")[0]).isEqualTo(HEADER);
+            JsonNode rows = JSON.readTree(json.body());
+            assertThat(rows.isArray()).isTrue();
+            assertThat(java.util.stream.StreamSupport.stream(rows.spliterator(), false)
+                    .filter(r -> r.get("sensor_id").asText().startsWith(p)).count()).isEqualTo(13200);
+        } finally {
+            jdbc.update("DELETE FROM sensors WHERE id LIKE ?", p + "%");
+            jdbc.update("DELETE FROM clients WHERE id IN (?, ?)", a, b);
+        }
+    }
+
+    @Test
     void anImportWhoseInstanceStoppedIsReportedFailed() throws Exception {
         UUID id = UUID.randomUUID();
         jdbc.update("""
