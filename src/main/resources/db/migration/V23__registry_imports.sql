@@ -19,7 +19,8 @@ CREATE TABLE registry_imports (
 CREATE INDEX registry_imports_recent ON registry_imports (created_at DESC);
 
 -- A file's rows between their arrival (COPY, as they are read) and their merge (set-wise), then deleted. Unlogged: a
--- crash loses only rows of imports not yet applied, and those imports are then reported failed.
+-- crash loses only rows of imports not yet applied, and those imports are then reported failed. No index: it holds
+-- one import's rows at a time, mostly, each read whole by the merge, and an index would slow the COPY and the delete.
 CREATE UNLOGGED TABLE registry_import_rows (
     import_id                 uuid     NOT NULL,
     row_no                    integer  NOT NULL,
@@ -29,5 +30,6 @@ CREATE UNLOGGED TABLE registry_import_rows (
     open_alarm_seconds        integer,
     client_name               text,
     client_url                text
-);
-CREATE INDEX registry_import_rows_by_import ON registry_import_rows (import_id, sensor_id);
+) WITH (autovacuum_enabled = false);
+-- emptied by TRUNCATE once an import is done (RegistryFile.discard), which autovacuum's lock would make wait; its
+-- statistics are taken by the import itself once its rows are in (ANALYZE), so that its checks are planned for them

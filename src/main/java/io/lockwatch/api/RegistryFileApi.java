@@ -98,9 +98,10 @@ public class RegistryFileApi {
                 }
                 staging.commit();
             }
+            imports.step(id, "checking its " + read.rows + " rows against each other");
             refuseIfAnyRowIs(read, file.conflicts(id, MAX_ERRORS));
             if (read.rows <= maxRowsAtOnce) {
-                RegistryFile.Outcome outcome = file.applyAll(id, step -> { });
+                RegistryFile.Outcome outcome = file.applyAll(id, step -> imports.step(id, step));
                 imports.done(id, read.rows, outcome);
                 refusedFor = null;
                 var sensors = new ResponseBodies.RegistryImported.Sensors(outcome.sensorsCreated(), outcome.sensorsUpdated(),
@@ -111,9 +112,11 @@ public class RegistryFileApi {
                         outcome.newClients()));
                 return;
             }
+            imports.step(id, "finding and creating its clients");
             RegistryFile.Clients clients = file.clients(id);
             imports.staged(id, read.rows);
-            jobs.sendBody("seda:registry-imports", new RegistryImports.Accepted(id, clients.ids()));
+            jobs.sendBody("seda:registry-imports", new RegistryImports.Accepted(id, clients.ids(), clients.created().size(),
+                    clients.updated()));
             refusedFor = null;
             Json.respond(exchange, 202, ResponseBodies.RegistryImport.of(imports.job(id), clients.created()));
             exchange.getMessage().setHeader("Location", "/api/v1/imports/" + id);

@@ -46,6 +46,11 @@ public class RegistryFile {
     public record Outcome(int sensorsCreated, int sensorsUpdated, int sensorsUnchanged, int clientsCreated,
                           int clientsUpdated, int linksAdded, int linksRemoved, List<NewClient> newClients) {
 
+        public Outcome withClientCounts(int created, int updated) {
+            return new Outcome(sensorsCreated, sensorsUpdated, sensorsUnchanged, created, updated, linksAdded,
+                    linksRemoved, newClients);
+        }
+
         Outcome withClients(Clients clients) {
             return new Outcome(sensorsCreated, sensorsUpdated, sensorsUnchanged, clients.created().size(),
                     clients.updated(), linksAdded, linksRemoved, clients.created());
@@ -142,6 +147,12 @@ public class RegistryFile {
             out.close(); // ends the COPY
             connection.commit();
             done = true;
+            // statistics of what the table holds now: the checks and the merge join it with itself and the registry,
+            // and planned on a table taken for empty they would be nested loops over a million rows
+            try (var analyze = connection.createStatement()) {
+                analyze.execute("ANALYZE registry_import_rows");
+            }
+            connection.commit();
         }
 
         @Override
@@ -321,11 +332,13 @@ public class RegistryFile {
 
     /** A small file: its clients, sensors and links in one transaction, before the answer. */
     public Outcome applyAll(UUID importId, Consumer<String> step) {
-        return tx.execute(status -> {
+        Outcome outcome = tx.execute(status -> {
             lock();
             Clients clients = clients(importId);
             return apply(importId, clients, step).withClients(clients);
         });
+        discard(importId);
+        return outcome;
     }
 
     /**
@@ -333,14 +346,33 @@ public class RegistryFile {
      * import's timeout; {@code step} is told what it is doing.
      */
     public Outcome applyStaged(UUID importId, Map<String, UUID> clientIds, Consumer<String> step) {
-        return tx.execute(status -> {
+        Outcome outcome = tx.execute(status -> {
             lock();
             return apply(importId, new Clients(clientIds, List.of(), 0), step);
         });
+        discard(importId);
+        return outcome;
     }
 
-    /** Forgets a file's staged rows. */
+    /**
+     * Forgets a file's staged rows. When no other import has rows staged, the table is emptied at once (a
+     * truncation, if it can have its lock within a moment), not left with a million dead rows for the next import
+     * to read past until autovacuum comes.
+     */
     public void discard(UUID importId) {
+        tx.executeWithoutResult(status -> {
+            jdbc.queryForObject("SELECT set_config('lock_timeout', '200ms', true)", String.class);
+            boolean alone = !Boolean.TRUE.equals(jdbc.queryForObject(
+                    "SELECT EXISTS (SELECT 1 FROM registry_import_rows WHERE import_id <> ?)", Boolean.class, importId));
+            try {
+                if (alone) {
+                    jdbc.execute("TRUNCATE registry_import_rows");
+                    return;
+                }
+            } catch (org.springframework.dao.DataAccessException busy) {
+                status.setRollbackOnly(); // another import is staging: its COPY keeps the table; delete ours instead
+            }
+        });
         jdbc.update("DELETE FROM registry_import_rows WHERE import_id = ?", importId);
     }
 
@@ -411,6 +443,7 @@ public class RegistryFile {
                 SELECT count(*) FROM removed""", Integer.class);
         int added = jdbc.update("""
                 INSERT INTO client_sensors (client_id, sensor_id) SELECT client_id, sensor_id FROM import_links
+                 ORDER BY client_id, sensor_id -- in the primary key's order: a third less time for a million (PG 15)
                 ON CONFLICT DO NOTHING""");
 
         step.accept("applying changed timeouts to the sensors' state");
@@ -432,7 +465,6 @@ public class RegistryFile {
                   FROM import_changed c
                  WHERE c.timeout_changed AND st.sensor_id = c.sensor_id AND st.last_seen_at IS NOT NULL""",
                 (double) registry.defaultTimeoutSeconds(), io.lockwatch.ingest.LastSeenTolerance.MAX_MILLIS / 1000.0);
-        discard(importId);
         return new Outcome(created, updated, total - created - updated, 0, 0, added, removed == null ? 0 : removed,
                 List.of());
     }
@@ -443,13 +475,16 @@ public class RegistryFile {
      */
     public List<Row> exportPage(String after, int sensors) {
         return jdbc.query("""
-                WITH page AS (SELECT * FROM sensors WHERE ?::text IS NULL OR id > ? ORDER BY id LIMIT ?)
-                SELECT s.id, s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds, c.name, c.url
-                  FROM page s
-                  LEFT JOIN client_sensors cs ON cs.sensor_id = s.id
-                  LEFT JOIN clients c ON c.id = cs.client_id
-                 ORDER BY s.id, c.name, c.id""", (rs, i) -> new Row(rs.getString(1), rs.getString(2),
+                WITH page AS (SELECT * FROM sensors WHERE id > ? ORDER BY id LIMIT ?),
+                -- the page's links by a range of the sensor index: joined on the sensor alone, the planner reads
+                -- every link for every page
+                links AS (SELECT cs.sensor_id, c.id, c.name, c.url FROM client_sensors cs JOIN clients c ON c.id = cs.client_id
+                           WHERE cs.sensor_id > ? AND cs.sensor_id <= (SELECT max(id) FROM page))
+                SELECT s.id, s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds, l.name, l.url
+                  FROM page s LEFT JOIN links l ON l.sensor_id = s.id
+                 ORDER BY s.id, l.name, l.id""", (rs, i) -> new Row(rs.getString(1), rs.getString(2),
                 (Integer) rs.getObject(3), (Integer) rs.getObject(4), rs.getString(5), rs.getString(6)),
-                after, after, sensors);
+                // every id is greater than '': the primary key's range scan from the first
+                after == null ? "" : after, sensors, after == null ? "" : after);
     }
 }

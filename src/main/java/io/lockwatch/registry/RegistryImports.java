@@ -33,8 +33,8 @@ public class RegistryImports implements AutoCloseable {
                       Instant finishedAt) {
     }
 
-    /** A staged file accepted for a job, with its clients already found or created. */
-    public record Accepted(UUID id, Map<String, UUID> clientIds) {
+    /** A staged file accepted for a job, with its clients already found or created (and how many of each). */
+    public record Accepted(UUID id, Map<String, UUID> clientIds, int clientsCreated, int clientsUpdated) {
     }
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RegistryImports.class);
@@ -46,6 +46,7 @@ public class RegistryImports implements AutoCloseable {
     private final TransactionTemplate own;
     private final RegistryFile file;
     private final Set<UUID> runningHere = ConcurrentHashMap.newKeySet();
+    private final Map<UUID, Long> stepStarted = new ConcurrentHashMap<>();
     private final ScheduledExecutorService beats;
 
     public RegistryImports(JdbcTemplate jdbc, PlatformTransactionManager transactions, RegistryFile file) {
@@ -71,14 +72,20 @@ public class RegistryImports implements AutoCloseable {
         UUID id = UUID.randomUUID();
         jdbc.update("INSERT INTO registry_imports (id, state, step) VALUES (?, 'staging', 'reading the file')", id);
         runningHere.add(id);
+        stepStarted.put(id, System.nanoTime());
         return id;
     }
 
     public void staged(UUID id, int rows) {
-        record(id, "UPDATE registry_imports SET state = 'applying', rows = ?, step = 'waiting its turn' WHERE id = ?", rows, id);
+        step(id, "waiting its turn");
+        record(id, "UPDATE registry_imports SET state = 'applying', rows = ? WHERE id = ?", rows, id);
     }
 
     public void step(UUID id, String step) {
+        long now = System.nanoTime();
+        Long since = stepStarted.put(id, now);
+        log.info("Registry import {}: {}{}", id, step, since == null ? "" : " (the step before took "
+                + (now - since) / 1_000_000 + " ms)");
         record(id, "UPDATE registry_imports SET step = ?, heartbeat_at = now() WHERE id = ?", step, id);
     }
 
@@ -101,7 +108,8 @@ public class RegistryImports implements AutoCloseable {
     public void apply(Accepted accepted) {
         UUID id = accepted.id();
         try {
-            RegistryFile.Outcome outcome = file.applyStaged(id, accepted.clientIds(), step -> step(id, step));
+            RegistryFile.Outcome outcome = file.applyStaged(id, accepted.clientIds(), step -> step(id, step))
+                    .withClientCounts(accepted.clientsCreated(), accepted.clientsUpdated());
             done(id, -1, outcome);
             log.info("Registry import {} applied: {}", id, outcome);
         } catch (RuntimeException e) {
@@ -152,6 +160,10 @@ public class RegistryImports implements AutoCloseable {
                        step = NULL, outcome = ?::jsonb, error = ?, finished_at = now()
                  WHERE id = ?""", state, rows == null ? -1 : rows, rows == null ? -1 : rows, counts, error, id);
         runningHere.remove(id);
+        Long since = stepStarted.remove(id);
+        if (since != null) {
+            log.info("Registry import {}: {} (the last step took {} ms)", id, state, (System.nanoTime() - since) / 1_000_000);
+        }
     }
 
     private void record(UUID id, String sql, Object... args) {

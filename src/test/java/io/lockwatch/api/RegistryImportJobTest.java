@@ -58,6 +58,7 @@ class RegistryImportJobTest {
         assertThat(done.get("state").asText()).as(done.toString()).isEqualTo("done");
         assertThat(done.at("/outcome/sensors/created").asInt()).isEqualTo(10);
         assertThat(done.at("/outcome/links/added").asInt()).isEqualTo(10);
+        assertThat(done.at("/outcome/clients/created").asInt()).as("created on acceptance, counted in the outcome").isEqualTo(1);
         assertThat(done.has("new_clients")).as("secrets are shown once, in the 202").isFalse();
         assertThat(done.get("finished_at").asText()).isNotBlank();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM client_sensors cs JOIN clients c ON c.id = cs.client_id "
