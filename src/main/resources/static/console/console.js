@@ -355,7 +355,25 @@
     catch (e) { say(e.message, true); }
   }
 
-  const VIEWS = { overview, sensors, sensor, clients, deliveries, alarms, import: async () => {} };
+  /** What an import did, in words. */
+  function outcome(o) {
+    return `sensors ${o.sensors.created} created, ${o.sensors.updated} changed, ${o.sensors.unchanged} unchanged; ` +
+      `clients ${o.clients.created} created, ${o.clients.updated} changed; links ${o.links.added} added, ${o.links.removed} removed`;
+  }
+
+  /** The latest imports, a large one followed while a job applies it. */
+  async function imports() {
+    const list = await api('GET', '/imports');
+    rows('import-table', list, (tr, i) => {
+      cell(tr, when(i.created_at));
+      cell(tr, String(i.rows));
+      cell(tr, i.state, 'import-' + i.state);
+      cell(tr, i.outcome ? outcome(i.outcome) : (i.error || i.step));
+      cell(tr, when(i.finished_at));
+    });
+  }
+
+  const VIEWS = { overview, sensors, sensor, clients, deliveries, alarms, import: imports };
 
   async function refresh() {
     // sampled whatever the view, so that the overview's charts have the minutes before it was opened
@@ -408,14 +426,17 @@
       progress.value = 100;
       let answer;
       try { answer = JSON.parse(xhr.responseText); } catch (e) { answer = { detail: xhr.responseText }; }
+      const created = (answer.new_clients || []).map((c) => `  ${c.name}: ${c.webhook_secret}`).join('\n');
+      const secrets = created ? `\nNew clients' signing secrets (shown this once):\n${created}` : '';
       if (xhr.status === 200) {
-        const created = answer.new_clients.map((c) => `  ${c.name}: ${c.webhook_secret}`).join('\n');
-        $('import-result').textContent =
-          `Imported ${answer.rows} rows: sensors ${answer.sensors.created} created, ${answer.sensors.updated} changed, ` +
-          `${answer.sensors.unchanged} unchanged; clients ${answer.clients.created} created, ${answer.clients.updated} changed; ` +
-          `links ${answer.links.added} added, ${answer.links.removed} removed.` +
-          (created ? `\nNew clients' signing secrets (shown this once):\n${created}` : '');
+        $('import-result').textContent = `Imported ${answer.rows} rows: ${outcome(answer)}.` + secrets;
         say('Imported');
+        refresh();
+      } else if (xhr.status === 202) {
+        // a large file: checked, its clients created; its sensors and links are applied by a job, in the table below
+        $('import-result').textContent = `Accepted ${answer.rows} rows; they are being applied (see Latest imports).` + secrets;
+        say('Accepted');
+        refresh();
       } else {
         $('import-result').textContent = (answer.detail || xhr.status) + (answer.errors ? '\n' + answer.errors.join('\n') : '');
         say('Nothing was imported', true);

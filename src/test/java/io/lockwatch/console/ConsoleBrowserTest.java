@@ -125,6 +125,9 @@ class ConsoleBrowserTest {
         wait.until(d -> d.findElement(By.id("import-result")).getText().startsWith("Imported 2 rows"));
         assertThat(browser.findElement(By.id("import-result")).getText())
                 .contains("sensors 1 created").contains("clients 2 created").contains("links 2 added");
+        // and the latest imports list it, done, with what it did
+        wait.until(d -> d.findElements(By.cssSelector("#import-table tbody tr")).stream().anyMatch(r ->
+                r.getText().contains("done") && r.getText().contains("sensors 1 created, 0 changed")));
 
         // a door opens: the page shows it without a reload
         nav("sensors");
