@@ -165,6 +165,8 @@
     $('ov-retrying').textContent = o.notifications.retrying;
     $('ov-dead').textContent = o.notifications.dead;
     $('overview-at').textContent = 'at ' + new Date(o.at).toLocaleTimeString();
+    $('overview-kept').textContent = `History is kept ${o.kept.history_days} days; delivered, dead and superseded ` +
+      `notifications ${o.kept.notifications_days} days after they finished.`;
   }
 
   async function sensors() {

@@ -45,8 +45,9 @@ class ApiConfiguration {
     }
 
     @Bean
-    SensorsApi sensorsApi(Registry registry) {
-        return new SensorsApi(registry);
+    SensorsApi sensorsApi(Registry registry, io.lockwatch.retention.Retention retention) {
+        return new SensorsApi(registry, new io.lockwatch.registry.RegistryViews.Kept(retention.historyKept().toDays(),
+                retention.notificationsKept().toDays()));
     }
 
     @Bean

@@ -39,6 +39,7 @@ final class Json {
             .addMixIn(RegistryViews.ClientWithSecret.class, ClientWithSecretNames.class)
             .addMixIn(RegistryViews.Overview.class, SnakeCaseNames.class)
             .addMixIn(RegistryViews.SensorCounts.class, SnakeCaseNames.class)
+            .addMixIn(RegistryViews.Kept.class, SnakeCaseNames.class)
             .addMixIn(RegistryFile.Row.class, SnakeCaseNames.class)
             .addMixIn(RegistryFile.NewClient.class, SnakeCaseNames.class)
             .addMixIn(DailyCount.class, SnakeCaseNames.class)

@@ -11,8 +11,10 @@ import org.openapitools.jackson.nullable.JsonNullable;
 public class SensorsApi {
 
     private final Registry registry;
+    private final io.lockwatch.registry.RegistryViews.Kept kept;
 
-    public SensorsApi(Registry registry) {
+    public SensorsApi(Registry registry, io.lockwatch.registry.RegistryViews.Kept kept) {
+        this.kept = kept;
         this.registry = registry;
     }
 
@@ -28,7 +30,7 @@ public class SensorsApi {
 
     /** The counts an operator looks at first (the console's overview). */
     public void overview(Exchange exchange) {
-        Json.respond(exchange, 200, registry.overview());
+        Json.respond(exchange, 200, registry.overview().withKept(kept));
     }
 
     public void get(Exchange exchange) {

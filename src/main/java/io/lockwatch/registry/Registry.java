@@ -204,7 +204,7 @@ public class Registry {
                           FROM notifications WHERE status IN ('pending', 'delivering', 'dead')) n""", (rs, i) -> {
             return new Overview(new SensorCounts(rs.getLong("total"), rs.getLong("online"), rs.getLong("lost"),
                     rs.getLong("unknown"), rs.getLong("open")), rs.getLong("alarms"),
-                    new NotificationCounts(rs.getLong("pending"), rs.getLong("retrying"), rs.getLong("dead")),
+                    new NotificationCounts(rs.getLong("pending"), rs.getLong("retrying"), rs.getLong("dead")), null,
                     java.time.Instant.now());
         });
     }

@@ -30,7 +30,16 @@ public final class RegistryViews {
     }
 
     /** The counts an operator looks at first. */
-    public record Overview(SensorCounts sensors, long alarmsActive, NotificationCounts notifications, Instant at) {
+    /** {@code kept}: how far back history and finished notifications go (the retention), set by the API. */
+    public record Overview(SensorCounts sensors, long alarmsActive, NotificationCounts notifications, Kept kept, Instant at) {
+
+        public Overview withKept(Kept kept) {
+            return new Overview(sensors, alarmsActive, notifications, kept, at);
+        }
+    }
+
+    /** The retention: days of history, and of notifications after they finished. */
+    public record Kept(long historyDays, long notificationsDays) {
     }
 
     public record SensorCounts(long total, long online, long lost, long unknown, long doorsOpen) {

@@ -65,6 +65,7 @@ class ApiModelsTest {
                 Map.entry(io.lockwatch.registry.RegistryViews.Client.class, "Client"),
                 Map.entry(io.lockwatch.registry.RegistryViews.Overview.class, "Overview"),
                 Map.entry(io.lockwatch.registry.RegistryViews.SensorCounts.class, "Overview.sensors"),
+                Map.entry(io.lockwatch.registry.RegistryViews.Kept.class, "Overview.kept"),
                 Map.entry(io.lockwatch.registry.RegistryViews.NotificationCounts.class, "Overview.notifications"),
                 Map.entry(io.lockwatch.history.HistoryRecords.DailyCount.class, "DailyCounts.items"),
                 Map.entry(io.lockwatch.alarms.AlarmStore.Alarm.class, "Alarm"),

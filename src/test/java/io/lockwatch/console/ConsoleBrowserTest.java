@@ -184,6 +184,9 @@ class ConsoleBrowserTest {
         nav("overview");
         wait.until(d -> d.findElement(By.id("rate-now")).getText().endsWith("/s"));
         wait.until(d -> !d.findElements(By.cssSelector("#rate-chart polyline")).isEmpty());
+        // and says how far back the service can answer
+        assertThat(browser.findElement(By.id("overview-kept")).getText()).isEqualTo(
+                "History is kept 90 days; delivered, dead and superseded notifications 30 days after they finished.");
         screenshot("console-overview");
 
         // pause a client

@@ -46,6 +46,27 @@ class ClickHouseHistoryStoreIT extends HistoryStoreContract {
         ((ClickHouseHistoryStore) store).writeEvents(List.of(new EventRecord(sensor, sequence, type, state, previous, at)));
     }
 
+    @Autowired ClickHouse clickHouseServer;
+
+    /**
+     * Retention on ClickHouse: a month wholly before the horizon is dropped, the months after it are kept. The
+     * horizon here is in 2001, so that nothing but this test's own month of 2000 is old enough to go.
+     */
+    @Test
+    void aMonthWhollyPastTheRetentionIsDroppedAndLaterOnesKept() {
+        String s = sensor();
+        long december2000 = java.time.Instant.parse("2000-12-15T10:00:00Z").toEpochMilli();
+        long june2001 = java.time.Instant.parse("2001-06-15T10:00:00Z").toEpochMilli();
+        store.writeReadings(List.of(
+                new HistoryRecords.ReadingRecord(s + "/old", s, 0, december2000, december2000, "reading", true, "old"),
+                new HistoryRecords.ReadingRecord(s + "/kept", s, 1, june2001, june2001, "reading", true, "kept")));
+
+        new ClickHouseRetention(clickHouseServer, Duration.ofDays(90)).removeBefore(java.time.Instant.parse("2001-01-10T00:00:00Z"));
+
+        assertThat(store.readings(s, 0, FAR, 10, null).items()).extracting(HistoryRecords.ReadingRecord::readingId)
+                .containsExactly(s + "/kept");
+    }
+
     @Test
     void theStoreIsClickHouse() {
         assertThat(store).isInstanceOf(ClickHouseHistoryStore.class);

@@ -1,0 +1,27 @@
+package io.lockwatch.retention;
+
+import java.time.Clock;
+import java.time.Duration;
+
+import io.lockwatch.history.ClickHouseRetention;
+import io.lockwatch.infra.clickhouse.ClickHouse;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+@Configuration(proxyBeanMethods = false)
+class RetentionConfiguration {
+
+    @Bean
+    Retention retention(JdbcTemplate jdbc, ObjectProvider<ClickHouse> clickHouse, MeterRegistry meters,
+                        @Value("${lockwatch.notify.retention}") Duration notifications,
+                        @Value("${lockwatch.history.retention}") Duration history,
+                        @Value("${lockwatch.retention.batch}") int batch) {
+        ClickHouse ch = clickHouse.getIfAvailable();
+        return new Retention(jdbc, notifications, history, batch, ch == null ? null : new ClickHouseRetention(ch, history),
+                Clock.systemUTC(), meters);
+    }
+}
