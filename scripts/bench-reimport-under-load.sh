@@ -16,7 +16,7 @@ LOG="$OUT/bench.log"
 : > "$LOG"
 scripts/bench.sh --isolated "$@" > >(tee "$LOG") 2>&1 &
 BENCH=$!
-trap 'kill $BENCH 2>/dev/null || true' INT TERM
+trap 'kill $BENCH 2>/dev/null || true' EXIT INT TERM
 
 wait_for() { # $1: a line bench.sh prints
   until grep -q "$1" "$LOG"; do
