@@ -38,7 +38,7 @@ route() { # $1: start or stop the retention route, over Jolokia with the bench's
     "$BASE/actuator/jolokia" | grep -q '"status":200' || { echo "[retention] the route did not $1" >&2; exit 1; }
   echo "[retention] retention route: $1"
 }
-wait_for "service started"
+wait_for "service healthy"
 BASE=$(grep -o 'service started (pid [0-9]*, http://[0-9.:]*' "$LOG" | sed 's/.*, //')
 route stop
 wait_for "raw ceiling: publishing"
