@@ -2,14 +2,11 @@ package io.lockwatch.notify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.mockito.ArgumentMatchers.anyList;
-import static org.mockito.Mockito.doAnswer;
 
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -18,9 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
 
 /**
  * An attempt is recorded by what happened to its own POST, whatever else went wrong on the exchange that carried
@@ -36,7 +31,6 @@ class AttemptRecordTest {
 
     @Autowired JdbcTemplate jdbc;
     @Autowired CamelContext camel;
-    @MockitoSpyBean NotificationStore store;
     @Autowired ClaimWakeUp wakeUps;
 
     /**
@@ -63,31 +57,43 @@ class AttemptRecordTest {
     /**
      * The postgres-restart drill: POSTs the clients answered while PostgreSQL was away were recorded, once it was
      * back, as failed (the database's error was taken for the POST's), then superseded by the next change or sent
-     * again. Here the first write of the attempt fails as if the database were away, and is retried.
+     * again. Here the first write of the attempt fails in the database itself, as if it were away (a trigger raises
+     * SQLSTATE 53300, which Spring reports as a resource failure), and is retried. A sequence counts the writes: it
+     * is not rolled back with the failed one.
      */
     @Test
     void aDeliveredPostWhoseRecordWaitsOutTheDatabaseIsRecordedDelivered() {
         String path = "/hook-" + UUID.randomUUID();
         OutboxRows rows = new OutboxRows(jdbc);
         UUID client = rows.client(receiver.url(path));
-        AtomicInteger writes = new AtomicInteger();
-        // stubbed before the notification is due: a claim another test woke may find it at once
-        doAnswer(call -> {
-            List<FinishedAttempt> attempts = call.getArgument(0);
-            if (attempts.stream().anyMatch(a -> a.delivery().clientId().equals(client)) && writes.incrementAndGet() == 1) {
-                throw new DataAccessResourceFailureException("database away (test)");
-            }
-            return call.callRealMethod();
-        }).when(store).recordAttempts(anyList());
-        rows.due(client, rows.sensor(client), 1);
+        String fault = "test_fault_" + client.toString().replace("-", "");
+        jdbc.execute("CREATE SEQUENCE " + fault);
+        jdbc.execute("""
+                CREATE FUNCTION %1$s() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.client_id = '%2$s' AND nextval('%1$s') = 1 THEN
+                        RAISE EXCEPTION 'database away (test)' USING ERRCODE = '53300';
+                    END IF;
+                    RETURN NEW;
+                END $$""".formatted(fault, client));
+        jdbc.execute("CREATE TRIGGER %1$s BEFORE INSERT ON delivery_attempts FOR EACH ROW EXECUTE FUNCTION %1$s()"
+                .formatted(fault));
+        try {
+            rows.due(client, rows.sensor(client), 1);
 
-        wakeTheClaim();
+            wakeTheClaim();
 
-        awaitAttempts(client, 1);
-        assertThat(writes).as("the record was tried again after the database error").hasValue(2);
-        assertThat(errors(client)).containsExactly((String) null);
-        assertThat(status(client)).isEqualTo("delivered");
-        assertThat(receiver.at(path)).as("posted once").hasSize(1);
+            awaitAttempts(client, 1);
+            assertThat(jdbc.queryForObject("SELECT last_value FROM " + fault, Long.class))
+                    .as("the record was tried again after the database error").isEqualTo(2);
+            assertThat(errors(client)).containsExactly((String) null);
+            assertThat(status(client)).isEqualTo("delivered");
+            assertThat(receiver.at(path)).as("posted once").hasSize(1);
+        } finally {
+            jdbc.execute("DROP TRIGGER " + fault + " ON delivery_attempts");
+            jdbc.execute("DROP FUNCTION " + fault + "()");
+            jdbc.execute("DROP SEQUENCE " + fault);
+        }
     }
 
     /** A URL the target guard refuses is never requested; the attempt says why. */
