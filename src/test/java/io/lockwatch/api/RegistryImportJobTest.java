@@ -31,10 +31,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
         "lockwatch.api.import-at-once-max-rows=3", "lockwatch.api.max-import-rows=20"})
 class RegistryImportJobTest {
 
-    static final String ADMIN = "test-admin-token", READER = "test-read-token";
-    static final String HEADER = "sensor_id,address,heartbeat_timeout_seconds,open_alarm_seconds,client_name,client_url";
-    static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newHttpClient();
+    // the tokens, the file's header, the JSON mapper and the client of the registry file's own test
+    static final String ADMIN = RegistryFileApiTest.ADMIN, READER = RegistryFileApiTest.READER;
+    static final String HEADER = RegistryFileApiTest.HEADER;
+    static final ObjectMapper JSON = RegistryFileApiTest.JSON;
+    static final HttpClient HTTP = RegistryFileApiTest.HTTP;
 
     @LocalServerPort int port;
     @Autowired JdbcTemplate jdbc;
