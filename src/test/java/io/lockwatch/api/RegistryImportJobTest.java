@@ -152,6 +152,20 @@ class RegistryImportJobTest {
         }
     }
 
+    @Autowired org.apache.camel.CamelContext camel;
+
+    /**
+     * A registry file reaches the route as Camel's stream cache, which holds it in the heap unless it spools: at
+     * 300 MB, with a 512 MB heap, that was an out-of-memory (the setting had been given under a name Camel does not
+     * read). Bodies over the API's own limit spool to disk.
+     */
+    @Test
+    void bodiesOverTheApiLimitAreCachedOnDiskNotInTheHeap() {
+        assertThat(camel.getStreamCachingStrategy().isEnabled()).isTrue();
+        assertThat(camel.getStreamCachingStrategy().isSpoolEnabled()).isTrue();
+        assertThat(camel.getStreamCachingStrategy().getSpoolThreshold()).isEqualTo(1024 * 1024 + 1);
+    }
+
     @Test
     void anImportWhoseInstanceStoppedIsReportedFailed() throws Exception {
         UUID id = UUID.randomUUID();
