@@ -217,6 +217,7 @@ public class RegistryFile {
         Connection connection = dataSource.getConnection();
         try {
             connection.setAutoCommit(false);
+            networkTimeout(connection);
             try (var ps = connection.prepareStatement("SELECT set_config('statement_timeout', ?, true)")) {
                 ps.setString(1, importTimeout.toMillis() + "ms");
                 ps.execute();
@@ -385,6 +386,16 @@ public class RegistryFile {
 
     private void timeout() {
         jdbc.queryForObject("SELECT set_config('statement_timeout', ?, true)", String.class, importTimeout.toMillis() + "ms");
+        // the pool's socket timeout (60 s) would give up on a statement the import may run for longer: the client
+        // would leave, the server go on (holding the import's lock), and the import fail. The pool resets it.
+        jdbc.execute((org.springframework.jdbc.core.ConnectionCallback<Void>) con -> {
+            networkTimeout(con);
+            return null;
+        });
+    }
+
+    private void networkTimeout(Connection con) throws SQLException {
+        con.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, importTimeout.plusMinutes(1).toMillis()));
     }
 
     private Outcome apply(UUID importId, Clients clients, Consumer<String> step) {
