@@ -80,7 +80,8 @@ public class RegistryFileApi {
         boolean csv = type.toLowerCase(java.util.Locale.ROOT).startsWith("text/csv");
         UUID id = imports.begin();
         int rows = 0;
-        String refusedFor = "it could not be read: see the service's log";
+        String refusedFor = null;
+        boolean finished = false;
         try {
             Read read;
             try (RegistryFile.Staging staging = file.stage(id)) {
@@ -103,7 +104,7 @@ public class RegistryFileApi {
             if (read.rows <= maxRowsAtOnce) {
                 RegistryFile.Outcome outcome = file.applyAll(id, step -> imports.step(id, step));
                 imports.done(id, read.rows, outcome);
-                refusedFor = null;
+                finished = true;
                 var sensors = new ResponseBodies.RegistryImported.Sensors(outcome.sensorsCreated(), outcome.sensorsUpdated(),
                         outcome.sensorsUnchanged());
                 var clients = new ResponseBodies.RegistryImported.Clients(outcome.clientsCreated(), outcome.clientsUpdated());
@@ -117,7 +118,7 @@ public class RegistryFileApi {
             imports.staged(id, read.rows);
             jobs.sendBody("seda:registry-imports", new RegistryImports.Accepted(id, clients.ids(), clients.created().size(),
                     clients.updated()));
-            refusedFor = null;
+            finished = true;
             Json.respond(exchange, 202, ResponseBodies.RegistryImport.of(imports.job(id), clients.created()));
             exchange.getMessage().setHeader("Location", "/api/v1/imports/" + id);
         } catch (RegistryFile.Refused e) {
@@ -132,9 +133,14 @@ public class RegistryFileApi {
             refusedFor = p.getMessage();
             throw p;
         } finally {
-            if (refusedFor != null) {
+            if (!finished) {
                 // its record says why; its staged rows go
-                imports.refused(id, rows, refusedFor);
+                if (refusedFor != null) {
+                    imports.refused(id, rows, refusedFor);
+                } else {
+                    imports.failed(id, "it could not be imported for a fault of the service or its database (see "
+                            + "its log); nothing was changed");
+                }
                 file.discard(id);
             }
         }

@@ -46,14 +46,10 @@ public class RegistryFile {
     public record Outcome(int sensorsCreated, int sensorsUpdated, int sensorsUnchanged, int clientsCreated,
                           int clientsUpdated, int linksAdded, int linksRemoved, List<NewClient> newClients) {
 
-        public Outcome withClientCounts(int created, int updated) {
+        /** The sensors' and links' outcome with what was done to the file's clients. */
+        public Outcome withClients(int created, int updated, List<NewClient> newClients) {
             return new Outcome(sensorsCreated, sensorsUpdated, sensorsUnchanged, created, updated, linksAdded,
                     linksRemoved, newClients);
-        }
-
-        Outcome withClients(Clients clients) {
-            return new Outcome(sensorsCreated, sensorsUpdated, sensorsUnchanged, clients.created().size(),
-                    clients.updated(), linksAdded, linksRemoved, clients.created());
         }
     }
 
@@ -195,7 +191,9 @@ public class RegistryFile {
         }
     }
 
-    private static final String LOCK = "SELECT pg_try_advisory_xact_lock(hashtext('lockwatch.registry.import'))";
+    /** One import applied at a time: a request's import asks for the lock, a job waits for it (its "turn"). */
+    private static final String TRY_LOCK = "SELECT pg_try_advisory_xact_lock(hashtext('lockwatch.registry.import'))",
+            WAIT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('lockwatch.registry.import'))::text";
 
     private final JdbcTemplate jdbc;
     private final DataSource dataSource;
@@ -334,9 +332,13 @@ public class RegistryFile {
     /** A small file: its clients, sensors and links in one transaction, before the answer. */
     public Outcome applyAll(UUID importId, Consumer<String> step) {
         Outcome outcome = tx.execute(status -> {
-            lock();
+            timeout();
+            if (!Boolean.TRUE.equals(jdbc.queryForObject(TRY_LOCK, Boolean.class))) {
+                throw new Busy();
+            }
             Clients clients = clients(importId);
-            return apply(importId, clients, step).withClients(clients);
+            return apply(importId, clients, step).withClients(clients.created().size(), clients.updated(),
+                    clients.created());
         });
         discard(importId);
         return outcome;
@@ -344,11 +346,12 @@ public class RegistryFile {
 
     /**
      * Sensors and links of the staged file, set-wise, in one transaction of its own whose statements may take the
-     * import's timeout; {@code step} is told what it is doing.
+     * import's timeout, once any other import being applied has finished; {@code step} is told what it is doing.
      */
     public Outcome applyStaged(UUID importId, Map<String, UUID> clientIds, Consumer<String> step) {
         Outcome outcome = tx.execute(status -> {
-            lock();
+            timeout(); // bounds the wait for the lock too
+            jdbc.queryForObject(WAIT_LOCK, String.class);
             return apply(importId, new Clients(clientIds, List.of(), 0), step);
         });
         discard(importId);
@@ -363,25 +366,18 @@ public class RegistryFile {
     public void discard(UUID importId) {
         tx.executeWithoutResult(status -> {
             jdbc.queryForObject("SELECT set_config('lock_timeout', '200ms', true)", String.class);
-            boolean alone = !Boolean.TRUE.equals(jdbc.queryForObject(
-                    "SELECT EXISTS (SELECT 1 FROM registry_import_rows WHERE import_id <> ?)", Boolean.class, importId));
             try {
-                if (alone) {
+                // the lock before the look: no other import can commit rows between them, to be truncated with ours
+                jdbc.execute("LOCK TABLE registry_import_rows IN ACCESS EXCLUSIVE MODE");
+                if (!Boolean.TRUE.equals(jdbc.queryForObject(
+                        "SELECT EXISTS (SELECT 1 FROM registry_import_rows WHERE import_id <> ?)", Boolean.class, importId))) {
                     jdbc.execute("TRUNCATE registry_import_rows");
-                    return;
                 }
             } catch (org.springframework.dao.DataAccessException busy) {
                 status.setRollbackOnly(); // another import is staging: its COPY keeps the table; delete ours instead
             }
         });
         jdbc.update("DELETE FROM registry_import_rows WHERE import_id = ?", importId);
-    }
-
-    private void lock() {
-        if (!Boolean.TRUE.equals(jdbc.queryForObject(LOCK, Boolean.class))) {
-            throw new Busy();
-        }
-        timeout();
     }
 
     private void timeout() {

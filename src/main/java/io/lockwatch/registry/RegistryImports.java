@@ -89,14 +89,17 @@ public class RegistryImports implements AutoCloseable {
         record(id, "UPDATE registry_imports SET step = ?, heartbeat_at = now() WHERE id = ?", step, id);
     }
 
+    /** Refused (a bad row, a bad file, another import at the same time): nothing was changed. */
     public void refused(UUID id, int rows, String why) {
         finish(id, "refused", rows, null, why);
     }
 
-    public void done(UUID id, int rows, RegistryFile.Outcome outcome) {
+    /** @param rows null: as recorded when it was staged */
+    public void done(UUID id, Integer rows, RegistryFile.Outcome outcome) {
         finish(id, "done", rows, outcome, null);
     }
 
+    /** It could not be read or applied for a fault of the service or its database: nothing was changed. */
     public void failed(UUID id, String why) {
         finish(id, "failed", null, null, why);
     }
@@ -109,8 +112,8 @@ public class RegistryImports implements AutoCloseable {
         UUID id = accepted.id();
         try {
             RegistryFile.Outcome outcome = file.applyStaged(id, accepted.clientIds(), step -> step(id, step))
-                    .withClientCounts(accepted.clientsCreated(), accepted.clientsUpdated());
-            done(id, -1, outcome);
+                    .withClients(accepted.clientsCreated(), accepted.clientsUpdated(), List.of());
+            done(id, null, outcome);
             log.info("Registry import {} applied: {}", id, outcome);
         } catch (RuntimeException e) {
             if (io.lockwatch.infra.errors.ServicesAway.causedBy(e)
@@ -118,8 +121,7 @@ public class RegistryImports implements AutoCloseable {
                 throw e;
             }
             log.warn("Registry import {} failed; nothing of its sensors and links was applied", id, e);
-            failed(id, e instanceof RegistryFile.Busy ? e.getMessage()
-                    : "it could not be applied (" + e.getClass().getSimpleName() + "); nothing of its sensors and links "
+            failed(id, "it could not be applied (" + e.getClass().getSimpleName() + "); nothing of its sensors and links "
                     + "was applied; see the service's log, then import the file again");
             file.discard(id);
         }
@@ -156,9 +158,9 @@ public class RegistryImports implements AutoCloseable {
             }
         }
         record(id, """
-                UPDATE registry_imports SET state = ?, rows = CASE WHEN ?::integer >= 0 THEN ?::integer ELSE rows END,
+                UPDATE registry_imports SET state = ?, rows = coalesce(?::integer, rows),
                        step = NULL, outcome = ?::jsonb, error = ?, finished_at = now()
-                 WHERE id = ?""", state, rows == null ? -1 : rows, rows == null ? -1 : rows, counts, error, id);
+                 WHERE id = ?""", state, rows, counts, error, id);
         runningHere.remove(id);
         Long since = stepStarted.remove(id);
         if (since != null) {

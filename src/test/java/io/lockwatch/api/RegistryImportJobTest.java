@@ -76,6 +76,39 @@ class RegistryImportJobTest {
         assertThat(JSON.readTree(listed.body()).findValuesAsText("id")).contains(id);
     }
 
+    /**
+     * One import is applied at a time. While another holds the turn (here the test's own session holds the lock),
+     * a small file is answered 409 at once, and a large one's job waits, then is applied.
+     */
+    @Test
+    void whileAnotherImportIsAppliedASmallFileIsA409AndALargeOneWaitsItsTurn() throws Exception {
+        String p = prefix();
+        String large = HEADER + "\n" + IntStream.range(0, 5).mapToObj(i -> p + i + ",Door " + i + ",,,,")
+                .collect(Collectors.joining("\n"));
+        String id;
+        try (java.sql.Connection other = jdbc.getDataSource().getConnection();
+             java.sql.Statement st = other.createStatement()) {
+            st.execute("SELECT pg_advisory_lock(hashtext('lockwatch.registry.import'))");
+
+            HttpResponse<String> small = post(HEADER + "\n" + p + "S,Small door,,,,\n", "text/csv", ADMIN);
+            assertThat(small.statusCode()).as(small.body()).isEqualTo(409);
+            HttpResponse<String> accepted = post(large, "text/csv", ADMIN);
+            assertThat(accepted.statusCode()).isEqualTo(202);
+            id = JSON.readTree(accepted.body()).get("id").asText();
+            // the job is at the lock, waiting for it
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", Integer.class) == 1);
+            assertThat(jdbc.queryForObject("SELECT state FROM registry_imports WHERE id = ?::uuid", String.class, id))
+                    .isEqualTo("applying");
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM sensors WHERE id LIKE ?", Integer.class, p + "%")).isZero();
+
+            st.execute("SELECT pg_advisory_unlock(hashtext('lockwatch.registry.import'))");
+        }
+        JsonNode done = awaitFinished(id);
+        assertThat(done.get("state").asText()).as(done.toString()).isEqualTo("done");
+        assertThat(done.at("/outcome/sensors/created").asInt()).isEqualTo(5);
+    }
+
     @Test
     void aLargeFileWithABadRowIsRefusedAtOnceAndChangesNothing() throws Exception {
         String p = prefix();
