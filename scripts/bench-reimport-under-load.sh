@@ -10,23 +10,11 @@
 # Asserts nothing of the figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/bench.sh
 OUT=target/bench-reimport
-mkdir -p "$OUT"
-LOG="$OUT/bench.log"
-: > "$LOG"
-scripts/bench.sh --isolated "$@" > >(tee "$LOG") 2>&1 &
-BENCH=$!
-trap 'kill $BENCH 2>/dev/null || true' EXIT INT TERM
-
-wait_for() { # $1: a line bench.sh prints
-  until grep -q "$1" "$LOG"; do
-    kill -0 $BENCH 2>/dev/null || { echo "[reimport] bench.sh ended before: $1" >&2; exit 1; }
-    sleep 0.5
-  done
-}
-wait_for "warming the service up"
-PORT=$(grep -o 'Tomcat started on port [0-9]*' target/bench/service.log | tail -1 | awk '{ print $NF }')
-API="http://127.0.0.1:$PORT/api/v1"
+bench_beside "$OUT" "$@"
+bench_beside_reached "warming the service up"
+API="$(bench_beside_service)/api/v1"
 AUTH="Authorization: Bearer bench-token"
 T0=$(date +%s%N)
 curl -sf -H "$AUTH" "$API/export?format=csv" -o "$OUT/registry.csv"
@@ -43,7 +31,7 @@ with open(sys.argv[1], newline='') as f, open(sys.argv[2], 'w', newline='') as o
         w.writerow(row)
 PY
 
-wait_for "service run: publishing"
+bench_beside_reached "service run: publishing"
 sleep 10 # into the run's steady part
 T0=$(date +%s%N)
 CODE=$(curl -s -o "$OUT/import.json" -w '%{http_code}' -X POST -H "$AUTH" -H 'Content-Type: text/csv' \
@@ -58,4 +46,4 @@ if [ "$CODE" = 202 ]; then
   done
 fi
 echo "[reimport] import finished $(( ($(date +%s%N) - T0) / 1000000 )) ms after it was posted: $(head -c 400 "$OUT/import.json")"
-wait $BENCH
+wait $BESIDE_PID

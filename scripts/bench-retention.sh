@@ -15,21 +15,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OLD=10000000
 if [ "${1:-}" = --old ]; then OLD=$2; shift 2; fi
+source scripts/lib/bench.sh
 OUT=target/bench-retention
-mkdir -p "$OUT"
-LOG="$OUT/bench.log"
-: > "$LOG"
 sql() { PGPASSWORD=lockwatch psql -X -q -At -h 127.0.0.1 -U lockwatch -d lockwatch_bench -c "$1"; }
 # a pass every 20 s: a route started again keeps its clustered trigger's schedule, so its first pass comes within that
-scripts/bench.sh --isolated --service-arg --lockwatch.retention.interval=20000 "$@" > >(tee "$LOG") 2>&1 &
-BENCH=$!
-trap 'kill $BENCH 2>/dev/null || true' EXIT INT TERM
-wait_for() { # $1: a line bench.sh prints
-  until grep -q "$1" "$LOG"; do
-    kill -0 $BENCH 2>/dev/null || { echo "[retention] bench.sh ended before: $1" >&2; exit 1; }
-    sleep 0.5
-  done
-}
+bench_beside "$OUT" --service-arg --lockwatch.retention.interval=20000 "$@"
 size() { sql "SELECT pg_size_pretty(pg_total_relation_size('notifications'))"; }
 
 route() { # $1: start or stop the retention route, over Jolokia with the bench's token, as Hawtio would
@@ -40,10 +30,10 @@ route() { # $1: start or stop the retention route, over Jolokia with the bench's
     "$BASE/actuator/jolokia" | grep -q '"status":200' || { echo "[retention] the route did not $1" >&2; exit 1; }
   echo "[retention] retention route: $1"
 }
-wait_for "service healthy"
-BASE=$(grep -o 'service started (pid [0-9]*, http://[0-9.:]*' "$LOG" | sed 's/.*, //')
+bench_beside_reached "service healthy"
+BASE=$(bench_beside_service)
 route stop
-wait_for "raw ceiling: publishing"
+bench_beside_reached "raw ceiling: publishing"
 T0=$(date +%s%N)
 sql "
   WITH clients AS (
@@ -64,7 +54,7 @@ sql "
    LIMIT $OLD"
 echo "[retention] $OLD old notifications written in $(( ($(date +%s%N) - T0) / 1000000 )) ms; notifications: $(size)"
 OLD_LEFT="SELECT count(*) FROM notifications WHERE finished_at < now() - interval '30 days'"
-wait_for "service run: publishing"
+bench_beside_reached "service run: publishing"
 sleep 10 # into the run's steady part
 route start
 T0=$(date +%s%N)
@@ -73,9 +63,9 @@ while :; do
   echo "[retention] +$(( ($(date +%s%N) - T0) / 1000000000 )) s: $LEFT old notifications left"
   # their events (100 days old, past the 90 days of history) go in the pass after: bench.sh counts the events
   [ "$LEFT" = 0 ] && [ "$(sql "SELECT count(*) FROM sensor_events WHERE sequence < 0")" = 0 ] && break
-  kill -0 $BENCH 2>/dev/null || break
+  kill -0 $BESIDE_PID 2>/dev/null || break
   sleep 5
 done
 echo "[retention] notifications after the removal: $(size)"
 sql "DELETE FROM clients WHERE name LIKE 'Retention bench %'" # bench.sh's next TRUNCATE would take them anyway
-wait $BENCH
+wait $BESIDE_PID

@@ -123,3 +123,29 @@ bench_run() {
   BENCH_HARNESS_PID=$!
   wait "$BENCH_HARNESS_PID"
 }
+
+# For scripts that act on a bench.sh run while it goes on (bench-reimport-under-load.sh, bench-retention.sh):
+# bench_beside OUT ARGS...: starts scripts/bench.sh --isolated ARGS in the background, its output shown and kept in
+# OUT/bench.log, stopped if the caller ends first
+bench_beside() {
+  BESIDE_LOG="$1/bench.log"
+  shift
+  mkdir -p "$(dirname "$BESIDE_LOG")"
+  : > "$BESIDE_LOG"
+  scripts/bench.sh --isolated "$@" > >(tee "$BESIDE_LOG") 2>&1 &
+  BESIDE_PID=$!
+  trap 'kill $BESIDE_PID 2>/dev/null || true' EXIT INT TERM
+}
+
+# bench_beside_reached LINE: waits until the run has printed LINE; fails if it ended before
+bench_beside_reached() {
+  until grep -q "$1" "$BESIDE_LOG"; do
+    kill -0 "$BESIDE_PID" 2>/dev/null || die "bench.sh ended before: $1"
+    sleep 0.5
+  done
+}
+
+# the running service's base URL, as the run printed it (once "service started" is in its log)
+bench_beside_service() {
+  grep -o 'service started (pid [0-9]*, http://[0-9.:]*' "$BESIDE_LOG" | tail -1 | sed 's/.*, //'
+}
