@@ -67,7 +67,11 @@ public final class ReplayedRequest extends HttpServletRequestWrapper {
 
             @Override
             public boolean isFinished() {
-                return finished;
+                try {
+                    return finished || in.available() == 0;
+                } catch (IOException e) {
+                    return true;
+                }
             }
 
             @Override
