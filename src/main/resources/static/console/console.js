@@ -197,6 +197,7 @@
       cell(tr, c.url, 'wrap');
       cell(tr, c.delivery_mode);
       cell(tr, c.event_types ? c.event_types.join(', ') : 'all', 'wrap');
+      cell(tr, c.max_events_per_request > 1 ? 'up to ' + c.max_events_per_request + ' events, an array' : '1 event');
       cell(tr, !c.enabled ? 'paused' : c.failing_since ? 'failing since ' + when(c.failing_since) : 'active');
       const action = cell(tr, '');
       action.className = 'actions';

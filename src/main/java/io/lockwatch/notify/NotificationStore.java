@@ -371,16 +371,21 @@ public class NotificationStore {
         return Boolean.TRUE.equals(paused);
     }
 
-    /** Where and how a client is posted to: its URL and the secrets that sign for it now. */
-    public record Target(String url, String secret, String previousSecret) {
+    /**
+     * Where and how a client is posted to: its URL, the secrets that sign for it now, and the events it takes in one
+     * request (above 1, every body it is sent is a JSON array).
+     */
+    public record Target(String url, String secret, String previousSecret, int maxEventsPerRequest) {
     }
 
     /** @return null if there is no such client */
     public Target target(UUID client) {
         List<Target> found = jdbc.query("""
-                SELECT url, webhook_secret, CASE WHEN previous_secret_until > now() THEN previous_secret END
+                SELECT url, webhook_secret, CASE WHEN previous_secret_until > now() THEN previous_secret END,
+                       max_events_per_request
                   FROM clients WHERE id = ?""",
-                (rs, i) -> new Target(rs.getString(1), openOrNull(rs.getString(2), client), openOrNull(rs.getString(3), null)),
+                (rs, i) -> new Target(rs.getString(1), openOrNull(rs.getString(2), client), openOrNull(rs.getString(3), null),
+                        rs.getInt(4)),
                 client);
         return found.isEmpty() ? null : found.get(0);
     }

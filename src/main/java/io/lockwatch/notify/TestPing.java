@@ -3,6 +3,7 @@ package io.lockwatch.notify;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -15,7 +16,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * Posted like a webhook: the same guard, timeouts, signatures, and no redirects. It goes through the client's lane,
  * so a burst of pings to a slow endpoint holds at most that lane's slots, never other clients' connections: it waits
  * for a free slot of the lane up to the attempt's timeout (the circuit does not stop it: a ping is how an endpoint
- * whose circuit is open is checked), and at most {@value #AT_ONCE} pings are in flight in an instance.
+ * whose circuit is open is checked), and at most {@value #AT_ONCE} pings are in flight in an instance. A client that
+ * takes batches ({@code max_events_per_request} above 1) gets the event in an array of one, as it gets every event:
+ * the ping checks the parser that its webhooks will meet.
  */
 public class TestPing {
 
@@ -62,7 +65,7 @@ public class TestPing {
             event.put("type", "webhook.test");
             event.put("client_id", client.toString());
             event.put("sent_at", Instant.now().truncatedTo(ChronoUnit.MILLIS).toString());
-            body = JSON.writeValueAsString(event);
+            body = JSON.writeValueAsString(target.maxEventsPerRequest() > 1 ? List.of(event) : event);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

@@ -189,13 +189,17 @@ class ConsoleBrowserTest {
                 "History is kept 90 days; delivered, dead and superseded notifications 30 days after they finished.");
         screenshot("console-overview");
 
-        // pause a client
+        // pause a client (one that takes batches of up to 50 events)
+        jdbc.update("UPDATE clients SET max_events_per_request = 50 WHERE name = ?", "Calm " + p);
         nav("clients");
         clickWhenShown(wait, By.xpath("//table[@id='client-table']//button[text()='Pause Calm " + p + "']"));
         wait.until(d -> Boolean.FALSE.equals(jdbc.queryForObject("SELECT enabled FROM clients WHERE name = ?",
                 Boolean.class, "Calm " + p)));
-        wait.until(d -> d.findElements(By.xpath("//table[@id='client-table']//tr[td[1]='Calm " + p + "']/td[5]"))
+        wait.until(d -> d.findElements(By.xpath("//table[@id='client-table']//tr[td[1]='Calm " + p + "']/td[6]"))
                 .stream().anyMatch(td -> td.getText().equals("paused")));
+        // how many events a request carries
+        assertThat(browser.findElement(By.xpath("//table[@id='client-table']//tr[td[1]='Calm " + p + "']/td[5]"))
+                .getText()).isEqualTo("up to 50 events, an array");
         // a client's statistics and a test event, answered under the table
         clickWhenShown(wait, By.xpath("//table[@id='client-table']//button[text()='Statistics of Calm " + p + "']"));
         wait.until(d -> d.findElement(By.id("client-detail")).getText().matches("(?s).*last hour: [1-9]\\d* delivered.*"));

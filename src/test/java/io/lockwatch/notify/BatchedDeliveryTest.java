@@ -46,6 +46,7 @@ class BatchedDeliveryTest {
 
     @Autowired JdbcTemplate jdbc;
     @Autowired ClaimWakeUp wakeUps;
+    @Autowired TestPing ping;
 
     /**
      * 25 sensors with one event each, and one with two: every event arrives once, in signed arrays of at most ten,
@@ -136,6 +137,25 @@ class BatchedDeliveryTest {
                  WHERE n.client_id = ? ORDER BY a.attempted_at, a.status_code DESC""", Integer.class, client))
                 .as("the attempts recorded, each with its request's answer")
                 .containsExactly(503, 503, 503, 503, 503, 200, 200, 200, 200, 200);
+    }
+
+    /** A client that takes arrays gets its test ping as an array of one, signed: what its webhooks will look like. */
+    @Test
+    void aTestPingToAClientThatBatchesIsAnArrayOfOne() throws Exception {
+        String path = "/ping-batched-" + UUID.randomUUID();
+        String secret = WebhookSigner.newSecret();
+        UUID client = client(path, secret, 10);
+
+        TestPing.Result result = ping.send(client);
+
+        assertThat(result.statusCode()).isEqualTo(200);
+        WebhookReceiver.Received request = receiver.at(path).get(0);
+        assertThat(WebhookReceiver.signatureValid(request, secret)).isTrue();
+        JsonNode body = JSON.readTree(request.body());
+        assertThat(body.isArray()).as("an array, as every body to this client: %s", request.body()).isTrue();
+        assertThat(body).hasSize(1);
+        assertThat(body.get(0).get("type").asText()).isEqualTo("webhook.test");
+        assertThat(body.get(0).get("id").asText()).isEqualTo(request.header("webhook-id"));
     }
 
     /** A pending notification due in an hour: none is claimed by the poll while the test writes the others. */
