@@ -117,7 +117,7 @@ public class ClientsApi {
         UUID id = clientId(exchange);
         java.time.Instant from = Json.storable(Json.bind(exchange, RequestBodies.ReplayRequest.class).since().toInstant(), "since");
         if (from.isBefore(java.time.Instant.now().minus(replayMaxAge))) {
-            // what is replayed goes to the client ahead of its live events: a bounded backlog
+            // what is replayed goes to the client behind its live events: a backlog, bounded
             long hours = replayMaxAge.toHours();
             throw ApiProblem.badRequest("since", "since may reach back " + (hours % 24 == 0 ? hours / 24 + " days" : hours + " hours")
                     + " at most (lockwatch.notify.replay-max-age)");

@@ -14,16 +14,17 @@ import java.util.UUID;
  * @param traceParent the W3C traceparent of the span that recorded the notification (its attempts are spans under
  *                 it); null when it was recorded with tracing off
  * @param maxEventsPerRequest the client's: more than 1, its notifications are posted in batches ({@link Dispatch})
+ * @param replayed  asked for again by a replay or a redelivery: it comes after the sensor's live events, and says so
  */
 public record Delivery(UUID id, UUID clientId, String url, String secret, String previousSecret, boolean linked, String sensorId,
                        String address, String type, Integer state, Integer previousState, long sequence,
                        long occurredAt, int attempt, java.util.Map<String, Object> alarm,
-                       String traceParent, int maxEventsPerRequest) {
+                       String traceParent, int maxEventsPerRequest, boolean replayed) {
 
     public Delivery(UUID id, UUID clientId, String url, String secret, String previousSecret, boolean linked,
                     String sensorId, String address, String type, Integer state, Integer previousState, long sequence,
                     long occurredAt, int attempt) {
         this(id, clientId, url, secret, previousSecret, linked, sensorId, address, type, state, previousState, sequence,
-                occurredAt, attempt, null, null, 1);
+                occurredAt, attempt, null, null, 1, false);
     }
 }

@@ -36,12 +36,14 @@ public class NotificationStore {
     /**
      * Claims due notifications for the lanes that have room, up to each lane's room of requests and {@code total}
      * requests in all, in one statement (a request carries one notification; of a client that batches, up to its
-     * {@code max_events_per_request}, see {@link Dispatch}): each lane's due notifications are one range of
-     * {@code notifications_due_by_client}, taken oldest due first, and where {@code total} does not reach every
+     * {@code max_events_per_request}, see {@link Dispatch}): each lane's due notifications are its ranges of
+     * {@code notifications_due_live_first}, live then replayed, each taken oldest due first, and where {@code total} does not reach every
      * lane's room they are shared out in turns by what each lane will have in flight (a lane with none first, then
-     * every lane with one, …), so no client takes more than its share while others wait. Only the head of a queue
-     * (no older notification of the same client and sensor pending or being sent) is taken, so each queue is posted
-     * one at a time, in order; paused clients are taken nothing.
+     * every lane with one, …; in a turn, lanes with live work before those with replayed work only), so no client
+     * takes more than its share while others wait. Only the head of a queue (none of the same client and sensor in
+     * flight, none before it pending) is taken, so each queue is posted one at a time, in order: its live notifications
+     * in sequence order, then its replayed ones in sequence order. A lane's live work goes before its replayed work;
+     * paused clients are taken nothing.
      * <p>
      * {@code lookEverywhere}: the lanes are also every client with pending notifications (found by a skip scan of the
      * same index, one probe per such client), those not in {@code room} with {@code newLaneRoom}; and first the
@@ -74,29 +76,25 @@ public class NotificationStore {
                          -- an array, not a join: the planner cannot bound the rows a lane's lateral gives (its limit is
                          -- a column), and joined it chose to read the whole table for a hash join (31 ms, not 5)
                          WHERE n.id = ANY (ARRAY(SELECT r.id
-                                  FROM (SELECT q.id, dense_rank() OVER (ORDER BY q.turn, q.first_due, q.client_id) AS nth
+                                  FROM (SELECT q.id, dense_rank() OVER (ORDER BY q.turn, q.replay_only, q.first_due, q.client_id) AS nth
                                           FROM (SELECT x.id, l.client_id, x.turn,
+                                                       bool_and(x.replayed) OVER (PARTITION BY l.client_id, x.turn) AS replay_only,
                                                        min(x.next_attempt_at) OVER (PARTITION BY l.client_id, x.turn) AS first_due
                                                   FROM lanes l
                                                   JOIN clients c ON c.id = l.client_id AND c.enabled
                                                   CROSS JOIN LATERAL (
-                                                       SELECT y.id, y.next_attempt_at,
-                                                              l.in_flight + 1 + (row_number() OVER (ORDER BY y.next_attempt_at) - 1)
+                                                       SELECT y.id, y.next_attempt_at, y.replayed,
+                                                              l.in_flight + 1 + (row_number() OVER (ORDER BY y.replayed, y.next_attempt_at) - 1)
                                                                                 / c.max_events_per_request AS turn
-                                                         FROM (SELECT d.id, d.next_attempt_at
-                                                                 FROM notifications d
-                                                                WHERE d.client_id = l.client_id AND d.status = 'pending'
-                                                                  AND d.next_attempt_at <= now()
-                                                                  AND NOT EXISTS (SELECT 1 FROM notifications o
-                                                                                   WHERE o.client_id = d.client_id AND o.sensor_id = d.sensor_id
-                                                                                     AND o.status IN ('pending', 'delivering')
-                                                                                     AND o.sequence < d.sequence)
-                                                                ORDER BY d.next_attempt_at
-                                                                LIMIT l.room * c.max_events_per_request
-                                                                  FOR UPDATE OF d SKIP LOCKED) y) x
+                                                         -- the live range, then the replayed one if room is left: each
+                                                         -- by index, the second read only if the first falls short
+                                                         FROM (SELECT * FROM (%1$s) live
+                                                               UNION ALL
+                                                               SELECT * FROM (%2$s) replayed
+                                                               LIMIT l.room * c.max_events_per_request) y) x
                                                  WHERE l.room > 0) q) r
                                  WHERE r.nth <= ?))
-                        RETURNING n.id""");
+                        RETURNING n.id""".formatted(headsOfALane(false), headsOfALane(true)));
                 int i = 1;
                 List<UUID> lanes = List.copyOf(room.keySet());
                 ps.setArray(i++, con.createArrayOf("uuid", lanes.toArray()));
@@ -120,7 +118,7 @@ public class NotificationStore {
                                n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
                                e.occurred_at, n.attempts,
                                a.id, a.type, a.opened_at, a.threshold_seconds, a.raised_at, a.cleared_at,
-                               n.trace_parent, c.max_events_per_request
+                               n.trace_parent, c.max_events_per_request, n.replayed
                           FROM notifications n
                           JOIN sensor_events e ON e.id = n.event_id
                           LEFT JOIN alarms a ON a.id = e.alarm_id
@@ -128,15 +126,35 @@ public class NotificationStore {
                           LEFT JOIN client_sensors cs ON cs.client_id = n.client_id AND cs.sensor_id = n.sensor_id
                           LEFT JOIN sensors s ON s.id = n.sensor_id
                          WHERE n.id = ANY (?)
-                         ORDER BY n.next_attempt_at""");
+                         ORDER BY n.replayed, n.next_attempt_at""");
                 ps.setArray(1, con.createArrayOf("uuid", claimed.toArray()));
                 return ps;
             }, (rs, i) -> new Delivery(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
                     openOrNull(rs.getString(4), rs.getObject(2, UUID.class)), openOrNull(rs.getString(5), null), rs.getBoolean(6), rs.getString(7), rs.getString(8), rs.getString(9),
                     (Integer) rs.getObject(10, Integer.class), (Integer) rs.getObject(11, Integer.class), rs.getLong(12),
                     rs.getTimestamp(13).getTime(), rs.getInt(14), alarm(rs), rs.getString(21),
-                    rs.getObject(22) == null ? 1 : rs.getInt(22)));
+                    rs.getObject(22) == null ? 1 : rs.getInt(22), rs.getBoolean(23)));
         });
+    }
+
+    /**
+     * A lane's due heads of queues, live or replayed, oldest due first, locked: a head is a notification of its client
+     * and sensor with none of theirs in flight and none before it pending, where live ones come before replayed ones,
+     * each in sequence order.
+     */
+    private static String headsOfALane(boolean replayed) {
+        return """
+                SELECT d.id, d.next_attempt_at, d.replayed
+                  FROM notifications d
+                 WHERE d.client_id = l.client_id AND d.status = 'pending' AND d.replayed = %s
+                   AND d.next_attempt_at <= now()
+                   AND NOT EXISTS (SELECT 1 FROM notifications o
+                                    WHERE o.client_id = d.client_id AND o.sensor_id = d.sensor_id
+                                      AND (o.status = 'delivering'
+                                           OR o.status = 'pending' AND (o.replayed, o.sequence) < (d.replayed, d.sequence)))
+                 ORDER BY d.next_attempt_at
+                 LIMIT l.room * c.max_events_per_request
+                   FOR UPDATE OF d SKIP LOCKED""".formatted(replayed);
     }
 
     /** The lanes a claim serves: those given, each with its room. */
@@ -146,7 +164,7 @@ public class NotificationStore {
 
     /**
      * The lanes a claim serves when it looks everywhere: every client with a pending notification, by a skip scan of
-     * {@code notifications_due_by_client} (one probe per such client, however many are pending), with the room
+     * {@code notifications_due_live_first} (one probe per such client, however many are pending), with the room
      * given, else a new lane's.
      */
     private static final String LANES_EVERYWHERE = """
@@ -316,7 +334,10 @@ public class NotificationStore {
         });
     }
 
-    /** Of these finished attempts, those whose queue (client and sensor) holds a newer notification still to send. */
+    /**
+     * Of these finished attempts, those whose queue (client and sensor) holds another notification still to send: a
+     * newer live one, or a replayed one (older, but behind the live head).
+     */
     private Set<UUID> successorsWaiting(List<FinishedAttempt> finished) {
         if (finished.isEmpty()) {
             return Set.of();
@@ -326,7 +347,7 @@ public class NotificationStore {
                     SELECT u.id FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::bigint[]) AS u (id, client_id, sensor_id, sequence)
                      WHERE EXISTS (SELECT 1 FROM notifications o
                                     WHERE o.client_id = u.client_id AND o.sensor_id = u.sensor_id
-                                      AND o.status IN ('pending', 'delivering') AND o.sequence > u.sequence)""");
+                                      AND o.status = 'pending')""");
             ps.setArray(1, con.createArrayOf("uuid", column(finished, a -> a.delivery().id())));
             ps.setArray(2, con.createArrayOf("uuid", column(finished, a -> a.delivery().clientId())));
             ps.setArray(3, con.createArrayOf("text", column(finished, a -> a.delivery().sensorId())));
@@ -408,7 +429,7 @@ public class NotificationStore {
                     UPDATE notifications n
                        SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
                            lease_until = NULL, last_error = NULL, superseded_by = NULL,
-                           superseded_reason = NULL
+                           superseded_reason = NULL, replayed = true
                      WHERE n.client_id = ? AND n.created_at >= ? AND n.status IN ('dead', 'superseded')
                        AND (NOT EXISTS (SELECT 1 FROM clients c WHERE c.id = n.client_id AND c.delivery_mode = 'latest_state')
                             OR NOT EXISTS (SELECT 1 FROM notifications newer
@@ -431,7 +452,7 @@ public class NotificationStore {
     public boolean redeliver(UUID id) {
         return jdbc.update("""
                 UPDATE notifications SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
-                       lease_until = NULL
+                       lease_until = NULL, replayed = true
                  WHERE id = ? AND status IN ('dead', 'cancelled')""", id) > 0;
     }
 
@@ -447,7 +468,7 @@ public class NotificationStore {
             }
             return jdbc.update("""
                     UPDATE notifications SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
-                           lease_until = NULL
+                           lease_until = NULL, replayed = true
                      WHERE client_id = ? AND status = 'dead'""", client);
         });
     }

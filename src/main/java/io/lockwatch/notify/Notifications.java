@@ -416,6 +416,10 @@ public class Notifications {
         if (d.alarm() != null) {
             p.put("alarm", d.alarm());
         }
+        if (d.replayed()) {
+            // it comes after the sensor's newer events: not the door's state now
+            p.put("replayed", true);
+        }
         return p;
     }
 }

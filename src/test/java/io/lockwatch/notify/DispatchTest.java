@@ -36,6 +36,6 @@ class DispatchTest {
 
     private Delivery delivery(int maxEventsPerRequest) {
         return new Delivery(UUID.randomUUID(), client, "http://127.0.0.1:9/hook", "whsec_x", null, true, "S1", "door",
-                "sensor.state_changed", 1, 0, 1, System.currentTimeMillis(), 1, null, null, maxEventsPerRequest);
+                "sensor.state_changed", 1, 0, 1, System.currentTimeMillis(), 1, null, null, maxEventsPerRequest, false);
     }
 }

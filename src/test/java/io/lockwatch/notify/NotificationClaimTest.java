@@ -153,6 +153,66 @@ class NotificationClaimTest {
     }
 
     /**
+     * A replayed notification of a sensor goes behind the sensor's live ones, though its sequence is older: the live
+     * one first, then the replayed one, never both in flight; and the live one's delivery names the queue as having
+     * a successor, so the replayed one is not left for the poll.
+     */
+    @Test
+    void aReplayedNotificationGoesBehindTheLiveHeadOfItsSensor() {
+        UUID client = newClient();
+        String sensor = rows.sensor(client);
+        UUID replayed = rows.notification(client, sensor, 1, "pending", 0, null, "now() - interval '1 minute'");
+        jdbc.update("UPDATE notifications SET replayed = true WHERE id = ?", replayed);
+        UUID live = notification(client, sensor, 2, "pending", 0, null);
+
+        List<Delivery> first = store.claim(Map.of(client, room(10)), false, 10, 10, LEASE);
+        assertThat(first).extracting(Delivery::id).as("the live one only, though the replayed one is older")
+                .containsExactly(live);
+        assertThat(first.get(0).replayed()).isFalse();
+        assertThat(store.claim(Map.of(client, room(10)), false, 10, 10, LEASE))
+                .as("nothing while the live one is in flight").isEmpty();
+
+        Set<UUID> successors = store.recordAttempts(List.of(new FinishedAttempt(delivery(live, client, sensor), 200, null,
+                System.currentTimeMillis(), 5, NotificationStore.Outcome.DELIVERED, null)));
+        assertThat(successors).as("the replayed one waits behind it").containsExactly(live);
+        List<Delivery> then = store.claim(Map.of(client, room(10)), false, 10, 10, LEASE);
+        assertThat(then).extracting(Delivery::id).containsExactly(replayed);
+        assertThat(then.get(0).replayed()).as("it says it was asked for again").isTrue();
+
+        UUID newer = notification(client, sensor, 3, "pending", 0, null);
+        assertThat(store.claim(Map.of(client, room(10)), false, 10, 10, LEASE))
+                .as("a live one that comes while the replayed one is in flight waits for it").isEmpty();
+        jdbc.update("UPDATE notifications SET status = 'delivered', lease_until = NULL WHERE id = ?", replayed);
+        assertThat(store.claim(Map.of(client, room(10)), false, 10, 10, LEASE)).extracting(Delivery::id)
+                .containsExactly(newer);
+    }
+
+    /**
+     * A lane with room for one takes its live work before its replayed work, however long that has been due; and where
+     * the instance's slots are short, a lane with live work goes before one with only replayed work in the same turn.
+     */
+    @Test
+    void liveWorkGoesBeforeReplayedWorkInALaneAndAcrossLanes() {
+        UUID client = newClient();
+        List<UUID> replayed = dueOfEachItsOwnSensor(client, 3, 600);
+        replayed.forEach(id -> jdbc.update("UPDATE notifications SET replayed = true WHERE id = ?", id));
+        List<UUID> live = dueOfEachItsOwnSensor(client, 1, 0);
+
+        assertThat(store.claim(Map.of(client, room(1)), false, 10, 10, LEASE)).extracting(Delivery::id)
+                .containsExactly(live.get(0));
+        assertThat(store.claim(Map.of(client, room(2)), false, 10, 10, LEASE)).extracting(Delivery::id)
+                .as("then the replayed ones, longest due first").containsExactly(replayed.get(0), replayed.get(1));
+
+        UUID replaying = newClient();
+        UUID quiet = newClient();
+        dueOfEachItsOwnSensor(replaying, 5, 600)
+                .forEach(id -> jdbc.update("UPDATE notifications SET replayed = true WHERE id = ?", id));
+        List<UUID> one = dueOfEachItsOwnSensor(quiet, 1, 0);
+        assertThat(store.claim(Map.of(replaying, room(4), quiet, room(4)), false, 4, 1, LEASE)).extracting(Delivery::id)
+                .as("one free slot: the live event, not the replay that has waited longer").containsExactly(one.get(0));
+    }
+
+    /**
      * A group of attempts recorded together: each gets its attempt row and outcome; a client whose attempt failed is
      * failing from then, one whose attempt delivered no longer; and the group says which finished heads have a newer
      * notification of their queue waiting.

@@ -435,6 +435,9 @@ class NotifyRouteTest {
         Received again = receiver.at(a.path()).get(before2);
         assertThat(again.header("webhook-id")).isEqualTo(deadId);
         assertThat(field(again, "sequence")).isEqualTo("1");
+        assertThat(field(again, "replayed")).as("it comes after the sensor's newer event, and says so").isEqualTo("true");
+        assertThat(receiver.at(a.path()).subList(0, before2)).as("a live event says nothing of replay")
+                .allMatch(r -> !body(r).has("replayed"));
         await().atMost(Duration.ofSeconds(5)).until(() -> statuses(a.id()).equals(List.of("delivered", "delivered")));
         assertThat(store.replay(UUID.randomUUID(), before)).isNull();
     }
@@ -680,6 +683,14 @@ class NotifyRouteTest {
 
     private List<String> errors(UUID client) {
         return jdbc.queryForList("SELECT error FROM delivery_attempts WHERE client_id = ? ORDER BY attempted_at", String.class, client);
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode body(Received r) {
+        try {
+            return JSON.readTree(r.body());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static String field(Received r, String name) {
