@@ -212,6 +212,26 @@ class IngestRouteTest {
         assertThat(events(s)).containsExactly("1:null->1", "2:1->0", "3:0->1");
     }
 
+    /**
+     * The attack of issue 37: a forged "closed" dated 4.5 s ahead (within the skew), then the door's genuine opening,
+     * measured after the forgery arrived. The opening is applied: the forgery counts as measured when it arrived.
+     */
+    @Test
+    void aReadingDatedAheadCannotMakeALaterGenuineOneStale() {
+        String s = register();
+        int before = acknowledged.get();
+        publish(reading(s, 1, System.currentTimeMillis() - 1000));
+        awaitAcknowledged(before + 1);
+
+        publish(reading(s, 1, System.currentTimeMillis() + 4500));
+        awaitAcknowledged(before + 2);
+        publish(reading(s, 0, System.currentTimeMillis()));
+        awaitAcknowledged(before + 3);
+
+        assertThat(events(s)).as("the opening is an event").containsExactly("1:null->1", "2:1->0");
+        assertThat(state(s)).containsEntry("state", 0);
+    }
+
     @Test
     void readingsWithoutTimeOrIdReceivedTogetherAreAllApplied() {
         String s = register();
