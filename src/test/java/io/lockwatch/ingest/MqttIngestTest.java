@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.eclipse.paho.client.mqttv3.MqttMessage;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lockwatch.notify.WebhookReceiver;
 import org.apache.camel.CamelContext;
@@ -34,6 +36,14 @@ class MqttIngestTest extends MqttIngestContract {
     CamelContext camel;
     @Value("${lockwatch.routes.dir}")
     Path routesDir;
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
+    io.micrometer.core.instrument.Counter retained;
+
+    @org.junit.jupiter.api.BeforeEach
+    void theRetainedCounter() {
+        retained = meters.counter("lockwatch.readings.mqtt.retained");
+    }
 
     /** Messages to a topic nobody has subscribed to yet are dropped by MQTT: the bridge is connected first. */
     @org.junit.jupiter.api.BeforeEach
@@ -45,6 +55,58 @@ class MqttIngestTest extends MqttIngestContract {
     @Test
     void theListenerIsOnLoopback() {
         assertThat(brokerUrl).matches("tcp://127\\.0\\.0\\.1:\\d+");
+    }
+
+    /**
+     * A message published retained counts once, as it arrives, and is not kept: when the bridge reconnects (and
+     * subscribes again) that old "open" is not handed over again as a new reading over the newer "closed".
+     */
+    @Test
+    void aRetainedMessageCountsOnceAndIsNotHandedOverAgainWhenTheBridgeReconnects() throws Exception {
+        String id = sensor();
+        String hook = linkedClient(id);
+        double before = retained.count();
+        MqttMessage open = new MqttMessage("0".getBytes(StandardCharsets.UTF_8));
+        open.setQos(1);
+        open.setRetained(true);
+        sensor.publish("lockwatch/readings/" + id, open);
+        publish("lockwatch/readings/" + id, "1");
+        await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at(hook).size() == 2);
+        assertThat(retained.count() - before).as("counted as retained").isEqualTo(1.0);
+
+        // as after a lost connection: the bridge subscribes again
+        camel.getRouteController().stopRoute(MqttBridge.ROUTE);
+        camel.getRouteController().startRoute(MqttBridge.ROUTE);
+        publish("lockwatch/readings/" + id, "1"); // a repeat: whatever the listener handed over came before it
+        await().atMost(Duration.ofSeconds(15)).until(() -> Long.valueOf(3).equals(jdbc.queryForObject(
+                "SELECT count(*) FROM reading_history WHERE sensor_id = ?", Long.class, id)));
+
+        assertThat(jdbc.queryForObject("SELECT state FROM sensor_state WHERE sensor_id = ?", Integer.class, id))
+                .as("still closed").isEqualTo(1);
+        assertThat(jdbc.queryForList("SELECT data FROM reading_history WHERE sensor_id = ? ORDER BY received_at",
+                Integer.class, id)).as("the open, the close and the repeat: nothing again").containsExactly(0, 1, 1);
+        assertThat(receiver.at(hook)).hasSize(2);
+    }
+
+    /** mosquitto_pub 2.0 sends no client id: accepted, for a clean session, as MQTT 3.1.1 allows. */
+    @Test
+    void aClientWithoutAClientIdIsGivenOne() throws Exception {
+        String id = sensor();
+        org.eclipse.paho.client.mqttv3.MqttClient anonymous = new org.eclipse.paho.client.mqttv3.MqttClient(brokerUrl, "",
+                new org.eclipse.paho.client.mqttv3.persist.MemoryPersistence());
+        org.eclipse.paho.client.mqttv3.MqttConnectOptions options = new org.eclipse.paho.client.mqttv3.MqttConnectOptions();
+        options.setCleanSession(true);
+        anonymous.connect(options);
+        try {
+            MqttMessage m = new MqttMessage("0".getBytes(StandardCharsets.UTF_8));
+            m.setQos(1);
+            anonymous.publish("lockwatch/readings/" + id, m);
+        } finally {
+            anonymous.disconnect();
+            anonymous.close();
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> Integer.valueOf(0).equals(jdbc.queryForObject(
+                "SELECT state FROM sensor_state WHERE sensor_id = ?", Integer.class, id)));
     }
 
     @Test

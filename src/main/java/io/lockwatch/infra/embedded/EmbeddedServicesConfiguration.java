@@ -50,8 +50,12 @@ class EmbeddedServicesConfiguration {
      */
     @Bean(name = MQTT_BEAN, destroyMethod = "close")
     @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(name = "lockwatch.mqtt.enabled", matchIfMissing = true)
-    EmbeddedMqttBroker embeddedMqttBroker(EmbeddedProperties props, EphemeralDataDirectory dataDir) throws Exception {
-        return EmbeddedMqttBroker.start(props.dataDir(), props.mqttPort(), !props.ephemeral());
+    EmbeddedMqttBroker embeddedMqttBroker(EmbeddedProperties props, EphemeralDataDirectory dataDir,
+                                          io.micrometer.core.instrument.MeterRegistry meters) throws Exception {
+        return EmbeddedMqttBroker.start(props.dataDir(), props.mqttPort(), !props.ephemeral(),
+                io.micrometer.core.instrument.Counter.builder("lockwatch.readings.mqtt.retained")
+                        .description("MQTT messages published retained: each counts once as it arrives; none is kept")
+                        .register(meters));
     }
 
     /**
