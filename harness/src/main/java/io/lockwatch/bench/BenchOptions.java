@@ -38,6 +38,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *                    endpoint across the internet (0: at once, on loopback)
  * @param maxEventsPerRequest every client's {@code max_events_per_request}: 1, one event per request; more, batched
  *                    delivery (JSON arrays of up to this many events)
+ * @param holdAfterSetup null, or a file: once the sensors are registered, the run waits until it exists, so that a
+ *                    script beside it writes data of its own into the database on an otherwise idle machine
+ *                    (bench-retention.sh's old notifications) before anything is measured
  * @param mqtt        the warm-up and the timed run publish over MQTT (QoS 1, RabbitMQ's plugin on 127.0.0.1:1883) as
  *                    sensors would, instead of AMQP; the raw ceiling stays the AMQP one, the yardstick of both
  */
@@ -45,7 +48,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                     int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
                     int clients, int links, Drill drill, int partitions, int instances, double serviceCpus,
-                    long drain, int perMessage, boolean mqtt, int receiverDelayMs, int maxEventsPerRequest) {
+                    long drain, int perMessage, boolean mqtt, int receiverDelayMs, int maxEventsPerRequest,
+                    Path holdAfterSetup) {
 
     static final String QUEUE = "lockwatch.readings";
 
@@ -91,7 +95,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--instances 1] [--partitions 1, 4 with several instances]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
                                    [--service-arg --name=value ...] [--service-cpus 0] [--drain N]
-                                   [--receiver-delay-ms 0] [--max-events-per-request 1]
+                                   [--receiver-delay-ms 0] [--max-events-per-request 1] [--hold-after-setup FILE]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
                                    [--out target/bench] [--amqp amqp://guest:guest@127.0.0.1:5672]
                                    [--jdbc jdbc:postgresql://127.0.0.1:5432/lockwatch] [--db-user lockwatch]
@@ -120,6 +124,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         boolean isolated = line.on("--isolated");
         int receiverDelayMs = line.integer("--receiver-delay-ms", 0);
         int maxEventsPerRequest = line.integer("--max-events-per-request", 1);
+        Path holdAfterSetup = line.path("--hold-after-setup", null);
         java.util.List<String> serviceArgs = line.all("--service-arg");
         Path jar = line.path("--jar", Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar"));
         Path out = line.path("--out", Path.of("target/bench"));
@@ -186,6 +191,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 serviceArgs, jar, out, amqp, jdbc, user, password, clients, links, drill,
                 partitions, instances, serviceCpus, drain, perMessage, mqtt, receiverDelayMs,
-                maxEventsPerRequest);
+                maxEventsPerRequest, holdAfterSetup);
     }
 }

@@ -270,6 +270,17 @@ public final class PipelineBenchmark {
         for (String name : o.readingQueues()) {
             broker.purge(name);
         }
+        if (o.holdAfterSetup() != null) {
+            log("holding until %s exists (a script beside the run writes its own data meanwhile)", o.holdAfterSetup());
+            long since = System.nanoTime();
+            while (!java.nio.file.Files.exists(o.holdAfterSetup())) {
+                if (System.nanoTime() - since > Duration.ofHours(1).toNanos()) {
+                    throw new IllegalStateException(o.holdAfterSetup() + " did not appear within an hour");
+                }
+                Thread.sleep(500);
+            }
+            log("held for %.1f s", (System.nanoTime() - since) / 1e9);
+        }
 
         PrometheusScraper prometheus = new PrometheusScraper(
                 instances(service).stream().map(ServiceProcess::baseUri).toArray(java.net.URI[]::new));
