@@ -37,13 +37,13 @@ public class NotificationStore {
      * Claims due notifications for the lanes that have room, up to each lane's room of requests and {@code total}
      * requests in all, in one statement (a request carries one notification; of a client that batches, up to its
      * {@code max_events_per_request}, see {@link Dispatch}): each lane's due notifications are its ranges of
-     * {@code notifications_due_live_first}, live then replayed, each taken oldest due first, and where {@code total} does not reach every
-     * lane's room they are shared out in turns by what each lane will have in flight (a lane with none first, then
-     * every lane with one, …; in a turn, lanes with live work before those with replayed work only), so no client
-     * takes more than its share while others wait. Only the head of a queue (none of the same client and sensor in
-     * flight, none before it pending) is taken, so each queue is posted one at a time, in order: its live notifications
-     * in sequence order, then its replayed ones in sequence order. A lane's live work goes before its replayed work;
-     * paused clients are taken nothing.
+     * {@code notifications_due_live_first}, live then replayed, each taken oldest due first, and where {@code total}
+     * does not reach every lane's room they are shared out in turns by what each lane will have in flight (a lane
+     * with none first, then every lane with one, …; in a turn, lanes with live work before those with replayed work
+     * only), so no client takes more than its share while others wait. Only the head of a queue (none of the same
+     * client and sensor in flight, none before it pending) is taken, so each queue is posted one at a time, in order:
+     * its live notifications in sequence order, then its replayed ones in sequence order. A lane's live work goes
+     * before its replayed work; paused clients are taken nothing.
      * <p>
      * {@code lookEverywhere}: the lanes are also every client with pending notifications (found by a skip scan of the
      * same index, one probe per such client), those not in {@code room} with {@code newLaneRoom}; and first the
@@ -344,14 +344,13 @@ public class NotificationStore {
         }
         return new java.util.HashSet<>(jdbc.query(con -> {
             var ps = con.prepareStatement("""
-                    SELECT u.id FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::bigint[]) AS u (id, client_id, sensor_id, sequence)
+                    SELECT u.id FROM unnest(?::uuid[], ?::uuid[], ?::text[]) AS u (id, client_id, sensor_id)
                      WHERE EXISTS (SELECT 1 FROM notifications o
                                     WHERE o.client_id = u.client_id AND o.sensor_id = u.sensor_id
                                       AND o.status = 'pending')""");
             ps.setArray(1, con.createArrayOf("uuid", column(finished, a -> a.delivery().id())));
             ps.setArray(2, con.createArrayOf("uuid", column(finished, a -> a.delivery().clientId())));
             ps.setArray(3, con.createArrayOf("text", column(finished, a -> a.delivery().sensorId())));
-            ps.setArray(4, con.createArrayOf("int8", column(finished, a -> a.delivery().sequence())));
             return ps;
         }, (rs, i) -> rs.getObject(1, UUID.class)));
     }

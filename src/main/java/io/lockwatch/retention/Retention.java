@@ -19,8 +19,19 @@ import org.springframework.jdbc.core.JdbcTemplate;
  *   <li>with ClickHouse, its months wholly before it ({@link OldHistory}).</li>
  * </ul>
  * With ClickHouse, events and attempts not yet exported to it are kept until they are.
+ * <p>
+ * After each full batch it pauses {@code pause-factor} times as long as that batch took, so a backlog of old rows (the
+ * first pass on a database of years) keeps PostgreSQL busy at most 1 / (1 + factor) of the time, and live traffic
+ * keeps the rest (docs/BENCHMARKS.md, "Retention under load").
  */
 public class Retention {
+
+    /** How the pass rests between batches: {@code nanos} to wait, or an interruption that ends the pass. */
+    public interface Pause {
+        void rest(long nanos) throws InterruptedException;
+
+        Pause SLEEP = java.util.concurrent.TimeUnit.NANOSECONDS::sleep;
+    }
 
     /** ClickHouse's history older than a time, or nothing when history is in PostgreSQL. */
     public interface OldHistory {
@@ -36,10 +47,17 @@ public class Retention {
     private final OldHistory clickHouse;
     private final Clock clock;
     private final MeterRegistry meters;
+    private final double pauseFactor;
+    private final Pause pause;
 
-    /** @param clickHouse null: history is in PostgreSQL, where nothing waits to be exported */
+    /**
+     * @param clickHouse  null: history is in PostgreSQL, where nothing waits to be exported
+     * @param pauseFactor after each full batch, a rest of this many times its duration (0: none)
+     */
     public Retention(JdbcTemplate jdbc, Duration notifications, Duration history, int batch, OldHistory clickHouse,
-                     Clock clock, MeterRegistry meters) {
+                     Clock clock, MeterRegistry meters, double pauseFactor, Pause pause) {
+        this.pauseFactor = pauseFactor;
+        this.pause = pause;
         this.jdbc = jdbc;
         this.notifications = notifications;
         this.history = history;
@@ -104,13 +122,23 @@ public class Retention {
         return removed;
     }
 
-    /** Batch after batch until one finds fewer rows than a batch; each counted. */
+    /** Batch after batch until one finds fewer rows than a batch, resting between them; each counted. */
     private long inBatches(String kind, java.util.function.IntSupplier oneBatch) {
         long total = 0;
         int n;
         do {
+            long began = System.nanoTime();
             n = oneBatch.getAsInt();
             total += n;
+            if (n >= batch && pauseFactor > 0) {
+                try {
+                    pause.rest((long) ((System.nanoTime() - began) * pauseFactor));
+                } catch (InterruptedException e) {
+                    // stopping: the next pass takes up the rest
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
         } while (n >= batch);
         if (total > 0) {
             meters.counter("lockwatch.retention.removed", "kind", kind).increment(total);

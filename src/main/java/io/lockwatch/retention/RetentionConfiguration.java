@@ -19,9 +19,10 @@ class RetentionConfiguration {
     Retention retention(JdbcTemplate jdbc, ObjectProvider<ClickHouse> clickHouse, MeterRegistry meters,
                         @Value("${lockwatch.notify.retention}") Duration notifications,
                         @Value("${lockwatch.history.retention}") Duration history,
-                        @Value("${lockwatch.retention.batch}") int batch) {
+                        @Value("${lockwatch.retention.batch}") int batch,
+                        @Value("${lockwatch.retention.pause-factor}") double pauseFactor) {
         ClickHouse ch = clickHouse.getIfAvailable();
         return new Retention(jdbc, notifications, history, batch, ch == null ? null : new ClickHouseRetention(ch, history),
-                Clock.systemUTC(), meters);
+                Clock.systemUTC(), meters, pauseFactor, Retention.Pause.SLEEP);
     }
 }

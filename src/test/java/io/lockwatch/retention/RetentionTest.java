@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -50,8 +51,9 @@ class RetentionTest {
         readingReceived(sensor + "/old", sensor, OLD);
         readingReceived(sensor + "/new", sensor, "now() + interval '65 days'");
 
+        List<Long> rests = new java.util.ArrayList<>();
         long removed = new Retention(jdbc, Duration.ofDays(30), Duration.ofDays(40), 2, null, LATER,
-                new SimpleMeterRegistry()).removeOld();
+                new SimpleMeterRegistry(), 1.5, rests::add).removeOld();
 
         assertThat(jdbc.queryForList("SELECT id FROM notifications WHERE client_id = ?", UUID.class, client))
                 .containsExactlyInAnyOrder(deadLater, pending);
@@ -65,6 +67,8 @@ class RetentionTest {
                 .containsExactly(sensor + "/new");
         assertThat(removed).as("5 notifications, 5 attempts, 6 events, 1 reading of this test's, and any other old ones")
                 .isGreaterThanOrEqualTo(17);
+        assertThat(rests).as("a rest after each full batch: at least the notifications' first two and the events' three")
+                .hasSizeGreaterThanOrEqualTo(5).allMatch(nanos -> nanos > 0);
     }
 
     @Test
