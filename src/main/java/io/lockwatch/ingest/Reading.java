@@ -13,5 +13,15 @@ package io.lockwatch.ingest;
 public record Reading(String sensorId, int data, long measuredAt, TimeSource timeSource, long receivedAt,
                       String messageId) {
 
+    /**
+     * When the reading counts as measured for the sensor's state, its order and its events: its measured time, but
+     * never later than its arrival. Dated ahead (within {@code max-clock-skew}), it would make every genuine reading of
+     * the next seconds stale, so a forged "closed" sent every few seconds could hide an opening. History keeps the
+     * time the reading claims.
+     */
+    public long appliedAt() {
+        return Math.min(measuredAt, receivedAt);
+    }
+
     public enum TimeSource { READING, AMQP_TIMESTAMP, RECEIPT }
 }

@@ -413,9 +413,7 @@ public class ReadingParser {
             return reject(Reason.TS_IN_FUTURE, "measured time " + Instant.ofEpochMilli(measuredAt) + " is ahead of "
                     + Instant.ofEpochMilli(now) + " by more than " + maxClockSkewMillis + " ms", body.get(), context);
         }
-        // within the skew, a reading measured ahead counts as measured when it arrived: dated ahead, it would make every
-        // genuine reading of the next seconds stale, so a forged "closed" sent every few seconds could hide an opening
-        return new Reading(sensor.textValue(), data.intValue(), Math.min(measuredAt, now), source, now, messageId);
+        return new Reading(sensor.textValue(), data.intValue(), measuredAt, source, now, messageId);
     }
 
     /** @return epoch milliseconds, or a String saying what is wrong */

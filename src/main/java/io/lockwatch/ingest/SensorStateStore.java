@@ -218,13 +218,13 @@ class SensorStateStore {
         if (r.messageId() != null && row.seen(idHash)) {
             return Verdict.DUPLICATE;
         }
-        if (row.lastReadingAt != NONE && r.measuredAt() < row.lastReadingAt) {
+        if (row.lastReadingAt != NONE && r.appliedAt() < row.lastReadingAt) {
             // older than what is applied. Measured at the same moment (the AMQP timestamp has whole seconds): taken
             // in arrival order, as two changes in one second are real; a redelivery is told apart by a message id
             return Verdict.STALE;
         }
-        row.lastReadingAt = r.measuredAt();
-        row.lastSeenAt = row.lastSeenAt == NONE ? r.measuredAt() : Math.max(row.lastSeenAt, r.measuredAt());
+        row.lastReadingAt = r.appliedAt();
+        row.lastSeenAt = row.lastSeenAt == NONE ? r.appliedAt() : Math.max(row.lastSeenAt, r.appliedAt());
         if (r.messageId() != null) {
             row.remember(idHash);
         }
@@ -232,16 +232,16 @@ class SensorStateStore {
             // back from a silence: restored first, then the change this reading may bring
             row.sequence++;
             events.add(new SensorEvent(r.sensorId(), row.sequence, SensorEvent.CONNECTION_RESTORED, row.state(),
-                    null, r.measuredAt()));
+                    null, r.appliedAt()));
             row.lost = false;
             row.dirty = true;
         }
         if (row.state != r.data()) {
             row.sequence++;
             events.add(new SensorEvent(r.sensorId(), row.sequence, SensorEvent.STATE_CHANGED, r.data(), row.state(),
-                    r.measuredAt()));
+                    r.appliedAt()));
             row.state = (byte) r.data();
-            row.changedAt = r.measuredAt();
+            row.changedAt = r.appliedAt();
             row.dirty = true;
         }
         return Verdict.APPLIED;

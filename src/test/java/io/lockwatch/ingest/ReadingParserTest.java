@@ -152,10 +152,12 @@ class ReadingParserTest {
                 ("{\"sensor_id\": \"a\", \"data\": 1, \"ts\": " + millis + "}").getBytes(StandardCharsets.UTF_8),
                 null, null, Map::of);
 
-        assertThat(at.apply(NOW + 5_000)).isInstanceOfSatisfying(Reading.class,
-                r -> assertThat(r.measuredAt()).as("ahead, it counts as measured when it arrived").isEqualTo(NOW));
+        assertThat(at.apply(NOW + 5_000)).isInstanceOfSatisfying(Reading.class, r -> {
+            assertThat(r.appliedAt()).as("ahead, it is applied as measured when it arrived").isEqualTo(NOW);
+            assertThat(r.measuredAt()).as("history keeps the time it claims").isEqualTo(NOW + 5_000);
+        });
         assertThat(at.apply(NOW - 1_000)).isInstanceOfSatisfying(Reading.class,
-                r -> assertThat(r.measuredAt()).as("a time in the past is kept").isEqualTo(NOW - 1_000));
+                r -> assertThat(r.appliedAt()).as("a time in the past is its own").isEqualTo(NOW - 1_000));
         assertThat(at.apply(NOW + 5_001)).isInstanceOfSatisfying(Rejection.class,
                 r -> assertThat(r.reason()).isEqualTo(Reason.TS_IN_FUTURE));
         // the report that started this: 4 min 55 s ahead was accepted under the old 5-minute skew
