@@ -27,7 +27,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * ({@link Outbox}).
  *
  * <p>Readings of one sensor are taken in delivery order. A reading changes a sensor only if it is not older (by
- * measured time) than the newest one applied, and its message id was not among the last ones applied; so a
+ * {@link Reading#appliedAt}: its measured time, never later than its arrival) than the newest one applied, and its message id was not among the last ones applied; so a
  * late or repeated delivery never overwrites newer state, and one with an id never produces a second change.
  * Readings measured at the same moment are taken in arrival order.
  *

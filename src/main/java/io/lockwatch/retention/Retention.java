@@ -21,8 +21,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * With ClickHouse, events and attempts not yet exported to it are kept until they are.
  * <p>
  * After each full batch it pauses {@code pause-factor} times as long as that batch took, so a backlog of old rows (the
- * first pass on a database of years) keeps PostgreSQL busy at most 1 / (1 + factor) of the time, and live traffic
- * keeps the rest (docs/BENCHMARKS.md, "Retention under load").
+ * first pass on a database of years) keeps PostgreSQL busy at most 1 / (1 + factor) of the time. That lowers live
+ * traffic's p95 during such a backlog, not its p99, which is each batch's own statement (docs/BENCHMARKS.md,
+ * "Retention under load").
  */
 public class Retention {
 

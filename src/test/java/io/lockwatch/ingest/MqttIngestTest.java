@@ -71,8 +71,8 @@ class MqttIngestTest extends MqttIngestContract {
         open.setRetained(true);
         sensor.publish("lockwatch/readings/" + id, open);
         publish("lockwatch/readings/" + id, "1");
-        await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at(hook).size() == 2);
-        assertThat(retained.count() - before).as("counted as retained").isEqualTo(1.0);
+        await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at(hook).size() == 2 && retained.count() > before);
+        assertThat(retained.count() - before).as("counted as retained, once").isEqualTo(1.0);
 
         // as after a lost connection: the bridge subscribes again
         camel.getRouteController().stopRoute(MqttBridge.ROUTE);
