@@ -58,6 +58,12 @@ class ApiConfiguration {
     }
 
     @Bean
+    DevicesApi devicesApi(io.lockwatch.devices.Devices devices,
+                          io.lockwatch.devices.DevicesProperties props) {
+        return new DevicesApi(devices, props.credentialGrace());
+    }
+
+    @Bean
     HistoryApi historyApi(HistoryStore store, Registry registry) {
         return new HistoryApi(store, registry);
     }

@@ -22,6 +22,7 @@ import io.lockwatch.history.HistoryStore;
 import io.lockwatch.notify.NotificationQueries;
 import io.lockwatch.registry.RegistryFile;
 import io.lockwatch.registry.RegistryViews;
+import io.lockwatch.devices.Devices;
 import org.apache.camel.Exchange;
 import org.openapitools.jackson.nullable.JsonNullableModule;
 
@@ -46,10 +47,27 @@ final class Json {
             .addMixIn(AlarmStore.Alarm.class, SnakeCaseNames.class)
             .addMixIn(NotificationQueries.Notification.class, SnakeCaseNames.class)
             .addMixIn(NotificationQueries.AttemptMade.class, SnakeCaseNames.class)
-            .addMixIn(NotificationQueries.NotificationDetail.class, NotificationDetailNames.class);
+            .addMixIn(NotificationQueries.NotificationDetail.class, NotificationDetailNames.class)
+            .addMixIn(Devices.Gateway.class, GatewayNames.class)
+            .addMixIn(Devices.Credential.class, SnakeCaseNames.class)
+            .addMixIn(Devices.NewCredential.class, NewCredentialNames.class);
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     private interface SnakeCaseNames {
+    }
+
+    /** The contract's Gateway: its sensors are left out of a listing, which gives their number only. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    private interface GatewayNames {
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        java.util.List<String> sensors();
+    }
+
+    /** The contract's CredentialWithSecret: a Credential's fields and secret, side by side. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    private interface NewCredentialNames {
+        @JsonUnwrapped
+        Devices.Credential credential();
     }
 
     /** The contract's NotificationDetail: a Notification's fields and attempts_made, side by side. */

@@ -55,6 +55,20 @@ final class RequestBodies {
         }
     }
 
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record GatewayCreate(String id, String description, List<String> sensors) {
+        GatewayCreate {
+            plain("description", description);
+        }
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record GatewayUpdate(String description, List<String> sensors) {
+        GatewayUpdate {
+            plain("description", description);
+        }
+    }
+
     record ReplayRequest(OffsetDateTime since) {
     }
 

@@ -39,7 +39,7 @@ class ApiModelsTest {
                 models.add(c);
             }
         }
-        assertThat(models).hasSize(6);
+        assertThat(models).hasSize(8);
         for (Class<?> model : models) {
             Schema<?> schema = CONTRACT.getComponents().getSchemas().get(model.getSimpleName());
             assertThat(schema).as("openapi.yaml has a schema %s", model.getSimpleName()).isNotNull();
@@ -69,6 +69,8 @@ class ApiModelsTest {
                 Map.entry(io.lockwatch.registry.RegistryViews.NotificationCounts.class, "Overview.notifications"),
                 Map.entry(io.lockwatch.history.HistoryRecords.DailyCount.class, "DailyCounts.items"),
                 Map.entry(io.lockwatch.alarms.AlarmStore.Alarm.class, "Alarm"),
+                Map.entry(io.lockwatch.devices.Devices.Gateway.class, "Gateway"),
+                Map.entry(io.lockwatch.devices.Devices.Credential.class, "Credential"),
                 Map.entry(io.lockwatch.notify.NotificationQueries.Notification.class, "Notification"));
         schemas.forEach((model, name) -> {
             String[] path = name.split("\\.");

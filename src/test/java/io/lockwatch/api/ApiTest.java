@@ -476,6 +476,115 @@ class ApiTest {
         assertThat(operations).hasSizeGreaterThanOrEqualTo(25).doesNotHaveDuplicates();
     }
 
+    // --- devices
+
+    @Test
+    void gatewaysAreRegisteredListedChangedAndDeleted() throws Exception {
+        String s1 = sensorId(), s2 = sensorId(), gw = "hall-" + UUID.randomUUID().toString().substring(0, 8);
+        call("POST", "/sensors", ADMIN, Map.of("id", s1, "address", "Hall, door 1"));
+        call("POST", "/sensors", ADMIN, Map.of("id", s2, "address", "Hall, door 2"));
+
+        Answer created = call("POST", "/gateways", ADMIN, Map.of("id", gw, "description", "Hall 3", "sensors", List.of(s1)));
+        assertThat(created.status()).isEqualTo(201);
+        assertThat(created.body().get("login").asText()).isEqualTo("gateway." + gw);
+        assertThat(created.body().get("sensors").findValuesAsText("")).isEmpty();
+        assertThat(JSON.convertValue(created.body().get("sensors"), List.class)).containsExactly(s1);
+        assertProblem(call("POST", "/gateways", ADMIN, Map.of("id", gw, "sensors", List.of())), 409, null);
+        assertProblem(call("POST", "/gateways", ADMIN, Map.of("id", "other" + gw, "sensors", List.of(s1, "Nobody0"))), 400, "sensors[1]");
+        assertProblem(call("POST", "/gateways", ADMIN, Map.of("id", "gw.dot", "sensors", List.of())), 400, null);
+
+        Answer changed = call("PUT", "/gateways/" + gw, ADMIN, Map.of("sensors", List.of(s2, s1)));
+        assertThat(changed.status()).isEqualTo(200);
+        assertThat(changed.body().get("sensor_count").asInt()).isEqualTo(2);
+        assertThat(changed.body().get("description").asText()).as("left as it was").isEqualTo("Hall 3");
+        assertThat(JSON.convertValue(call("GET", "/gateways/" + gw, READER, null).body().get("sensors"), List.class))
+                .containsExactlyInAnyOrder(s1, s2);
+
+        JsonNode listed = null;
+        for (JsonNode g : call("GET", "/gateways?limit=1000", READER, null).body().get("items")) {
+            if (g.get("id").asText().equals(gw)) {
+                listed = g;
+            }
+        }
+        assertThat(listed).isNotNull();
+        assertThat(listed.get("sensor_count").asInt()).isEqualTo(2);
+        assertThat(listed.has("sensors")).as("a listing gives the number only").isFalse();
+
+        call("DELETE", "/sensors/" + s2, ADMIN, null);
+        assertThat(call("GET", "/gateways/" + gw, READER, null).body().get("sensor_count").asInt()).isEqualTo(1);
+        assertProblem(call("PUT", "/gateways/" + gw, READER, Map.of("sensors", List.of())), 403, null);
+        assertThat(call("DELETE", "/gateways/" + gw, ADMIN, null).status()).isEqualTo(204);
+        assertProblem(call("GET", "/gateways/" + gw, ADMIN, null), 404, null);
+        assertProblem(call("PUT", "/gateways/" + gw, ADMIN, Map.of("description", "x")), 404, null);
+    }
+
+    @Test
+    void aCredentialIsShownOnceKeptHashedRotatedWithAGraceAndRevoked() throws Exception {
+        String sensor = sensorId();
+        call("POST", "/sensors", ADMIN, Map.of("id", sensor, "address", "Front door"));
+        io.lockwatch.devices.Devices devices = camel.getRegistry().findSingleByType(io.lockwatch.devices.Devices.class);
+
+        Answer first = raw("POST", "/sensors/" + sensor + "/credentials", ADMIN, null);
+        assertThat(first.status()).isEqualTo(201);
+        String login = first.body().get("login").asText(), secret = first.body().get("secret").asText();
+        assertThat(login).isEqualTo("sensor." + sensor);
+        assertThat(secret).startsWith("lwd_").hasSize(47);
+        assertThat(first.body().get("status").asText()).isEqualTo("active");
+        assertThat(devices.authenticate(login, secret)).isTrue();
+        assertThat(devices.authenticate(login, secret + "x")).isFalse();
+        assertThat(devices.authenticate("sensor.Other1", secret)).isFalse();
+        String stored = jdbc.queryForObject("SELECT secret_hash FROM device_credentials WHERE login = ?", String.class, login);
+        assertThat(stored).startsWith("{pbkdf2-sha256-1000}").doesNotContain(secret).doesNotContain(secret.substring(4, 20));
+
+        Answer second = raw("POST", "/sensors/" + sensor + "/credentials?grace_seconds=3600", ADMIN, null);
+        String secret2 = second.body().get("secret").asText();
+        assertThat(devices.authenticate(login, secret)).as("the old one, in its grace").isTrue();
+        assertThat(devices.authenticate(login, secret2)).isTrue();
+        JsonNode listed = call("GET", "/sensors/" + sensor + "/credentials", READER, null).body().get("items");
+        assertThat(listed.findValuesAsText("status")).containsExactly("active", "expiring");
+        assertThat(listed.findValuesAsText("secret")).as("never listed").isEmpty();
+        assertThat(listed.get(1).get("expires_at").isNull()).isFalse();
+
+        String third = raw("POST", "/sensors/" + sensor + "/credentials?grace_seconds=0", ADMIN, null).body().get("secret").asText();
+        assertThat(devices.authenticate(login, secret)).as("no grace: replaced at once").isFalse();
+        assertThat(devices.authenticate(login, secret2)).isFalse();
+        assertThat(devices.authenticate(login, third)).isTrue();
+
+        String newest = call("GET", "/sensors/" + sensor + "/credentials", READER, null).body().get("items").get(0).get("id").asText();
+        assertThat(call("DELETE", "/sensors/" + sensor + "/credentials/" + newest, ADMIN, null).status()).isEqualTo(204);
+        assertThat(devices.authenticate(login, third)).as("revoked").isFalse();
+        assertThat(call("GET", "/sensors/" + sensor + "/credentials", READER, null).body().get("items").get(0).get("status").asText())
+                .isEqualTo("revoked");
+
+        assertProblem(call("DELETE", "/sensors/" + sensor + "/credentials/" + UUID.randomUUID(), ADMIN, null), 404, null);
+        assertProblem(raw("POST", "/sensors/Nobody0/credentials", ADMIN, null), 404, null);
+        assertProblem(raw("POST", "/sensors/" + sensor + "/credentials", READER, null), 403, null);
+        assertProblem(raw("POST", "/sensors/" + sensor + "/credentials?grace_seconds=-1", ADMIN, null), 400, null);
+    }
+
+    @Test
+    void aGatewaysCredentialReportsForItsSensorsOnly() throws Exception {
+        String mine = sensorId(), other = sensorId(), gw = "gw" + UUID.randomUUID().toString().substring(0, 8);
+        call("POST", "/sensors", ADMIN, Map.of("id", mine, "address", "x"));
+        call("POST", "/sensors", ADMIN, Map.of("id", other, "address", "y"));
+        call("POST", "/gateways", ADMIN, Map.of("id", gw, "sensors", List.of(mine)));
+        io.lockwatch.devices.Devices devices = camel.getRegistry().findSingleByType(io.lockwatch.devices.Devices.class);
+        io.lockwatch.devices.DeviceLogin login = io.lockwatch.devices.DeviceLogin.parse("gateway." + gw);
+        assertThat(devices.mayReport(login, mine)).as("no credential yet").isFalse();
+
+        Answer created = raw("POST", "/gateways/" + gw + "/credentials", ADMIN, null);
+        assertThat(created.status()).isEqualTo(201);
+        assertThat(devices.authenticate("gateway." + gw, created.body().get("secret").asText())).isTrue();
+        assertThat(devices.mayReport(login, mine)).isTrue();
+        assertThat(devices.mayReport(login, other)).isFalse();
+        assertThat(devices.ownedAmong(login, List.of(mine, other))).containsExactly(mine);
+
+        call("DELETE", "/gateways/" + gw + "/credentials/" + created.body().get("id").asText(), ADMIN, null);
+        assertThat(devices.mayReport(login, mine)).as("revoked").isFalse();
+        assertThat(call("GET", "/gateways/" + gw + "/credentials", READER, null).body().get("items").size()).isEqualTo(1);
+        assertProblem(raw("GET", "/gateways/nobody/credentials", READER, null), 404, null);
+    }
+
     // --- helpers
 
     private String base() {
