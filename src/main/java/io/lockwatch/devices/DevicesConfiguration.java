@@ -14,4 +14,11 @@ class DevicesConfiguration {
     Devices devices(JdbcTemplate jdbc, TransactionTemplate tx) {
         return new Devices(jdbc, tx);
     }
+
+    @Bean
+    BrokerAuth brokerAuth(Devices devices, io.lockwatch.ingest.IngestProperties ingest,
+                          @org.springframework.beans.factory.annotation.Value("${lockwatch.mqtt.topic-exchange:}") String mqttExchange,
+                          io.micrometer.core.instrument.MeterRegistry meters) {
+        return new BrokerAuth(devices, ingest.exchange(), mqttExchange.isBlank() ? null : mqttExchange, meters);
+    }
 }

@@ -32,7 +32,9 @@ class SecurityConfiguration {
     private static final String READ = Caller.READ_ROLE, FULL = Caller.FULL_ROLE;
 
     @Bean
-    SecurityFilterChain doors(HttpSecurity http, TokenAuthentication tokens, ProblemResponses problems) throws Exception {
+    SecurityFilterChain doors(HttpSecurity http, TokenAuthentication tokens, ProblemResponses problems,
+                              @org.springframework.beans.factory.annotation.Value("${lockwatch.devices.broker-auth-networks:}")
+                              java.util.List<String> brokerNetworks) throws Exception {
         AuthenticationFilter authentication = new AuthenticationFilter(tokens, tokens);
         authentication.setSuccessHandler((request, response, auth) -> { }); // go on to the door asked for
         authentication.setFailureHandler(new AuthenticationEntryPointFailureHandler(problems));
@@ -61,12 +63,23 @@ class SecurityConfiguration {
                                 path.matcher(HttpMethod.GET, "/console/index.html"),
                                 path.matcher(HttpMethod.GET, "/console/console.js"),
                                 path.matcher(HttpMethod.GET, "/console/console.css")).permitAll()
+                        // RabbitMQ's HTTP auth backend, which sends no token: its networks only
+                        .requestMatchers(path.matcher(HttpMethod.POST, "/broker-auth/*")).access(fromNetworks(brokerNetworks))
                         // Hawtio posts its reads too: what each token may do there is JolokiaPolicy's to say
                         .requestMatchers(path.matcher("/actuator/jolokia/**"), path.matcher("/actuator/hawtio/jolokia/**"))
                         .hasRole(READ)
                         .requestMatchers(path.matcher(HttpMethod.GET, "/**"), path.matcher(HttpMethod.HEAD, "/**")).hasRole(READ)
                         .anyRequest().hasRole(FULL))
                 .build();
+    }
+
+    /** A request from one of these networks (CIDR, IPv4 or IPv6), by its peer's address: no header is believed. */
+    static org.springframework.security.authorization.AuthorizationManager<
+            org.springframework.security.web.access.intercept.RequestAuthorizationContext> fromNetworks(java.util.List<String> networks) {
+        java.util.List<org.springframework.security.web.util.matcher.IpAddressMatcher> matchers = networks.stream()
+                .filter(n -> !n.isBlank()).map(n -> new org.springframework.security.web.util.matcher.IpAddressMatcher(n.trim())).toList();
+        return (authentication, context) -> new org.springframework.security.authorization.AuthorizationDecision(
+                matchers.stream().anyMatch(m -> m.matches(context.getRequest())));
     }
 
     /** Also the answer to a path the firewall refuses, as the one {@code RequestRejectedHandler} bean. */
