@@ -22,8 +22,11 @@
 # What it sets up (everything listens on 127.0.0.1 only):
 #   RabbitMQ 3.10   amqp://guest:guest@127.0.0.1:5672   node rabbit@localhost
 #                   management http://127.0.0.1:15672 (guest/guest)
-#                   plugins: rabbitmq_management, rabbitmq_consistent_hash_exchange, rabbitmq_mqtt
-#                   MQTT 3.1.1 tcp://127.0.0.1:1883 (anonymous = guest, loopback only; into amq.topic)
+#                   plugins: rabbitmq_management, rabbitmq_consistent_hash_exchange, rabbitmq_mqtt,
+#                   rabbitmq_auth_backend_http and _cache (devices: asked of lockwatch on
+#                   http://127.0.0.1:${LOCKWATCH_HTTP_PORT:-8080}/broker-auth/, answers kept 10 s)
+#                   MQTT 3.1.1 tcp://127.0.0.1:1883 (no anonymous: a device credential, or guest from
+#                   loopback; into amq.topic)
 #                   config /etc/rabbitmq/rabbitmq.conf, rabbitmq-env.conf
 #                   logs   /var/log/rabbitmq/
 #   PostgreSQL 15   jdbc:postgresql://127.0.0.1:5432/lockwatch
@@ -56,6 +59,9 @@ readonly RMQ_LOG_DIR=/var/log/rabbitmq
 readonly RMQ_LOG="${RMQ_LOG_DIR}/${RMQ_NODE}.log"
 readonly RMQ_START_LOG="${RMQ_LOG_DIR}/lockwatch-start.log"
 readonly RMQ_PID_FILE="/var/lib/rabbitmq/mnesia/${RMQ_NODE}.pid"
+# Where RabbitMQ asks lockwatch about devices (its HTTP port), and for how long it keeps an answer.
+readonly LOCKWATCH_URL="http://127.0.0.1:${LOCKWATCH_HTTP_PORT:-8080}"
+readonly RMQ_AUTH_CACHE_TTL=10000
 
 # --- ClickHouse -------------------------------------------------------------
 readonly CH_HTTP_PORT=8123 CH_TCP_PORT=9000
@@ -307,14 +313,25 @@ max_message_size = 131072
 mqtt.listeners.tcp.default = 127.0.0.1:${RMQ_MQTT_PORT}
 mqtt.vhost = /
 mqtt.exchange = amq.topic
-mqtt.allow_anonymous = true
-mqtt.default_user = guest
-mqtt.default_pass = guest
+# Devices log in with their own credentials (no anonymous MQTT): the broker's own users first (guest, the service's),
+# then lockwatch's registry through the HTTP auth backend, behind a cache of ${RMQ_AUTH_CACHE_TTL} ms. lockwatch
+# answers on ${LOCKWATCH_URL}; while it is away, device logins and (once the cache has run out) their publishes are
+# refused, and the broker's own users go on.
+auth_backends.1 = internal
+auth_backends.2 = cache
+auth_cache.cached_backend = http
+auth_cache.cache_ttl = ${RMQ_AUTH_CACHE_TTL}
+auth_http.http_method = post
+auth_http.user_path = ${LOCKWATCH_URL}/broker-auth/user
+auth_http.vhost_path = ${LOCKWATCH_URL}/broker-auth/vhost
+auth_http.resource_path = ${LOCKWATCH_URL}/broker-auth/resource
+auth_http.topic_path = ${LOCKWATCH_URL}/broker-auth/topic
+mqtt.allow_anonymous = false
 EOF
   # Same format rabbitmq-plugins --offline writes; written directly because
   # it is much faster than booting an Erlang VM on every `up`.
   write_if_changed "${RMQ_ETC}/enabled_plugins" rabbitmq:rabbitmq <<EOF && changed=0
-[rabbitmq_consistent_hash_exchange,rabbitmq_management,rabbitmq_mqtt].
+[rabbitmq_auth_backend_cache,rabbitmq_auth_backend_http,rabbitmq_consistent_hash_exchange,rabbitmq_management,rabbitmq_mqtt].
 EOF
   return "$changed"
 }

@@ -76,7 +76,12 @@ public abstract class MqttIngestContract {
         sensor = new MqttClient(brokerUrl, "test-sensor-" + UUID.randomUUID(), new MemoryPersistence());
         MqttConnectOptions options = new MqttConnectOptions();
         options.setCleanSession(true);
+        logIn(options);
         sensor.connect(options);
+    }
+
+    /** Anonymous, as a first run on the embedded default allows. */
+    void logIn(MqttConnectOptions options) {
     }
 
     @AfterEach
