@@ -1,41 +1,30 @@
 package io.lockwatch.devices;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.camel.Exchange;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * RabbitMQ's HTTP auth backend asking who a device is and what it may do ({@code routes/devices.camel.yaml}). The
  * broker tries its own users first, so only device logins reach here; a device may log in with a live credential,
  * write to the readings exchange (AMQP, routing key = the sensor) or to the MQTT plugin's exchange (routing key
  * {@code lockwatch.readings.<sensor>}) for its own sensors, and nothing else: it reads and declares nothing, so it
- * subscribes to nothing. Each refusal is counted ({@code lockwatch.devices.refused}, by check) and logged, at most a
- * line a second for each check.
+ * subscribes to nothing. Each refusal is counted and logged ({@link Refusals}).
  */
 public class BrokerAuth {
 
-    private static final Logger log = LoggerFactory.getLogger(BrokerAuth.class);
     private static final String MQTT_PREFIX = "lockwatch.readings.";
 
     private final Devices devices;
     private final String readingsExchange;
     private final String mqttExchange;
-    private final Map<String, Counter> refused = new ConcurrentHashMap<>();
-    private final Map<String, AtomicLong> lastLogged = new ConcurrentHashMap<>();
-    private final Map<String, AtomicLong> unlogged = new ConcurrentHashMap<>();
-    private final MeterRegistry meters;
+    private final Refusals refusals;
 
     public BrokerAuth(Devices devices, String readingsExchange, String mqttExchange, MeterRegistry meters) {
         this.devices = devices;
         this.readingsExchange = readingsExchange;
         this.mqttExchange = mqttExchange;
-        this.meters = meters;
+        this.refusals = new Refusals(meters);
     }
 
     /** {@code username}, {@code password}: a device with a live credential, and no management tags. */
@@ -79,39 +68,12 @@ public class BrokerAuth {
 
     private void answer(Exchange exchange, boolean allowed, String check, String login, String why) {
         if (!allowed) {
-            refused.computeIfAbsent(check, c -> Counter.builder("lockwatch.devices.refused")
-                    .description("what RabbitMQ asked of lockwatch for a device, and was refused").tag("check", c)
-                    .register(meters)).increment();
-            logRefusal(check, login, why);
+            refusals.refuse(check, login, why);
         }
         exchange.getMessage().removeHeaders("*");
         exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, 200);
         exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "text/plain");
         exchange.getMessage().setBody(allowed ? "allow" : "deny");
-    }
-
-    /** A device (or someone) trying again and again must not fill the log: a line a second per check, with the count. */
-    private void logRefusal(String check, String login, String why) {
-        long now = System.currentTimeMillis();
-        AtomicLong last = lastLogged.computeIfAbsent(check, c -> new AtomicLong());
-        AtomicLong skipped = unlogged.computeIfAbsent(check, c -> new AtomicLong());
-        long before = last.get();
-        if (now - before >= 1000 && last.compareAndSet(before, now)) {
-            long more = skipped.getAndSet(0);
-            log.warn("Broker refused {} for {}: {}{}", check, printable(login), why,
-                    more == 0 ? "" : " (and " + more + " more refusals of " + check + " in the last " + (now - before) / 1000 + " s)");
-        } else {
-            skipped.incrementAndGet();
-        }
-    }
-
-    /** A login is whatever a device typed: kept short and printable in the log. */
-    private static String printable(String login) {
-        if (login == null) {
-            return "(none)";
-        }
-        String cut = login.length() > 80 ? login.substring(0, 80) + "…" : login;
-        return cut.replaceAll("[^\\x20-\\x7E…]", "?");
     }
 
     /** A form field of the POST (platform-http maps them to headers), or of the query of a GET. */

@@ -55,6 +55,10 @@ public class EmbeddedEnvironmentPostProcessor implements EnvironmentPostProcesso
         props.put("lockwatch.mqtt.broker-url", "tcp://127.0.0.1:" + mqttPort);
         props.put("lockwatch.mqtt.topic-exchange", "");
         props.put("lockwatch.mqtt.bridge", env.getProperty("lockwatch.mqtt.enabled", Boolean.class, true));
+        // what the bridge logs in to the listener with, made anew each run (io.lockwatch.devices.MqttListenerAuth)
+        byte[] secret = new byte[24];
+        new java.security.SecureRandom().nextBytes(secret);
+        props.put("lockwatch.mqtt.bridge-secret", java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(secret));
         props.put("spring.datasource.url", "jdbc:postgresql://127.0.0.1:" + pgPort + "/" + DATABASE);
         props.put("spring.datasource.username", "postgres");
         props.put("spring.datasource.password", "");

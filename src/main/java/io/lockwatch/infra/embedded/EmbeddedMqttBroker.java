@@ -37,14 +37,20 @@ final class EmbeddedMqttBroker implements AutoCloseable {
         this.server = server;
     }
 
-    public static EmbeddedMqttBroker start(Path dataDir, int port, boolean persistent, Counter retained) throws IOException {
+    /**
+     * @param auth           who may log in, publish and subscribe (the registry's devices, the bridge)
+     * @param allowAnonymous whether a client without a login is let in (lockwatch.ingest.device-auth optional)
+     */
+    public static EmbeddedMqttBroker start(Path dataDir, int port, boolean persistent,
+                                           io.lockwatch.devices.MqttListenerAuth auth, boolean allowAnonymous,
+                                           Counter retained) throws IOException {
         long started = System.nanoTime();
         Properties p = new Properties();
         p.setProperty(BrokerConstants.HOST_PROPERTY_NAME, "127.0.0.1");
         p.setProperty(BrokerConstants.PORT_PROPERTY_NAME, String.valueOf(port));
         p.setProperty(BrokerConstants.WEB_SOCKET_PORT_PROPERTY_NAME, BrokerConstants.DISABLED_PORT_BIND);
         // loopback only, like the embedded API with its documented token
-        p.setProperty(BrokerConstants.ALLOW_ANONYMOUS_PROPERTY_NAME, "true");
+        p.setProperty(BrokerConstants.ALLOW_ANONYMOUS_PROPERTY_NAME, String.valueOf(allowAnonymous));
         p.setProperty(BrokerConstants.ALLOW_ZERO_BYTE_CLIENT_ID_PROPERTY_NAME, "true");
         // Moquette reports usage to its authors by default: nothing leaves this machine
         p.setProperty(BrokerConstants.ENABLE_TELEMETRY_NAME, "false");
@@ -54,7 +60,9 @@ final class EmbeddedMqttBroker implements AutoCloseable {
         // as the AMQP broker: a message is read whole before any check
         p.setProperty(BrokerConstants.NETTY_MAX_BYTES_PROPERTY_NAME, String.valueOf(EmbeddedAmqpBroker.MAX_MESSAGE_BYTES));
         Server server = new Server();
-        server.startServer(new MemoryConfig(p));
+        server.startServer(new MemoryConfig(p), null, null, auth, auth);
+        // not on the listener's own thread, which is asking
+        auth.disconnectWith(client -> java.util.concurrent.CompletableFuture.runAsync(() -> server.disconnectClient(client)));
         retainNothing(server, retained);
         log.info("Embedded MQTT 3.1.1 listener (Moquette) on tcp://127.0.0.1:{}: publish readings to "
                 + "lockwatch/readings/<sensor id> (started in {} ms)", port, (System.nanoTime() - started) / 1_000_000);

@@ -51,8 +51,16 @@ class EmbeddedServicesConfiguration {
     @Bean(name = MQTT_BEAN, destroyMethod = "close")
     @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(name = "lockwatch.mqtt.enabled", matchIfMissing = true)
     EmbeddedMqttBroker embeddedMqttBroker(EmbeddedProperties props, EphemeralDataDirectory dataDir,
-                                          io.micrometer.core.instrument.MeterRegistry meters) throws Exception {
+                                          io.micrometer.core.instrument.MeterRegistry meters,
+                                          org.springframework.beans.factory.ObjectProvider<io.lockwatch.devices.Devices> devices,
+                                          @org.springframework.beans.factory.annotation.Value("${lockwatch.mqtt.bridge-secret}") String bridgeSecret,
+                                          @org.springframework.beans.factory.annotation.Value("${lockwatch.ingest.device-auth:optional}") String deviceAuth)
+            throws Exception {
+        if (!deviceAuth.equals("optional") && !deviceAuth.equals("required")) {
+            throw new IllegalStateException("lockwatch.ingest.device-auth is optional or required, not " + deviceAuth);
+        }
         return EmbeddedMqttBroker.start(props.dataDir(), props.mqttPort(), !props.ephemeral(),
+                new io.lockwatch.devices.MqttListenerAuth(devices::getObject, bridgeSecret, meters), deviceAuth.equals("optional"),
                 io.micrometer.core.instrument.Counter.builder("lockwatch.readings.mqtt.retained")
                         .description("MQTT messages published retained: each counts once as it arrives; none is kept")
                         .register(meters));
