@@ -79,8 +79,9 @@ class ApiConfiguration {
     }
 
     @Bean
-    ReadingsApi readingsApi(ReadingParser parser, ConfirmedPublisher publisher, IngestProperties ingest) {
-        return new ReadingsApi(parser, publisher, ingest);
+    ReadingsApi readingsApi(ReadingParser parser, ConfirmedPublisher publisher, IngestProperties ingest,
+                            io.lockwatch.devices.Devices devices) {
+        return new ReadingsApi(parser, publisher, ingest, devices);
     }
 
     @Bean

@@ -29,6 +29,11 @@ public class ApiProblem extends RuntimeException {
         return new ApiProblem(400, "Bad request", detail, null, java.util.List.copyOf(errors));
     }
 
+    /** A 403 for what the caller may not do, with each thing refused its own line in {@code errors}. */
+    public static ApiProblem forbidden(String detail, java.util.List<String> errors) {
+        return new ApiProblem(403, "Forbidden", detail, null, java.util.List.copyOf(errors));
+    }
+
     /** What every refusal of a body that does not parse as JSON says, whichever step found it. */
     static final String NOT_JSON = "the request body is not valid JSON";
 

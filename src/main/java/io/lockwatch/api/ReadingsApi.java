@@ -4,15 +4,19 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.time.Duration;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lockwatch.devices.DeviceLogin;
+import io.lockwatch.devices.Devices;
 import io.lockwatch.infra.amqp.ConfirmedPublisher;
 import io.lockwatch.infra.amqp.ConfirmedPublisher.Outgoing;
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.ingest.ReadingParser;
 import io.lockwatch.ingest.Rejection;
 import org.apache.camel.Exchange;
+import org.apache.camel.component.platform.http.springboot.PlatformHttpMessage;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
@@ -20,7 +24,9 @@ import org.springframework.amqp.core.MessageProperties;
 /**
  * Readings over HTTP, for gateways without AMQP and for trying lockwatch by hand: one reading or an array, each
  * checked as ingest checks it (a bad one is a 400 naming it, and nothing is published), then published to the
- * readings exchange exactly as a sensor would, and answered once the broker confirmed them all.
+ * readings exchange exactly as a sensor would, and answered once the broker confirmed them all. A device posting with
+ * its own credential is held to its sensors: a reading of another is refused (a 403 naming each), the others are
+ * published all the same.
  */
 public class ReadingsApi {
 
@@ -29,11 +35,13 @@ public class ReadingsApi {
     private final ReadingParser parser;
     private final ConfirmedPublisher publisher;
     private final IngestProperties ingest;
+    private final Devices devices;
 
-    public ReadingsApi(ReadingParser parser, ConfirmedPublisher publisher, IngestProperties ingest) {
+    public ReadingsApi(ReadingParser parser, ConfirmedPublisher publisher, IngestProperties ingest, Devices devices) {
         this.parser = parser;
         this.publisher = publisher;
         this.ingest = ingest;
+        this.devices = devices;
     }
 
     public void post(Exchange exchange) {
@@ -47,6 +55,7 @@ public class ReadingsApi {
         } else {
             readings.add(body);
         }
+        DeviceLogin device = device(exchange);
         List<Outgoing> messages = new ArrayList<>(readings.size());
         for (int i = 0; i < readings.size(); i++) {
             byte[] bytes = readings.get(i).toString().getBytes(StandardCharsets.UTF_8);
@@ -61,8 +70,39 @@ public class ReadingsApi {
             p.setHeader("x-lockwatch-via", "http");
             messages.add(new Outgoing(ingest.exchange(), readings.get(i).get("sensor_id").textValue(), new Message(bytes, p)));
         }
-        publisher.publish(messages, Duration.ofSeconds(10));
+        List<String> refused = new ArrayList<>();
+        if (device != null) {
+            Set<String> own = devices.ownedAmong(device, messages.stream().map(Outgoing::routingKey).distinct().toList());
+            List<Outgoing> allowed = new ArrayList<>();
+            for (int i = 0; i < messages.size(); i++) {
+                if (own.contains(messages.get(i).routingKey())) {
+                    allowed.add(messages.get(i));
+                } else {
+                    refused.add((body.isArray() ? "[" + i + "].sensor_id" : "sensor_id") + ": " + messages.get(i).routingKey()
+                            + " is not a sensor " + device + " reports for");
+                }
+            }
+            messages = allowed;
+        }
+        if (!messages.isEmpty()) {
+            publisher.publish(messages, Duration.ofSeconds(10));
+        }
+        if (!refused.isEmpty()) {
+            throw ApiProblem.forbidden(refused.size() + " of " + readings.size() + " readings refused: their sensors are "
+                    + "not " + device + "'s; the other " + messages.size() + " were accepted", refused);
+        }
         Json.respond(exchange, 202, Map.of("accepted", messages.size()));
+    }
+
+    /** The device whose credential the request came with (SecurityConfiguration says so), or null for a token. */
+    private static DeviceLogin device(Exchange exchange) {
+        PlatformHttpMessage http = exchange.getIn(PlatformHttpMessage.class);
+        if (http == null || http.getRequest() == null) {
+            // without the request nothing tells a device from a token: refuse rather than let a device through
+            throw new IllegalStateException("the HTTP request of a readings post is not at hand");
+        }
+        Object login = http.getRequest().getAttribute(DeviceLogin.REQUEST_ATTRIBUTE);
+        return login == null ? null : DeviceLogin.parse(login.toString());
     }
 
     private static String field(Rejection.Reason reason) {

@@ -13,6 +13,9 @@ import java.util.regex.Pattern;
 public record DeviceLogin(String sensorId, String gatewayId) {
 
     static final String SENSOR_PREFIX = "sensor.", GATEWAY_PREFIX = "gateway.";
+
+    /** The servlet request attribute that names the device an HTTP request came from, once its credential is checked. */
+    public static final String REQUEST_ATTRIBUTE = "io.lockwatch.device";
     static final Pattern SENSOR_ID = Pattern.compile("[0-9A-Za-z]{1,16}");
     static final Pattern GATEWAY_ID = Pattern.compile("[0-9A-Za-z][0-9A-Za-z_-]{0,63}");
 

@@ -8,16 +8,20 @@ import org.springframework.security.core.GrantedAuthority;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.context.SecurityContextHolder;
 
-/** What the token of the request at hand may do: a full token reads and acts, a read token only reads. */
+/**
+ * What the token of the request at hand may do: a full token reads and acts, a read token only reads, a device's
+ * credential (HTTP Basic) only posts readings, of its own sensors.
+ */
 enum Caller {
-    ANONYMOUS, READ, FULL;
+    ANONYMOUS, READ, FULL, DEVICE;
 
-    static final String READ_ROLE = "READ", FULL_ROLE = "FULL";
+    static final String READ_ROLE = "READ", FULL_ROLE = "FULL", DEVICE_ROLE = "DEVICE";
 
     List<GrantedAuthority> authorities() {
         return switch (this) {
             case FULL -> List.of(new SimpleGrantedAuthority("ROLE_" + READ_ROLE), new SimpleGrantedAuthority("ROLE_" + FULL_ROLE));
             case READ -> List.of(new SimpleGrantedAuthority("ROLE_" + READ_ROLE));
+            case DEVICE -> List.of(new SimpleGrantedAuthority("ROLE_" + DEVICE_ROLE));
             case ANONYMOUS -> List.of();
         };
     }

@@ -29,14 +29,19 @@ import org.springframework.security.web.servlet.util.matcher.PathPatternRequestM
 @EnableConfigurationProperties({TokenProperties.class, ManagementProperties.class})
 class SecurityConfiguration {
 
-    private static final String READ = Caller.READ_ROLE, FULL = Caller.FULL_ROLE;
+    private static final String READ = Caller.READ_ROLE, FULL = Caller.FULL_ROLE, DEVICE = Caller.DEVICE_ROLE;
 
     @Bean
     SecurityFilterChain doors(HttpSecurity http, TokenAuthentication tokens, ProblemResponses problems,
                               @org.springframework.beans.factory.annotation.Value("${lockwatch.devices.broker-auth-networks:}")
                               java.util.List<String> brokerNetworks) throws Exception {
         AuthenticationFilter authentication = new AuthenticationFilter(tokens, tokens);
-        authentication.setSuccessHandler((request, response, auth) -> { }); // go on to the door asked for
+        authentication.setSuccessHandler((request, response, auth) -> {
+            // go on to the door asked for; a device's login goes with the request, for the API to hold it to its sensors
+            if (auth.getAuthorities().containsAll(Caller.DEVICE.authorities())) {
+                request.setAttribute(io.lockwatch.devices.DeviceLogin.REQUEST_ATTRIBUTE, auth.getName());
+            }
+        });
         authentication.setFailureHandler(new AuthenticationEntryPointFailureHandler(problems));
         PathPatternRequestMatcher.Builder path = PathPatternRequestMatcher.withDefaults();
 
@@ -65,6 +70,8 @@ class SecurityConfiguration {
                                 path.matcher(HttpMethod.GET, "/console/console.css")).permitAll()
                         // RabbitMQ's HTTP auth backend, which sends no token: its networks only
                         .requestMatchers(path.matcher(HttpMethod.POST, "/broker-auth/*")).access(fromNetworks(brokerNetworks))
+                        // a device posts readings of its own sensors with its credential (ReadingsApi holds it to them)
+                        .requestMatchers(path.matcher(HttpMethod.POST, "/api/v1/readings")).hasAnyRole(FULL, DEVICE)
                         // Hawtio posts its reads too: what each token may do there is JolokiaPolicy's to say
                         .requestMatchers(path.matcher("/actuator/jolokia/**"), path.matcher("/actuator/hawtio/jolokia/**"))
                         .hasRole(READ)
@@ -90,11 +97,11 @@ class SecurityConfiguration {
 
     /** The one way in; being an {@code AuthenticationManager} bean, it keeps Boot from inventing a user. */
     @Bean
-    TokenAuthentication tokenAuthentication(TokenProperties props) {
+    TokenAuthentication tokenAuthentication(TokenProperties props, io.lockwatch.devices.Devices devices) {
         if (props.tokens().isEmpty()) {
             throw new IllegalStateException("no API token configured: set lockwatch.api.tokens (LOCKWATCH_API_TOKENS)");
         }
-        return new TokenAuthentication(props);
+        return new TokenAuthentication(props, devices::authenticate);
     }
 
 

@@ -21,8 +21,15 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
 
     private final List<byte[]> fullTokens;
     private final List<byte[]> readTokens;
+    private final java.util.function.BiPredicate<String, String> devices;
 
     TokenAuthentication(TokenProperties props) {
+        this(props, (login, secret) -> false);
+    }
+
+    /** @param devices whether a device's login and secret are those of a live credential */
+    TokenAuthentication(TokenProperties props, java.util.function.BiPredicate<String, String> devices) {
+        this.devices = devices;
         this.fullTokens = props.tokens().stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toList();
         this.readTokens = props.readTokens().stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toList();
     }
@@ -33,6 +40,15 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
         String authorization = request.getHeader("Authorization");
         if (authorization == null) {
             return null;
+        }
+        if (authorization.regionMatches(true, 0, "Basic ", 0, 6) && readingsPost(request)) {
+            // a device's credential: its login as user name, its secret as password
+            String[] basic = basic(authorization);
+            if (basic == null || io.lockwatch.devices.DeviceLogin.parse(basic[0]) == null) {
+                throw new BadCredentialsException("HTTP Basic here is a device's credential: its login (sensor.<id> or "
+                        + "gateway.<id>) and its secret");
+            }
+            return UsernamePasswordAuthenticationToken.unauthenticated(basic[0], basic[1]);
         }
         if (authorization.regionMatches(true, 0, "Basic ", 0, 6) && !browserConsole(request)) {
             // a browser keeps Basic credentials and sends them on, another site's forms included: only the consoles
@@ -48,6 +64,12 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
 
     @Override
     public Authentication authenticate(Authentication presented) {
+        if (presented.getPrincipal() instanceof String login) {
+            if (devices.test(login, String.valueOf(presented.getCredentials()))) {
+                return UsernamePasswordAuthenticationToken.authenticated(login, null, Caller.DEVICE.authorities());
+            }
+            throw new BadCredentialsException("not a live credential of " + login);
+        }
         byte[] token = String.valueOf(presented.getCredentials()).getBytes(StandardCharsets.UTF_8);
         int full = indexOf(token, fullTokens);
         if (full >= 0) {
@@ -67,20 +89,32 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
                 || path.equals("/actuator/jolokia") || path.startsWith("/actuator/jolokia/");
     }
 
+    /** Where a device may post its readings with its own credential. */
+    static boolean readingsPost(HttpServletRequest request) {
+        return "POST".equals(request.getMethod())
+                && request.getRequestURI().substring(request.getContextPath().length()).equals("/api/v1/readings");
+    }
+
     private static String token(String authorization) {
         if (authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
             return authorization.substring(7).trim();
         }
-        if (authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
-            try {
-                String decoded = new String(Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
-                int colon = decoded.indexOf(':');
-                return colon < 0 ? null : decoded.substring(colon + 1);
-            } catch (IllegalArgumentException e) {
-                return null;
-            }
+        String[] basic = basic(authorization);
+        return basic == null ? null : basic[1];
+    }
+
+    /** User name and password of HTTP Basic credentials, or null. */
+    private static String[] basic(String authorization) {
+        if (!authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
+            return null;
         }
-        return null;
+        try {
+            String decoded = new String(Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
+            int colon = decoded.indexOf(':');
+            return colon < 0 ? null : new String[] {decoded.substring(0, colon), decoded.substring(colon + 1)};
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     /** Looks at every token whatever matches, so the time taken does not tell which one (or how much of it) did. */

@@ -585,6 +585,46 @@ class ApiTest {
         assertProblem(raw("GET", "/gateways/nobody/credentials", READER, null), 404, null);
     }
 
+    @Test
+    void aDevicePostsReadingsOfItsOwnSensorsWithItsCredentialAndIsRefusedOthersOneByOne() throws Exception {
+        String mine = sensorId(), theirs = sensorId(), gw = "gw" + UUID.randomUUID().toString().substring(0, 8);
+        call("POST", "/sensors", ADMIN, Map.of("id", mine, "address", "x"));
+        call("POST", "/sensors", ADMIN, Map.of("id", theirs, "address", "y"));
+        call("POST", "/gateways", ADMIN, Map.of("id", gw, "sensors", List.of(mine)));
+        String secret = raw("POST", "/gateways/" + gw + "/credentials", ADMIN, null).body().get("secret").asText();
+
+        Answer own = device("gateway." + gw, secret, List.of(Map.of("sensor_id", mine, "data", 0)));
+        assertThat(own.status()).as("%s", own.body()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(15)).until(() -> "0".equals(call("GET", "/sensors/" + mine, READER, null).body().get("state").asText()));
+
+        Answer mixed = device("gateway." + gw, secret, List.of(Map.of("sensor_id", theirs, "data", 0),
+                Map.of("sensor_id", mine, "data", 1)));
+        assertProblem(mixed, 403, null);
+        assertThat(mixed.body().get("errors").get(0).asText()).startsWith("[0].sensor_id: " + theirs);
+        assertThat(mixed.body().get("errors")).hasSize(1);
+        assertThat(mixed.body().get("detail").asText()).contains("the other 1 were accepted");
+        await().atMost(Duration.ofSeconds(15)).until(() -> "1".equals(call("GET", "/sensors/" + mine, READER, null).body().get("state").asText()));
+        assertThat(call("GET", "/sensors/" + theirs, READER, null).body().get("state").isNull()).as("never applied").isTrue();
+
+        assertProblem(device("gateway." + gw, "lwd_wrong", Map.of("sensor_id", mine, "data", 0)), 401, null);
+        assertProblem(device("nobody", secret, Map.of("sensor_id", mine, "data", 0)), 401, null);
+        HttpResponse<String> elsewhere = HTTP.send(HttpRequest.newBuilder(URI.create(base() + "/sensors"))
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                        ("gateway." + gw + ":" + secret).getBytes(java.nio.charset.StandardCharsets.UTF_8))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(elsewhere.statusCode()).as("a device's credential opens nothing but the readings' door").isEqualTo(401);
+    }
+
+    private Answer device(String login, String secret, Object body) throws IOException, InterruptedException {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base() + "/readings"))
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                        (login + ":" + secret).getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build(), HttpResponse.BodyHandlers.ofString());
+        return new Answer(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""),
+                r.body().isBlank() ? null : JSON.readTree(r.body()));
+    }
+
     // --- helpers
 
     private String base() {
