@@ -16,6 +16,7 @@ public final class IngestBatch {
     private final List<Reading> readings = new ArrayList<>();
     private final List<Rejection> rejections = new ArrayList<>();
     private final List<Reading> forwards = new ArrayList<>();
+    private final List<Claim> claims = new ArrayList<>();
     private final DeliveryTags deliveries = new DeliveryTags();
     /** The parking of the rejections known before apply, under way while the batch is applied; or null. */
     private java.util.concurrent.Future<?> earlyParking;
@@ -47,6 +48,14 @@ public final class IngestBatch {
      * readings of an array are {@linkplain #forwards forwarded} instead.
      */
     void add(Object parsed, Channel channel, Long deliveryTag, boolean forwardArrays) {
+        if (parsed instanceof FromGateway g) {
+            for (Object one : g.parsed() instanceof java.util.List<?> several ? several : List.of(g.parsed())) {
+                if (one instanceof Reading r) {
+                    claims.add(new Claim(r, g.gatewayId(), g.refusal().apply(r)));
+                }
+            }
+            parsed = g.parsed();
+        }
         if (parsed instanceof java.util.List<?> several) {
             for (Object one : several) {
                 if (forwardArrays && one instanceof Reading r) {
@@ -70,6 +79,39 @@ public final class IngestBatch {
         } else {
             throw new IllegalArgumentException("not a reading: " + parsed);
         }
+    }
+
+    /**
+     * A message a gateway published (its AMQP user-id): what it holds, and what each of its readings becomes if the
+     * gateway does not report for its sensor.
+     */
+    record FromGateway(String gatewayId, Object parsed, java.util.function.Function<Reading, Rejection> refusal) {
+    }
+
+    /** A reading a gateway published, to be checked against the gateway's sensors before the batch is applied. */
+    record Claim(Reading reading, String gatewayId, Rejection refusal) {
+    }
+
+    List<Claim> claims() {
+        return claims;
+    }
+
+    /** The claimed reading is not applied, nor forwarded: it is parked with the batch's rejections. */
+    void refuse(Claim claim) {
+        if (!removeSame(readings, claim.reading())) {
+            removeSame(forwards, claim.reading());
+        }
+        rejections.add(claim.refusal());
+    }
+
+    private static boolean removeSame(List<Reading> list, Reading reading) {
+        for (int i = 0; i < list.size(); i++) {
+            if (list.get(i) == reading) {
+                list.remove(i);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** When its first message joined, in epoch milliseconds (for its span). */

@@ -155,8 +155,8 @@ class IngestConfiguration {
 
     @Bean
     IngestSteps ingest(ReadingParser parser, SensorStateStore store, ConfirmedPublisher publisher, IngestProperties props,
-                       MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces) {
-        return new IngestSteps(parser, store, publisher, props, meters, traces);
+                       MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces, io.lockwatch.devices.Devices devices) {
+        return new IngestSteps(parser, store, publisher, props, meters, traces, devices);
     }
 
     @Bean

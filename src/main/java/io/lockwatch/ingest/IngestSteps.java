@@ -19,6 +19,8 @@ import io.micrometer.tracing.Span;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpException;
+import io.lockwatch.devices.DeviceLogin;
+import io.lockwatch.devices.Devices;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
@@ -60,8 +62,11 @@ public class IngestSteps {
         return t;
     });
 
+    private final Devices devices;
+
     public IngestSteps(ReadingParser parser, SensorStateStore store, ConfirmedPublisher publisher, IngestProperties props,
-                       MeterRegistry meters, Traces traces) {
+                       MeterRegistry meters, Traces traces, Devices devices) {
+        this.devices = devices;
         this.traces = traces;
         this.parser = parser;
         this.store = store;
@@ -85,10 +90,56 @@ public class IngestSteps {
     Object parse(Message message) {
         MessageProperties p = message.getMessageProperties();
         String routingKey = p.getReceivedRoutingKey();
-        return routingKey != null && routingKey.startsWith(MQTT_ROUTING_KEY_PREFIX)
+        Object parsed = routingKey != null && routingKey.startsWith(MQTT_ROUTING_KEY_PREFIX)
                 ? parser.parseMqtt(message.getBody(), routingKey.substring(MQTT_ROUTING_KEY_PREFIX.length()),
                         p.getMessageId(), p.getTimestamp(), () -> originalRouting(p))
                 : parser.parseMessage(message.getBody(), p.getMessageId(), p.getTimestamp(), () -> originalRouting(p));
+        DeviceLogin publisher = DeviceLogin.parse(p.getUserId());
+        if (publisher == null) {
+            return parsed; // the broker's own users (the service's, an operator's), and MQTT, whose plugin names none
+        }
+        java.util.function.Function<Reading, Rejection> refusal = r -> new Rejection(Reason.NOT_AUTHORIZED,
+                "sensor " + r.sensorId() + ": published by " + publisher + ", which does not report for it",
+                message.getBody(), withPublisher(p));
+        if (publisher.gateway()) {
+            return new IngestBatch.FromGateway(publisher.gatewayId(), parsed, refusal);
+        }
+        // a sensor's own login reports for that sensor alone: judged here, no registry needed
+        if (parsed instanceof List<?> several) {
+            return several.stream().map(one -> one instanceof Reading r && !r.sensorId().equals(publisher.sensorId())
+                    ? refusal.apply(r) : one).toList();
+        }
+        return parsed instanceof Reading r && !r.sensorId().equals(publisher.sensorId()) ? refusal.apply(r) : parsed;
+    }
+
+    /**
+     * Per batch, before it is applied: the readings a gateway published for sensors that are not its own join the
+     * rejections as {@code not_authorized}. The broker's topic authorisation let the message in by its routing key;
+     * what the message holds (an array names any sensors) is judged here, one query per gateway of the batch.
+     */
+    public void refuseWhatPublishersMayNotReport(IngestBatch batch) {
+        if (batch.claims().isEmpty()) {
+            return;
+        }
+        Map<String, List<IngestBatch.Claim>> byGateway = new LinkedHashMap<>();
+        for (IngestBatch.Claim c : batch.claims()) {
+            byGateway.computeIfAbsent(c.gatewayId(), g -> new ArrayList<>()).add(c);
+        }
+        byGateway.forEach((gateway, claims) -> {
+            java.util.Set<String> own = devices.ownedAmong(DeviceLogin.ofGateway(gateway),
+                    claims.stream().map(c -> c.reading().sensorId()).distinct().toList());
+            for (IngestBatch.Claim c : claims) {
+                if (!own.contains(c.reading().sensorId())) {
+                    batch.refuse(c);
+                }
+            }
+        });
+    }
+
+    private static Map<String, Object> withPublisher(MessageProperties p) {
+        Map<String, Object> context = originalRouting(p);
+        context.put("x-original-user-id", p.getUserId());
+        return context;
     }
 
     /**

@@ -187,6 +187,8 @@ final class ReadingsComponent extends DefaultComponent {
                 p.setMessageId(source.getMessageId());
                 p.setTimestamp(source.getTimestamp());
                 p.setContentType(source.getContentType());
+                // the publisher's login: RabbitMQ refuses a publish whose user-id is not the connection's own
+                p.setUserId(source.getUserId());
             }
             if (envelope != null) {
                 p.setReceivedExchange(envelope.getExchange());

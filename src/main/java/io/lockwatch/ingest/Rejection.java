@@ -16,7 +16,9 @@ public record Rejection(Reason reason, String detail, byte[] body, Map<String, O
         BODY_TOO_LARGE, MALFORMED_JSON, NOT_AN_OBJECT, MISSING_SENSOR_ID, INVALID_SENSOR_ID, MISSING_DATA,
         INVALID_DATA, INVALID_TS, TS_IN_FUTURE, INVALID_MESSAGE_ID, TOO_MANY_READINGS, PROCESSING_FAILED,
         /** over MQTT: a topic that names no sensor; and a body that names another sensor than its topic */
-        INVALID_TOPIC, TOPIC_MISMATCH;
+        INVALID_TOPIC, TOPIC_MISMATCH,
+        /** published by a device (the AMQP user-id RabbitMQ vouches for) for a sensor it does not report for */
+        NOT_AUTHORIZED;
 
         public String code() {
             return name().toLowerCase(java.util.Locale.ROOT);

@@ -132,6 +132,36 @@ class DeviceIdentityIT {
     }
 
     @Test
+    void readingsInsideAMessageAreHeldToThePublishersSensorsByItsUserId() throws Exception {
+        String a = sensor(), b = sensor(), gateway = "gw-" + UUID.randomUUID().toString().substring(0, 8);
+        devices.createGateway(gateway, null, List.of(a));
+        String secret = devices.createCredential(DeviceLogin.ofGateway(gateway), Duration.ZERO).secret();
+        double parkedBefore = invalid("not_authorized");
+
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost("127.0.0.1");
+        factory.setUsername("gateway." + gateway);
+        factory.setPassword(secret);
+        try (Connection connection = factory.newConnection()) {
+            Channel channel = connection.createChannel();
+            channel.confirmSelect();
+            // the key is its own sensor's, so the broker lets it in; the array also names a sensor not its own
+            AMQP.BasicProperties byTheGateway = props().builder().userId("gateway." + gateway).build();
+            channel.basicPublish("lockwatch.readings", a, byTheGateway, "[{\"sensor_id\":\"%s\",\"data\":0},{\"sensor_id\":\"%s\",\"data\":0}]"
+                    .formatted(a, b).getBytes(StandardCharsets.UTF_8));
+            channel.waitForConfirmsOrDie(5000);
+            // RabbitMQ vouches for the user-id: a gateway cannot name another publisher
+            Channel forged = connection.createChannel();
+            forged.confirmSelect();
+            forged.basicPublish("lockwatch.readings", a, props().builder().userId("guest").build(), "{\"sensor_id\":\"%s\",\"data\":1}"
+                    .formatted(a).getBytes(StandardCharsets.UTF_8));
+            assertThatThrownBy(() -> forged.waitForConfirmsOrDie(5000)).isNotNull();
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> Integer.valueOf(0).equals(state(a)) && invalid("not_authorized") > parkedBefore);
+        assertThat(state(b)).as("parked as not_authorized, never applied").isNull();
+    }
+
+    @Test
     void overMqttAGatewayReportsForEachOfItsSensors() throws Exception {
         String a = sensor(), b = sensor(), gateway = "gw-" + UUID.randomUUID().toString().substring(0, 8);
         devices.createGateway(gateway, null, List.of(a, b));
@@ -156,6 +186,11 @@ class DeviceIdentityIT {
     private Integer state(String sensor) {
         List<Integer> s = jdbc.queryForList("SELECT state FROM sensor_state WHERE sensor_id = ?", Integer.class, sensor);
         return s.isEmpty() ? null : s.get(0);
+    }
+
+    private double invalid(String reason) {
+        var c = meters.find("lockwatch.readings.invalid").tag("reason", reason).counter();
+        return c == null ? 0 : c.count();
     }
 
     private double refused(String check) {

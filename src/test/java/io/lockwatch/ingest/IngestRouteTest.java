@@ -79,6 +79,8 @@ class IngestRouteTest {
     @Autowired MeterRegistry meters;
     @Autowired io.lockwatch.infra.metrics.SampledGauges sampledGauges;
     @Autowired IngestProperties props;
+    @Autowired IngestSteps steps;
+    @Autowired io.lockwatch.devices.Devices devices;
 
     static final AtomicInteger acknowledged = new AtomicInteger();
     static final AtomicBoolean crashBeforeNextAck = new AtomicBoolean();
@@ -216,6 +218,48 @@ class IngestRouteTest {
      * The attack of issue 37: a forged "closed" dated 4.5 s ahead (within the skew), then the door's genuine opening,
      * measured after the forgery arrived. The opening is applied: the forgery counts as measured when it arrived.
      */
+    @Test
+    void readingsAreHeldToTheSensorsOfThePublisherTheBrokerNames() {
+        String a = "U" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        String b = "V" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'a'), (?, 'b')", a, b);
+        String gateway = "gw-" + UUID.randomUUID().toString().substring(0, 8);
+        devices.createGateway(gateway, null, List.of(a));
+        String both = "[{\"sensor_id\":\"%s\",\"data\":0},{\"sensor_id\":\"%s\",\"data\":0}]".formatted(a, b);
+
+        // a sensor's own login reports for that sensor alone: judged as the message is parsed
+        List<?> bySensor = (List<?>) steps.parse(publishedBy("sensor." + a, both));
+        assertThat(bySensor.get(0)).isInstanceOf(Reading.class);
+        assertThat(((Rejection) bySensor.get(1)).reason()).isEqualTo(Rejection.Reason.NOT_AUTHORIZED);
+        assertThat(((Rejection) bySensor.get(1)).detail()).contains(b).contains("sensor." + a);
+
+        // a gateway's: against its sensors, per batch, before the batch is applied (or its readings forwarded)
+        for (boolean forwardArrays : new boolean[] {false, true}) {
+            IngestBatch batch = new IngestBatch();
+            batch.add(steps.parse(publishedBy("gateway." + gateway, both)), null, null, forwardArrays);
+            steps.refuseWhatPublishersMayNotReport(batch);
+            List<Reading> kept = forwardArrays ? batch.forwards() : batch.readings();
+            assertThat(kept).extracting(Reading::sensorId).containsExactly(a);
+            assertThat(batch.rejections()).singleElement().satisfies(r -> {
+                assertThat(r.reason()).isEqualTo(Rejection.Reason.NOT_AUTHORIZED);
+                assertThat(r.detail()).contains(b);
+                assertThat(r.properties()).containsEntry("x-original-user-id", "gateway." + gateway);
+            });
+        }
+
+        // no user-id (MQTT through RabbitMQ's plugin), or one of the broker's own users: the broker's word stands
+        assertThat(steps.parse(publishedBy(null, both))).asList().allMatch(Reading.class::isInstance);
+        assertThat(steps.parse(publishedBy("guest", both))).asList().allMatch(Reading.class::isInstance);
+    }
+
+    private static org.springframework.amqp.core.Message publishedBy(String userId, String body) {
+        MessageProperties p = new MessageProperties();
+        p.setUserId(userId);
+        p.setReceivedExchange("lockwatch.readings");
+        p.setReceivedRoutingKey("k");
+        return new org.springframework.amqp.core.Message(body.getBytes(StandardCharsets.UTF_8), p);
+    }
+
     @Test
     void aReadingDatedAheadCannotMakeALaterGenuineOneStale() {
         String s = register();
