@@ -20,7 +20,7 @@ import org.springframework.amqp.core.MessageProperties;
 public class MqttBridge {
 
     private static final Duration CONFIRM_WITHIN = Duration.ofSeconds(10);
-    static final String ROUTE = "mqtt-readings-are-bridged-to-the-readings-exchange";
+    public static final String ROUTE = "mqtt-readings-are-bridged-to-the-readings-exchange";
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(MqttBridge.class);
     private volatile String lastFailure;
 

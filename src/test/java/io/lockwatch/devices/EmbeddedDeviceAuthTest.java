@@ -35,6 +35,14 @@ class EmbeddedDeviceAuthTest {
     @Autowired Devices devices;
     @Autowired JdbcTemplate jdbc;
     @Autowired MeterRegistry meters;
+    @Autowired org.apache.camel.CamelContext camel;
+
+    /** MQTT drops what is published to a topic nobody has subscribed to yet: the bridge is connected first. */
+    @org.junit.jupiter.api.BeforeEach
+    void bridgeConnected() {
+        await().atMost(Duration.ofSeconds(20)).until(() ->
+                camel.getRouteController().getRouteStatus(io.lockwatch.ingest.MqttBridge.ROUTE).isStarted());
+    }
 
     @Test
     void withoutALoginOrWithAWrongSecretAClientIsRefused() throws Exception {
