@@ -16,10 +16,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.eclipse.paho.client.mqttv3.MqttClient;
-import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
 import org.eclipse.paho.client.mqttv3.MqttException;
-import org.eclipse.paho.client.mqttv3.MqttMessage;
-import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -109,11 +106,7 @@ class DeviceIdentityIT {
         devices.createGateway(gateway, "test", List.of(a));
         String secret = devices.createCredential(DeviceLogin.ofGateway(gateway), Duration.ZERO).secret();
 
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost("127.0.0.1");
-        factory.setUsername("gateway." + gateway);
-        factory.setPassword(secret);
-        try (Connection connection = factory.newConnection()) {
+        try (Connection connection = amqp(gateway, secret)) {
             Channel channel = connection.createChannel();
             channel.confirmSelect();
             channel.basicPublish("lockwatch.readings", a, props(), "{\"sensor_id\":\"%s\",\"data\":0}".formatted(a).getBytes(StandardCharsets.UTF_8));
@@ -126,8 +119,7 @@ class DeviceIdentityIT {
             assertThatThrownBy(() -> other.waitForConfirmsOrDie(5000)).as("ACCESS_REFUSED closes the channel").isNotNull();
             assertThat(other.isOpen()).isFalse();
         }
-        factory.setPassword("lwd_wrong");
-        assertThatThrownBy(factory::newConnection).as("a wrong secret").isNotNull();
+        assertThatThrownBy(() -> amqp(gateway, "lwd_wrong")).as("a wrong secret").isNotNull();
         assertThat(state(b)).isNull();
     }
 
@@ -138,11 +130,7 @@ class DeviceIdentityIT {
         String secret = devices.createCredential(DeviceLogin.ofGateway(gateway), Duration.ZERO).secret();
         double parkedBefore = invalid("not_authorized");
 
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost("127.0.0.1");
-        factory.setUsername("gateway." + gateway);
-        factory.setPassword(secret);
-        try (Connection connection = factory.newConnection()) {
+        try (Connection connection = amqp(gateway, secret)) {
             Channel channel = connection.createChannel();
             channel.confirmSelect();
             // the key is its own sensor's, so the broker lets it in; the array also names a sensor not its own
@@ -178,54 +166,39 @@ class DeviceIdentityIT {
     }
 
     private String sensor() {
-        String id = "D" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'test')", id);
-        return id;
+        return DeviceClients.sensor(jdbc, "D");
     }
 
     private Integer state(String sensor) {
-        List<Integer> s = jdbc.queryForList("SELECT state FROM sensor_state WHERE sensor_id = ?", Integer.class, sensor);
-        return s.isEmpty() ? null : s.get(0);
+        return DeviceClients.state(jdbc, sensor);
     }
 
     private double invalid(String reason) {
-        var c = meters.find("lockwatch.readings.invalid").tag("reason", reason).counter();
-        return c == null ? 0 : c.count();
+        return DeviceClients.count(meters, "lockwatch.readings.invalid", "reason", reason);
     }
 
     private double refused(String check) {
-        var c = meters.find("lockwatch.devices.refused").tag("check", check).counter();
-        return c == null ? 0 : c.count();
+        return DeviceClients.count(meters, "lockwatch.devices.refused", "check", check);
+    }
+
+    /** An AMQP connection of the gateway's, to RabbitMQ. */
+    private static Connection amqp(String gateway, String secret) throws Exception {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost("127.0.0.1");
+        factory.setUsername("gateway." + gateway);
+        factory.setPassword(secret);
+        return factory.newConnection();
     }
 
     private static MqttClient mqtt(String user, String password) throws MqttException {
-        MqttClient client = new MqttClient("tcp://127.0.0.1:1883", "it-" + UUID.randomUUID(), new MemoryPersistence());
-        MqttConnectOptions options = new MqttConnectOptions();
-        options.setCleanSession(true);
-        options.setConnectionTimeout(10);
-        if (user != null) {
-            options.setUserName(user);
-            options.setPassword(password.toCharArray());
-        }
-        try {
-            client.connect(options);
-        } catch (MqttException e) {
-            client.close();
-            throw e;
-        }
-        return client;
+        return DeviceClients.mqtt("tcp://127.0.0.1:1883", user, password);
     }
 
     private static void publish(MqttClient client, String topic, String payload) throws MqttException {
-        MqttMessage m = new MqttMessage(payload.getBytes(StandardCharsets.UTF_8));
-        m.setQos(1);
-        client.publish(topic, m);
+        DeviceClients.publish(client, topic, payload);
     }
 
     private static void close(MqttClient client) throws MqttException {
-        if (client.isConnected()) {
-            client.disconnect();
-        }
-        client.close();
+        DeviceClients.close(client);
     }
 }

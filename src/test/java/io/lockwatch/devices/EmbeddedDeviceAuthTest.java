@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -12,10 +11,7 @@ import java.util.UUID;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.eclipse.paho.client.mqttv3.MqttClient;
-import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
 import org.eclipse.paho.client.mqttv3.MqttException;
-import org.eclipse.paho.client.mqttv3.MqttMessage;
-import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -63,15 +59,15 @@ class EmbeddedDeviceAuthTest {
         double refusedBefore = refused("mqtt-publish") + refused("mqtt-subscribe");
 
         MqttClient device = connect("sensor." + a, secret);
-        publish(device, "lockwatch/readings/" + a, "0");
+        DeviceClients.publish(device, "lockwatch/readings/" + a, "0");
         await().atMost(Duration.ofSeconds(15)).until(() -> Integer.valueOf(0).equals(state(a)));
         // refused: the listener closes the connection, as RabbitMQ's plugin does, rather than leave it waiting for a PUBACK
-        assertThatThrownBy(() -> publish(device, "lockwatch/readings/" + b, "0")).isInstanceOf(MqttException.class);
+        assertThatThrownBy(() -> DeviceClients.publish(device, "lockwatch/readings/" + b, "0")).isInstanceOf(MqttException.class);
         await().atMost(Duration.ofSeconds(10)).until(() -> !device.isConnected());
         MqttClient gw = connect("gateway." + gateway, gatewaySecret);
-        publish(gw, "lockwatch/readings/" + c, "0");
+        DeviceClients.publish(gw, "lockwatch/readings/" + c, "0");
         await().atMost(Duration.ofSeconds(15)).until(() -> Integer.valueOf(0).equals(state(c)));
-        close(gw);
+        DeviceClients.close(gw);
 
         MqttClient watcher = connect("sensor." + a, secret);
         try {
@@ -80,7 +76,7 @@ class EmbeddedDeviceAuthTest {
         } catch (MqttException refused) {
             // or refused outright
         } finally {
-            close(watcher);
+            DeviceClients.close(watcher);
         }
         assertThat(refused("mqtt-publish") + refused("mqtt-subscribe")).isGreaterThanOrEqualTo(refusedBefore + 2);
         assertThat(state(b)).as("never applied").isNull();
@@ -88,50 +84,18 @@ class EmbeddedDeviceAuthTest {
     }
 
     private String sensor() {
-        String id = "E" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'test')", id);
-        return id;
+        return DeviceClients.sensor(jdbc, "E");
     }
 
     private Integer state(String sensor) {
-        List<Integer> s = jdbc.queryForList("SELECT state FROM sensor_state WHERE sensor_id = ?", Integer.class, sensor);
-        return s.isEmpty() ? null : s.get(0);
+        return DeviceClients.state(jdbc, sensor);
     }
 
     private double refused(String check) {
-        var c = meters.find("lockwatch.devices.refused").tag("check", check).counter();
-        return c == null ? 0 : c.count();
+        return DeviceClients.count(meters, "lockwatch.devices.refused", "check", check);
     }
 
     private MqttClient connect(String user, String password) throws MqttException {
-        MqttClient client = new MqttClient(brokerUrl, "t-" + UUID.randomUUID(), new MemoryPersistence());
-        client.setTimeToWait(10_000);
-        MqttConnectOptions options = new MqttConnectOptions();
-        options.setCleanSession(true);
-        options.setConnectionTimeout(10);
-        if (user != null) {
-            options.setUserName(user);
-            options.setPassword(password.toCharArray());
-        }
-        try {
-            client.connect(options);
-        } catch (MqttException e) {
-            client.close();
-            throw e;
-        }
-        return client;
-    }
-
-    private static void publish(MqttClient client, String topic, String payload) throws MqttException {
-        MqttMessage m = new MqttMessage(payload.getBytes(StandardCharsets.UTF_8));
-        m.setQos(1);
-        client.publish(topic, m);
-    }
-
-    private static void close(MqttClient client) throws MqttException {
-        if (client.isConnected()) {
-            client.disconnect();
-        }
-        client.close();
+        return DeviceClients.mqtt(brokerUrl, user, password);
     }
 }
