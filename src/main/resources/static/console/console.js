@@ -181,7 +181,7 @@
     const page = await api('GET', '/sensors?' + q);
     nextCursor = page.next_cursor || null;
     rows('sensor-table', page.items, (tr, s) => {
-      cell(tr, '').replaceChildren(link(s.id, () => { sensorShown = s.id; show('sensor'); }));
+      cell(tr, '').replaceChildren(link(s.id, () => { sensorShown = s.id; $('credential-detail').textContent = ''; show('sensor'); }));
       cell(tr, s.address, 'wrap');
       cell(tr, doorText(s.state), s.state === 0 ? 'open' : '');
       cell(tr, s.connectivity, s.connectivity === 'lost' ? 'lost' : '');
@@ -266,11 +266,12 @@
   async function sensor() {
     const id = sensorShown;
     const from = new Date(Date.now() - spanHours * 3600 * 1000);
-    const [s, events, linked, deliveries] = await Promise.all([
+    const [s, events, linked, deliveries, credentials] = await Promise.all([
       api('GET', '/sensors/' + encodeURIComponent(id)),
       api('GET', '/sensors/' + encodeURIComponent(id) + '/events?limit=1000&from=' + encodeURIComponent(from.toISOString())),
       api('GET', '/sensors/' + encodeURIComponent(id) + '/clients'),
-      api('GET', '/notifications?limit=20&sensor_id=' + encodeURIComponent(id))]);
+      api('GET', '/notifications?limit=20&sensor_id=' + encodeURIComponent(id)),
+      api('GET', '/sensors/' + encodeURIComponent(id) + '/credentials')]);
     $('sensor-name').textContent = s.id;
     $('sensor-summary').textContent = `${s.address} · door ${doorText(s.state) || 'not reported yet'} · ` +
       `${s.connectivity} · last seen ${when(s.last_seen_at) || 'never'}`;
@@ -280,6 +281,19 @@
       li.textContent = `${c.name} (${c.url})${c.enabled ? '' : ' · paused'}`;
       return li;
     }));
+    rows('credential-table', credentials.items, (tr, c) => {
+      cell(tr, c.login);
+      cell(tr, c.status);
+      cell(tr, when(c.created_at));
+      cell(tr, c.revoked_at ? 'revoked ' + when(c.revoked_at) : when(c.expires_at) || 'until revoked');
+      const action = cell(tr, '');
+      if (c.status === 'active' || c.status === 'expiring') {
+        action.replaceChildren(button('Revoke', () => {
+          if (!window.confirm('Revoke this credential of ' + id + '? A device using it is refused from now on.')) return;
+          act(() => api('DELETE', '/sensors/' + encodeURIComponent(id) + '/credentials/' + c.id), 'Revoked a credential of ' + id);
+        }));
+      }
+    });
     rows('event-table', events.items.slice(0, 20), (tr, e) => {
       cell(tr, when(e.occurred_at));
       cell(tr, e.type);
@@ -481,6 +495,13 @@
   for (const b of document.querySelectorAll('button[data-span]')) {
     b.addEventListener('click', () => { spanHours = Number(b.dataset.span); refresh(); });
   }
+  $('credential-new').addEventListener('click', async () => {
+    try {
+      const c = await api('POST', '/sensors/' + encodeURIComponent(sensorShown) + '/credentials');
+      $('credential-detail').textContent = `Log in as ${c.login} with this secret, shown this once:\n${c.secret}`;
+      await refresh();
+    } catch (e) { say(e.message, true); }
+  });
   $('import-form').addEventListener('submit', importFile);
   $('export').addEventListener('click', exportFile);
   if (token()) start();

@@ -69,6 +69,7 @@ class ConsoleBrowserTest {
     @Autowired JdbcTemplate jdbc;
     @Autowired RabbitTemplate rabbit;
     @Autowired IngestProperties ingest;
+    @Autowired io.lockwatch.devices.Devices devices;
 
     @BeforeAll
     static void openTheBrowser() {
@@ -159,6 +160,18 @@ class ConsoleBrowserTest {
         wait.until(d -> d.findElements(By.cssSelector("#sensor-clients li")).size() == 2);
         wait.until(d -> d.findElements(By.xpath("//table[@id='event-table']//td[text()='sensor.state_changed']")).size() == 1);
         screenshot("console-sensor");
+
+        // a credential for the sensor: its secret shown once, then revoked
+        browser.findElement(By.id("credential-new")).click();
+        wait.until(d -> d.findElement(By.id("credential-detail")).getText().contains("lwd_"));
+        String shown = browser.findElement(By.id("credential-detail")).getText();
+        String secret = shown.substring(shown.indexOf("lwd_")).trim();
+        assertThat(shown).contains("sensor." + sensor);
+        assertThat(devices.authenticate("sensor." + sensor, secret)).as("the secret the page showed").isTrue();
+        clickWhenShown(wait, By.xpath("//table[@id='credential-table']//tr[td[2]='active']//button[text()='Revoke']"));
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        wait.until(d -> d.findElements(By.xpath("//table[@id='credential-table']//td[text()='revoked']")).size() == 1);
+        assertThat(devices.authenticate("sensor." + sensor, secret)).as("revoked").isFalse();
 
         // the door stays open past its 1 s threshold: its alarm, acknowledged
         nav("alarms");
