@@ -13,7 +13,7 @@ import org.apache.camel.Exchange;
  */
 public class BrokerAuth {
 
-    private static final String MQTT_PREFIX = "lockwatch.readings.";
+    private static final String MQTT_PREFIX = io.lockwatch.ingest.IngestSteps.MQTT_ROUTING_KEY_PREFIX;
 
     private final Devices devices;
     private final String readingsExchange;
@@ -76,7 +76,7 @@ public class BrokerAuth {
         exchange.getMessage().setBody(allowed ? "allow" : "deny");
     }
 
-    /** A form field of the POST (platform-http maps them to headers), or of the query of a GET. */
+    /** A form field of the POST: platform-http maps them to headers. */
     private static String field(Exchange exchange, String name) {
         return exchange.getMessage().getHeader(name, String.class);
     }

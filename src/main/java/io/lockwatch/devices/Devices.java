@@ -59,8 +59,6 @@ public class Devices {
     public record NewCredential(Credential credential, String secret) {
     }
 
-    static final int MAX_GATEWAY_SENSORS = 10_000;
-
     /*
      * The secrets are 256 random bits made here, never chosen by a person: no dictionary holds them, so stretching
      * buys nothing against a stolen table, and a device's login must stay cheap (a fleet reconnecting after an

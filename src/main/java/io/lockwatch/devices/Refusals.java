@@ -37,7 +37,7 @@ final class Refusals {
         long before = last.get();
         if (now - before >= 1000 && last.compareAndSet(before, now)) {
             long more = skipped.getAndSet(0);
-            log.warn("Device refused ({}): {}: {}{}", check, printable(login), why,
+            log.warn("Device refused ({}): {}: {}{}", check, printable(login), printable(why, 300),
                     more == 0 ? "" : " (and " + more + " more refusals of " + check + " since the last line)");
         } else {
             skipped.incrementAndGet();
@@ -46,10 +46,14 @@ final class Refusals {
 
     /** Whatever a device typed, kept short and printable in the log. */
     static String printable(String text) {
+        return printable(text, 80);
+    }
+
+    private static String printable(String text, int max) {
         if (text == null) {
             return "(none)";
         }
-        String cut = text.length() > 80 ? text.substring(0, 80) + "…" : text;
+        String cut = text.length() > max ? text.substring(0, max) + "…" : text;
         return cut.replaceAll("[^\\x20-\\x7E…]", "?");
     }
 }

@@ -51,7 +51,7 @@ public final class IngestBatch {
         if (parsed instanceof FromGateway g) {
             for (Object one : g.parsed() instanceof java.util.List<?> several ? several : List.of(g.parsed())) {
                 if (one instanceof Reading r) {
-                    claims.add(new Claim(r, g.gatewayId(), g.refusal().apply(r)));
+                    claims.add(new Claim(r, g.gatewayId(), g.refusal()));
                 }
             }
             parsed = g.parsed();
@@ -89,19 +89,21 @@ public final class IngestBatch {
     }
 
     /** A reading a gateway published, to be checked against the gateway's sensors before the batch is applied. */
-    record Claim(Reading reading, String gatewayId, Rejection refusal) {
+    record Claim(Reading reading, String gatewayId, java.util.function.Function<Reading, Rejection> refusal) {
     }
 
     List<Claim> claims() {
         return claims;
     }
 
-    /** The claimed reading is not applied, nor forwarded: it is parked with the batch's rejections. */
+    /**
+     * The claimed reading is not applied, nor forwarded: it is parked with the batch's rejections. Once only, so that
+     * the step can run again for a batch retried while the database was away.
+     */
     void refuse(Claim claim) {
-        if (!removeSame(readings, claim.reading())) {
-            removeSame(forwards, claim.reading());
+        if (removeSame(readings, claim.reading()) || removeSame(forwards, claim.reading())) {
+            rejections.add(claim.refusal().apply(claim.reading()));
         }
-        rejections.add(claim.refusal());
     }
 
     private static boolean removeSame(List<Reading> list, Reading reading) {
