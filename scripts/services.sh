@@ -294,6 +294,8 @@ rabbitmq_configure() {
 NODENAME=${RMQ_NODE}
 # epmd (started by the first Erlang node) listens on loopback only.
 export ERL_EPMD_ADDRESS=127.0.0.1
+# Every MQTT device holds a connection, so a file each: as many as the hard limit allows (the soft one is 1,024).
+ulimit -S -n "\$(ulimit -H -n)" 2>/dev/null || true
 EOF
   write_if_changed "${RMQ_ETC}/rabbitmq.conf" rabbitmq:rabbitmq <<EOF && changed=0
 # Managed by lockwatch scripts/services.sh
