@@ -6,7 +6,6 @@ import java.util.UUID;
 
 import io.lockwatch.devices.DeviceLogin;
 import io.lockwatch.devices.Devices;
-import io.lockwatch.ingest.ReadingParser;
 import org.apache.camel.Exchange;
 
 /**
@@ -14,8 +13,6 @@ import org.apache.camel.Exchange;
  * creation only.
  */
 public class DevicesApi {
-
-    private static final java.util.regex.Pattern GATEWAY_ID = java.util.regex.Pattern.compile("[0-9A-Za-z][0-9A-Za-z_-]{0,63}");
 
     private final Devices devices;
     private final Duration grace;
@@ -41,7 +38,7 @@ public class DevicesApi {
     public void listGateways(Exchange exchange) {
         int limit = Json.limit(exchange);
         String after = Json.header(exchange, "cursor");
-        if (after != null && !GATEWAY_ID.matcher(after).matches()) {
+        if (after != null && !DeviceLogin.GATEWAY_ID.matcher(after).matches()) {
             throw ApiProblem.badRequest("cursor", "invalid cursor");
         }
         Json.respond(exchange, 200, Json.pageById(devices.gateways(after, limit + 1), limit, Devices.Gateway::id));
@@ -128,7 +125,7 @@ public class DevicesApi {
 
     static String gatewayId(Exchange exchange) {
         String id = Json.header(exchange, "gatewayId");
-        if (id == null || !GATEWAY_ID.matcher(id).matches()) {
+        if (id == null || !DeviceLogin.GATEWAY_ID.matcher(id).matches()) {
             throw ApiProblem.badRequest("gatewayId", "a gateway id is 1 to 64 letters, digits, '-' and '_', "
                     + "beginning with a letter or digit");
         }

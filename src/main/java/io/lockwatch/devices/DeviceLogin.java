@@ -17,7 +17,8 @@ public record DeviceLogin(String sensorId, String gatewayId) {
     /** The servlet request attribute that names the device an HTTP request came from, once its credential is checked. */
     public static final String REQUEST_ATTRIBUTE = "io.lockwatch.device";
     static final Pattern SENSOR_ID = Pattern.compile("[0-9A-Za-z]{1,16}");
-    static final Pattern GATEWAY_ID = Pattern.compile("[0-9A-Za-z][0-9A-Za-z_-]{0,63}");
+    /** A gateway's id, as V28 and the contract's GatewayId have it. */
+    public static final Pattern GATEWAY_ID = Pattern.compile("[0-9A-Za-z][0-9A-Za-z_-]{0,63}");
 
     /** The login of this form, or null when it is no device's (an internal user of the broker, say). */
     public static DeviceLogin parse(String login) {

@@ -14,7 +14,8 @@ import org.springframework.security.web.authentication.AuthenticationConverter;
 
 /**
  * Reads a token from {@code Authorization: Bearer <token>}, or, on Hawtio's and Jolokia's paths only, from HTTP Basic
- * with any user name and the token as password (what a browser opening Hawtio sends), and tells whose it is. Tokens are compared in constant time
+ * with any user name and the token as password (what a browser opening Hawtio sends), and tells whose it is. On
+ * {@code POST /api/v1/readings} alone, HTTP Basic is a device's own login and secret instead, checked by the registry. Tokens are compared in constant time
  * against every configured one, and never logged: the principal is named by the token's place in the list.
  */
 final class TokenAuthentication implements AuthenticationConverter, AuthenticationManager {

@@ -2,6 +2,8 @@ package io.lockwatch.devices;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static io.lockwatch.devices.DeviceClients.close;
+import static io.lockwatch.devices.DeviceClients.publish;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
@@ -194,11 +196,4 @@ class DeviceIdentityIT {
         return DeviceClients.mqtt("tcp://127.0.0.1:1883", user, password);
     }
 
-    private static void publish(MqttClient client, String topic, String payload) throws MqttException {
-        DeviceClients.publish(client, topic, payload);
-    }
-
-    private static void close(MqttClient client) throws MqttException {
-        DeviceClients.close(client);
-    }
 }

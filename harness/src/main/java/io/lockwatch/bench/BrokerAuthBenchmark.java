@@ -6,9 +6,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,9 +21,7 @@ import java.util.function.IntFunction;
  * how many it answers a second and the CPU of the service and of PostgreSQL per answer, against a yardstick measured
  * in the same run, {@code GET /actuator/health/liveness} (the same server, filters and connections, no question).
  * <p>
- * N sensors each get a credential of their own: one made through the API, and the rest copied from it in SQL (the
- * same hash, each its own login), so that the registry has N devices without N slow creations; a login is checked
- * against the hash all the same. Phases, each {@code --duration} s with {@code --concurrency} keep-alive connections,
+ * N sensors each get a credential of their own ({@link BenchDevices}). Phases, each {@code --duration} s with {@code --concurrency} keep-alive connections,
  * as the broker's HTTP client keeps them: the yardstick; {@code topic} questions (a random device, writing with its
  * own sensor's MQTT key), the one the broker asks for each device's publishes once its cached answer runs out;
  * {@code user} questions (a random device logging in with its secret), asked for each new MQTT connection. What the
@@ -35,15 +30,14 @@ import java.util.function.IntFunction;
  */
 public final class BrokerAuthBenchmark {
 
-    record Options(Path jar, Path out, int devices, int duration, int concurrency, String jdbcUrl) {
+    record Options(Path jar, Path out, int devices, int duration, int concurrency) {
         static final String USAGE = "usage: BrokerAuthBenchmark [--devices 100000] [--duration 20] [--concurrency 8]";
 
         static Options parse(String[] args) {
             CommandLine line = new CommandLine(args);
             return new Options(Path.of(line.text("--jar", "target/lockwatch-0.1.0-SNAPSHOT.jar")),
                     Path.of(line.text("--out", "target/bench")), line.integer("--devices", 100_000),
-                    line.integer("--duration", 20), line.integer("--concurrency", 8),
-                    "jdbc:postgresql://127.0.0.1:5432/" + BenchOptions.ISOLATED_DATABASE);
+                    line.integer("--duration", 20), line.integer("--concurrency", 8));
         }
     }
 
@@ -58,15 +52,16 @@ public final class BrokerAuthBenchmark {
     static int run(Options o) throws Exception {
         Files.createDirectories(o.out());
         Path log = o.out().resolve("broker-auth-service.log");
-        List<String> serviceArgs = List.of("--spring.rabbitmq.virtual-host=" + BenchOptions.ISOLATED_VHOST,
-                "--spring.datasource.url=" + o.jdbcUrl(),
-                "--lockwatch.clickhouse.url=jdbc:clickhouse://127.0.0.1:8123/" + BenchOptions.ISOLATED_DATABASE);
-        try (ServiceProcess service = ServiceProcess.start(o.jar(), List.of(), serviceArgs, log, o.out().resolve("service.pid"))) {
+        try (ServiceProcess service = ServiceProcess.start(o.jar(), List.of(), BenchDevices.serviceArguments(), log,
+                o.out().resolve("service.pid"))) {
             service.awaitHealthy(Duration.ofMinutes(3));
             URI base = service.baseUri();
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            String prefix = "BA" + Long.toString(System.currentTimeMillis() % 1_000_000_000L, 36);
-            String secret = provision(o, http, base, prefix);
+            String prefix = BenchDevices.prefix("BA");
+            long made = System.nanoTime();
+            String secret = BenchDevices.register(http, base, prefix, o.devices());
+            System.out.printf("[bench] registry: %,d sensors with a credential each, made in %.1f s%n", o.devices(),
+                    (System.nanoTime() - made) / 1e9);
             IntFunction<String> sensor = i -> prefix + i;
 
             CpuSampler cpu = new CpuSampler(service.pid());
@@ -80,38 +75,9 @@ public final class BrokerAuthBenchmark {
             phases.add(measure("user: a device logging in with its secret", http, o, cpu,
                     () -> post(base, "user", "username=sensor." + sensor.apply(random(o.devices())) + "&password=" + secret)));
             report(o, phases);
-            cleanUp(o, prefix);
+            BenchDevices.remove(prefix);
         }
         return 0;
-    }
-
-    /** N sensors, each with a credential: one through the API, the rest copied from its row. Returns the secret. */
-    private static String provision(Options o, HttpClient http, URI base, String prefix) throws Exception {
-        long t0 = System.nanoTime();
-        try (Connection db = DriverManager.getConnection(o.jdbcUrl(), "lockwatch", "lockwatch"); Statement s = db.createStatement()) {
-            s.execute("INSERT INTO sensors (id, address) SELECT '" + prefix + "' || i, 'bench' FROM generate_series(0, "
-                    + (o.devices() - 1) + ") i");
-            HttpResponse<String> made = http.send(HttpRequest.newBuilder(base.resolve("/api/v1/sensors/" + prefix + "0/credentials"))
-                    .header("Authorization", "Bearer " + ServiceProcess.API_TOKEN).POST(HttpRequest.BodyPublishers.noBody()).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (made.statusCode() != 201) {
-                throw new IllegalStateException("credential not made: " + made.statusCode() + " " + made.body());
-            }
-            String secret = new com.fasterxml.jackson.databind.ObjectMapper().readTree(made.body()).get("secret").asText();
-            s.execute("INSERT INTO device_credentials (login, sensor_id, secret_hash) SELECT 'sensor.' || s.id, s.id, c.secret_hash "
-                    + "FROM sensors s, device_credentials c WHERE s.id LIKE '" + prefix + "%' AND s.id <> '" + prefix
-                    + "0' AND c.login = 'sensor." + prefix + "0'");
-            s.execute("ANALYZE device_credentials");
-            System.out.printf("[bench] registry: %,d sensors with a credential each, made in %.1f s%n", o.devices(),
-                    (System.nanoTime() - t0) / 1e9);
-            return secret;
-        }
-    }
-
-    private static void cleanUp(Options o, String prefix) throws Exception {
-        try (Connection db = DriverManager.getConnection(o.jdbcUrl(), "lockwatch", "lockwatch"); Statement s = db.createStatement()) {
-            s.execute("DELETE FROM sensors WHERE id LIKE '" + prefix + "%'");
-        }
     }
 
     private static String topic(IntFunction<String> sensor, int devices) {

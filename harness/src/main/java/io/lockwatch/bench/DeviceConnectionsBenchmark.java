@@ -12,9 +12,6 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,20 +28,19 @@ import java.util.Map;
  * device connection, and how many questions of each kind the broker asked.
  * <p>
  * The client is a minimal MQTT 3.1.1 one on plain sockets: Paho's threads per connection would not let one process
- * hold thousands. Credentials: one made through the API, the others copied from it in SQL (each its own login), as
- * {@link BrokerAuthBenchmark} does. RabbitMQ here holds at most 20,000 open files, and 3.10 spends a few hundred KB per
+ * hold thousands. Credentials: {@link BenchDevices}. RabbitMQ here holds at most 20,000 open files, and 3.10 spends a few hundred KB per
  * MQTT connection, so K is in the thousands, not the 100,000 of a large fleet.
  */
 public final class DeviceConnectionsBenchmark {
 
-    record Options(Path jar, Path out, int devices, int rate, int duration, String jdbcUrl) {
+    record Options(Path jar, Path out, int devices, int rate, int duration) {
         static final String USAGE = "usage: DeviceConnectionsBenchmark [--devices 5000] [--rate 500] [--duration 60]";
 
         static Options parse(String[] args) {
             CommandLine line = new CommandLine(args);
             return new Options(Path.of(line.text("--jar", "target/lockwatch-0.1.0-SNAPSHOT.jar")),
                     Path.of(line.text("--out", "target/bench")), line.integer("--devices", 5000), line.integer("--rate", 500),
-                    line.integer("--duration", 60), "jdbc:postgresql://127.0.0.1:5432/" + BenchOptions.ISOLATED_DATABASE);
+                    line.integer("--duration", 60));
         }
     }
 
@@ -64,15 +60,12 @@ public final class DeviceConnectionsBenchmark {
 
     static int run(Options o) throws Exception {
         Files.createDirectories(o.out());
-        List<String> serviceArgs = List.of("--spring.rabbitmq.virtual-host=" + BenchOptions.ISOLATED_VHOST,
-                "--spring.datasource.url=" + o.jdbcUrl(),
-                "--lockwatch.clickhouse.url=jdbc:clickhouse://127.0.0.1:8123/" + BenchOptions.ISOLATED_DATABASE);
-        String prefix = "DC" + Long.toString(System.currentTimeMillis() % 1_000_000_000L, 36);
-        try (ServiceProcess service = ServiceProcess.start(o.jar(), List.of(), serviceArgs,
+        String prefix = BenchDevices.prefix("DC");
+        try (ServiceProcess service = ServiceProcess.start(o.jar(), List.of(), BenchDevices.serviceArguments(),
                 o.out().resolve("device-connections-service.log"), o.out().resolve("service.pid"), 8080)) {
             service.awaitHealthy(Duration.ofMinutes(3));
             HttpClient http = HttpClient.newHttpClient();
-            String secret = provision(o, http, service.baseUri(), prefix);
+            String secret = BenchDevices.register(http, service.baseUri(), prefix, o.devices());
             byte[][] topics = new byte[o.devices()][];
             for (int i = 0; i < o.devices(); i++) {
                 topics[i] = ("lockwatch/readings/" + prefix + i).getBytes(StandardCharsets.UTF_8);
@@ -122,9 +115,7 @@ public final class DeviceConnectionsBenchmark {
                         asked1.get(q) - asked0.get(q), asked2.get(q) - asked1.get(q), (asked2.get(q) - asked1.get(q)) / (double) o.duration());
             }
         } finally {
-            try (Connection db = DriverManager.getConnection(o.jdbcUrl(), "lockwatch", "lockwatch"); Statement s = db.createStatement()) {
-                s.execute("DELETE FROM sensors WHERE id LIKE '" + prefix + "%'");
-            }
+            BenchDevices.remove(prefix);
         }
         return 0;
     }
@@ -153,24 +144,6 @@ public final class DeviceConnectionsBenchmark {
             acks += pubacks(c, in);
         }
         return new Phase(sent / seconds, cores, sent, acks);
-    }
-
-    /** N sensors, each with a credential: one through the API, the rest copied from its row. Returns the secret. */
-    private static String provision(Options o, HttpClient http, URI base, String prefix) throws Exception {
-        try (Connection db = DriverManager.getConnection(o.jdbcUrl(), "lockwatch", "lockwatch"); Statement s = db.createStatement()) {
-            s.execute("INSERT INTO sensors (id, address) SELECT '" + prefix + "' || i, 'bench' FROM generate_series(0, "
-                    + (o.devices() - 1) + ") i");
-            HttpResponse<String> made = http.send(HttpRequest.newBuilder(base.resolve("/api/v1/sensors/" + prefix + "0/credentials"))
-                    .header("Authorization", "Bearer " + ServiceProcess.API_TOKEN).POST(HttpRequest.BodyPublishers.noBody()).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (made.statusCode() != 201) {
-                throw new IllegalStateException("credential not made: " + made.statusCode() + " " + made.body());
-            }
-            s.execute("INSERT INTO device_credentials (login, sensor_id, secret_hash) SELECT 'sensor.' || s.id, s.id, c.secret_hash "
-                    + "FROM sensors s, device_credentials c WHERE s.id LIKE '" + prefix + "%' AND s.id <> '" + prefix
-                    + "0' AND c.login = 'sensor." + prefix + "0'");
-            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(made.body()).get("secret").asText();
-        }
     }
 
     /** An MQTT 3.1.1 session: CONNECT with this login, the CONNACK awaited; then non-blocking. */
