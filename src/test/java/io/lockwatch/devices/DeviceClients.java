@@ -25,6 +25,7 @@ final class DeviceClients {
         MqttConnectOptions options = new MqttConnectOptions();
         options.setCleanSession(true);
         options.setConnectionTimeout(10);
+        options.setMaxInflight(1000); // paho.mqtt.java #551: a synchronous publish may return before it is counted
         if (user != null) {
             options.setUserName(user);
             options.setPassword(password.toCharArray());
