@@ -375,7 +375,11 @@
   /** What an import did, in words. */
   function outcome(o) {
     return `sensors ${o.sensors.created} created, ${o.sensors.updated} changed, ${o.sensors.unchanged} unchanged; ` +
-      `clients ${o.clients.created} created, ${o.clients.updated} changed; links ${o.links.added} added, ${o.links.removed} removed`;
+      `clients ${o.clients.created} created, ${o.clients.updated} changed; links ${o.links.added} added, ${o.links.removed} removed` +
+      // imports recorded before the file named gateways and credentials have no counts of them
+      (o.gateways ? `; gateways ${o.gateways.created} created, sensors ${o.gateways.sensors_added} joined, ` +
+        `${o.gateways.sensors_removed} left` : '') +
+      (o.credentials ? `; credentials ${o.credentials.created} created, ${o.credentials.revoked} revoked` : '');
   }
 
   /** The latest imports, a large one followed while a job applies it. */
@@ -444,7 +448,9 @@
       let answer;
       try { answer = JSON.parse(xhr.responseText); } catch (e) { answer = { detail: xhr.responseText }; }
       const created = (answer.new_clients || []).map((c) => `  ${c.name}: ${c.webhook_secret}`).join('\n');
-      const secrets = created ? `\nNew clients' signing secrets (shown this once):\n${created}` : '';
+      const made = (answer.new_credentials || []).map((c) => `  ${c.login}: ${c.secret}`).join('\n');
+      const secrets = (created ? `\nNew clients' signing secrets (shown this once):\n${created}` : '') +
+        (made ? `\nNew device credentials (shown this once):\n${made}` : '');
       if (xhr.status === 200) {
         $('import-result').textContent = `Imported ${answer.rows} rows: ${outcome(answer)}.` + secrets;
         say('Imported');

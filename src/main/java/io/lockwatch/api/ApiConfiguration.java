@@ -39,9 +39,10 @@ class ApiConfiguration {
     RegistryFileApi registryFileApi(io.lockwatch.registry.RegistryImports imports, TargetGuard guard, ApiDocument contract,
                                     @Value("${lockwatch.api.import-at-once-max-rows}") int atOnce,
                                     @Value("${lockwatch.api.max-import-rows}") long maxRows,
+                                    @Value("${lockwatch.api.max-import-credentials}") int maxCredentials,
                                     org.apache.camel.CamelContext camel) {
         return new RegistryFileApi(imports, guard, FlatSchema.of("RegistryRow", contract.schema("RegistryRow")), atOnce,
-                maxRows, camel.createProducerTemplate());
+                maxRows, maxCredentials, camel.createProducerTemplate());
     }
 
     @Bean

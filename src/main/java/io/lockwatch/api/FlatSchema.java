@@ -25,10 +25,10 @@ final class FlatSchema {
     private static final Set<String> OBJECT_KEYWORDS = Set.of("type", "additionalProperties", "required", "properties",
             "description");
     private static final Set<String> FIELD_KEYWORDS = Set.of("type", "nullable", "minLength", "maxLength", "pattern",
-            "minimum", "maximum", "description", "example");
+            "enum", "minimum", "maximum", "description", "example");
 
     private record Field(String type, boolean nullable, Integer minLength, Integer maxLength, Pattern pattern,
-                         BigDecimal minimum, BigDecimal maximum) {
+                         List<String> oneOf, BigDecimal minimum, BigDecimal maximum) {
     }
 
     private final String name;
@@ -59,6 +59,7 @@ final class FlatSchema {
             onlyKeywords(name + "." + field, s, FIELD_KEYWORDS);
             flat.fields.put(field, new Field(type, s.path("nullable").asBoolean(false), integer(s, "minLength"),
                     integer(s, "maxLength"), s.has("pattern") ? Pattern.compile(s.get("pattern").asText()) : null,
+                    s.has("enum") ? values(s.get("enum")) : null,
                     s.has("minimum") ? s.get("minimum").decimalValue() : null,
                     s.has("maximum") ? s.get("maximum").decimalValue() : null));
         });
@@ -73,6 +74,12 @@ final class FlatSchema {
                         + "check it with the OpenAPI validator");
             }
         }
+    }
+
+    private static List<String> values(JsonNode list) {
+        List<String> values = new ArrayList<>();
+        list.forEach(v -> values.add(v.asText()));
+        return values;
     }
 
     private static Integer integer(JsonNode schema, String keyword) {
@@ -120,6 +127,9 @@ final class FlatSchema {
         }
         if (rule.pattern() != null && !rule.pattern().matcher(v.textValue()).find()) {
             return "must match " + rule.pattern().pattern();
+        }
+        if (rule.oneOf() != null && !rule.oneOf().contains(v.textValue())) {
+            return "must be one of " + String.join(", ", rule.oneOf());
         }
         return null;
     }

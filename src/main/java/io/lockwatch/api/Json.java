@@ -43,6 +43,7 @@ final class Json {
             .addMixIn(RegistryViews.Kept.class, SnakeCaseNames.class)
             .addMixIn(RegistryFile.Row.class, SnakeCaseNames.class)
             .addMixIn(RegistryFile.NewClient.class, SnakeCaseNames.class)
+            .addMixIn(RegistryFile.NewCredential.class, SnakeCaseNames.class)
             .addMixIn(DailyCount.class, SnakeCaseNames.class)
             .addMixIn(AlarmStore.Alarm.class, SnakeCaseNames.class)
             .addMixIn(NotificationQueries.Notification.class, SnakeCaseNames.class)

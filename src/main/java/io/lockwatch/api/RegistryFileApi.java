@@ -35,7 +35,7 @@ public class RegistryFileApi {
 
     /** The columns, in the order of an export. */
     static final List<String> COLUMNS = List.of("sensor_id", "address", "heartbeat_timeout_seconds",
-            "open_alarm_seconds", "client_name", "client_url");
+            "open_alarm_seconds", "client_name", "client_url", "gateways", "credential");
     /** Refused rows named in one answer; the count says how many there were. */
     static final int MAX_ERRORS = 100;
     private static final CsvMapper CSV = new CsvMapper().enable(CsvParser.Feature.TRIM_SPACES)
@@ -50,21 +50,25 @@ public class RegistryFileApi {
     private final FlatSchema rowSchema;
     private final int maxRowsAtOnce;
     private final long maxRows;
+    private final int maxCredentials;
     private final org.apache.camel.ProducerTemplate jobs;
 
     /**
      * @param maxRowsAtOnce a file of at most this many rows is applied before the answer (200); a larger one by a
      *                      job after it (202)
      * @param maxRows       a file of more rows is refused (413)
+     * @param maxCredentials a file that asks for more new credentials is refused (413): each is hashed, and its secret
+     *                       answered, before the answer
      */
     RegistryFileApi(RegistryImports imports, TargetGuard guard, FlatSchema rowSchema, int maxRowsAtOnce, long maxRows,
-                    org.apache.camel.ProducerTemplate jobs) {
+                    int maxCredentials, org.apache.camel.ProducerTemplate jobs) {
         this.imports = imports;
         this.file = imports.file();
         this.guard = guard;
         this.rowSchema = rowSchema;
         this.maxRowsAtOnce = maxRowsAtOnce;
         this.maxRows = maxRows;
+        this.maxCredentials = maxCredentials;
         this.jobs = jobs;
     }
 
@@ -101,8 +105,11 @@ public class RegistryFileApi {
             }
             imports.step(id, "checking its " + read.rows + " rows against each other");
             refuseIfAnyRowIs(read, file.conflicts(id, MAX_ERRORS));
+            imports.step(id, "making the credentials it asks for");
+            List<RegistryFile.NewCredential> credentials = file.issueCredentials(id, maxCredentials);
             if (read.rows <= maxRowsAtOnce) {
-                RegistryFile.Outcome outcome = file.applyAll(id, step -> imports.step(id, step));
+                RegistryFile.Outcome outcome = file.applyAll(id, step -> imports.step(id, step))
+                        .withNewCredentials(credentials);
                 imports.done(id, read.rows, outcome);
                 finished = true;
                 var sensors = new ResponseBodies.RegistryImported.Sensors(outcome.sensorsCreated(), outcome.sensorsUpdated(),
@@ -110,7 +117,9 @@ public class RegistryFileApi {
                 var clients = new ResponseBodies.RegistryImported.Clients(outcome.clientsCreated(), outcome.clientsUpdated());
                 var links = new ResponseBodies.RegistryImported.Links(outcome.linksAdded(), outcome.linksRemoved());
                 Json.respond(exchange, 200, new ResponseBodies.RegistryImported(read.rows, sensors, clients, links,
-                        outcome.newClients()));
+                        ResponseBodies.RegistryImported.Gateways.of(outcome.devices()),
+                        ResponseBodies.RegistryImported.Credentials.of(outcome.devices()), outcome.newClients(),
+                        outcome.newCredentials()));
                 return;
             }
             imports.step(id, "finding and creating its clients");
@@ -119,13 +128,16 @@ public class RegistryFileApi {
             jobs.sendBody("seda:registry-imports", new RegistryImports.Accepted(id, clients.ids(), clients.created().size(),
                     clients.updated()));
             finished = true;
-            Json.respond(exchange, 202, ResponseBodies.RegistryImport.of(imports.job(id), clients.created()));
+            Json.respond(exchange, 202, ResponseBodies.RegistryImport.of(imports.job(id), clients.created(), credentials));
             exchange.getMessage().setHeader("Location", "/api/v1/imports/" + id);
         } catch (RegistryFile.Refused e) {
             ApiProblem p = refusal(e.count(), e.problems().stream().map(r -> "row " + r.row() + ": "
                     + (r.field() == null ? "" : r.field() + ": ") + r.detail()).toList());
             refusedFor = p.getMessage();
             throw p;
+        } catch (RegistryFile.TooManyCredentials e) {
+            refusedFor = e.getMessage();
+            throw new ApiProblem(413, "Content Too Large", e.getMessage(), null);
         } catch (RegistryFile.Busy e) {
             refusedFor = e.getMessage();
             throw ApiProblem.conflict(e.getMessage());
@@ -153,12 +165,12 @@ public class RegistryFileApi {
         if (job == null) {
             throw ApiProblem.notFound("import " + id);
         }
-        Json.respond(exchange, 200, ResponseBodies.RegistryImport.of(job, null));
+        Json.respond(exchange, 200, ResponseBodies.RegistryImport.of(job, null, null));
     }
 
     /** The latest imports, newest first. */
     public void importJobs(Exchange exchange) {
-        Json.respond(exchange, 200, imports.recent(20).stream().map(j -> ResponseBodies.RegistryImport.of(j, null)).toList());
+        Json.respond(exchange, 200, imports.recent(20).stream().map(j -> ResponseBodies.RegistryImport.of(j, null, null)).toList());
     }
 
     /** What reading a file found: its rows, and the first of those refused on their own. */
@@ -298,7 +310,7 @@ public class RegistryFileApi {
                     // a cell a spreadsheet would run as a formula is marked as text; the import takes the mark off
                     values.add(java.util.Arrays.asList(r.sensorId(), SpreadsheetCells.neutralised(r.address()),
                             r.heartbeatTimeoutSeconds(), r.openAlarmSeconds(), SpreadsheetCells.neutralised(r.clientName()),
-                            SpreadsheetCells.neutralised(r.clientUrl())));
+                            SpreadsheetCells.neutralised(r.clientUrl()), r.gateways(), r.credential()));
                 }
                 text.append(first || !values.isEmpty() ? CSV.writer(schema.build()).writeValueAsString(values) : "");
                 first = false;
@@ -431,7 +443,8 @@ public class RegistryFileApi {
             throw ApiProblem.badRequest(null, String.join("; ", problems));
         }
         Row row = new Row(f.get("sensor_id").textValue(), f.get("address").textValue(), number(f, "heartbeat_timeout_seconds"),
-                number(f, "open_alarm_seconds"), text(f, "client_name"), text(f, "client_url"));
+                number(f, "open_alarm_seconds"), text(f, "client_name"), text(f, "client_url"),
+                gateways(text(f, "gateways")), text(f, "credential"));
         RequestBodies.plain("address", row.address());
         RequestBodies.plain("client_name", row.clientName());
         RequestBodies.plain("client_url", row.clientUrl());
@@ -453,6 +466,14 @@ public class RegistryFileApi {
             }
         }
         return row;
+    }
+
+    /** A sensor's gateways as an export writes them: each once, in order; so the file a file made is that file. */
+    private static String gateways(String given) {
+        if (given == null || given.equals(RegistryFile.NO_GATEWAY)) {
+            return given;
+        }
+        return String.join(" ", new java.util.TreeSet<>(List.of(given.split(" "))));
     }
 
     private static String text(ObjectNode row, String field) {

@@ -54,8 +54,9 @@ final class ResponseBodies {
 
     /** What a registry import did. */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-    record RegistryImported(int rows, Sensors sensors, Clients clients, Links links,
-                            List<RegistryFile.NewClient> newClients) {
+    record RegistryImported(int rows, Sensors sensors, Clients clients, Links links, Gateways gateways,
+                            Credentials credentials, List<RegistryFile.NewClient> newClients,
+                            List<RegistryFile.NewCredential> newCredentials) {
 
         record Sensors(int created, int updated, int unchanged) {
         }
@@ -65,20 +66,36 @@ final class ResponseBodies {
 
         record Links(int added, int removed) {
         }
+
+        @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+        record Gateways(int created, int sensorsAdded, int sensorsRemoved) {
+            static Gateways of(RegistryFile.DeviceCounts d) {
+                return new Gateways(d.gatewaysCreated(), d.gatewaySensorsAdded(), d.gatewaySensorsRemoved());
+            }
+        }
+
+        record Credentials(int created, int revoked) {
+            static Credentials of(RegistryFile.DeviceCounts d) {
+                return new Credentials(d.credentialsCreated(), d.credentialsRevoked());
+            }
+        }
     }
 
     /**
      * A registry import: its state, its step while it runs, what it did once done (RegistryImported's counts) or why
-     * it was refused or failed. {@code new_clients} only in the 202 that accepts a file: their secrets, this once.
+     * it was refused or failed. {@code new_clients} and {@code new_credentials} only in the 202 that accepts a file:
+     * their secrets, this once.
      */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
     record RegistryImport(java.util.UUID id, String state, int rows, String step,
                           @com.fasterxml.jackson.annotation.JsonRawValue String outcome, String error, Instant createdAt,
-                          Instant finishedAt, List<RegistryFile.NewClient> newClients) {
-        static RegistryImport of(io.lockwatch.registry.RegistryImports.Job job, List<RegistryFile.NewClient> created) {
+                          Instant finishedAt, List<RegistryFile.NewClient> newClients,
+                          List<RegistryFile.NewCredential> newCredentials) {
+        static RegistryImport of(io.lockwatch.registry.RegistryImports.Job job, List<RegistryFile.NewClient> created,
+                                 List<RegistryFile.NewCredential> credentials) {
             return new RegistryImport(job.id(), job.state(), job.rows(), job.step(), job.outcome(), job.error(),
-                    job.createdAt(), job.finishedAt(), created);
+                    job.createdAt(), job.finishedAt(), created, credentials);
         }
     }
 }

@@ -59,6 +59,10 @@ public class Devices {
     public record NewCredential(Credential credential, String secret) {
     }
 
+    /** A secret made for a credential, and the hash that is all of it kept. */
+    public record Secret(String secret, String hash) {
+    }
+
     /*
      * The secrets are 256 random bits made here, never chosen by a person: no dictionary holds them, so stretching
      * buys nothing against a stolen table, and a device's login must stay cheap (a fleet reconnecting after an
@@ -169,10 +173,8 @@ public class Devices {
      * sooner), so that a device can be given the new one meanwhile. Null if the sensor or gateway does not exist.
      */
     public NewCredential createCredential(DeviceLogin holder, Duration grace) {
-        byte[] bytes = new byte[32];
-        RANDOM.nextBytes(bytes);
-        String secret = "lwd_" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-        String hash = ENCODER.encode(secret);
+        Secret made = newSecret();
+        String secret = made.secret(), hash = made.hash();
         return tx.execute(status -> {
             if (!exists(holder)) {
                 return null;
@@ -185,6 +187,14 @@ public class Devices {
             Credential created = jdbc.queryForObject("SELECT * FROM device_credentials WHERE id = ?", CREDENTIAL, id);
             return new NewCredential(created, secret);
         });
+    }
+
+    /** A fresh secret and its hash, for a credential about to be stored. */
+    public static Secret newSecret() {
+        byte[] bytes = new byte[32];
+        RANDOM.nextBytes(bytes);
+        String secret = "lwd_" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        return new Secret(secret, ENCODER.encode(secret));
     }
 
     /** At once, for whatever logs in with it from now on; false if the holder has no such credential. */

@@ -27,8 +27,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The registry as a file: sensors, the clients they are linked to and the links, one row per link (a sensor with no
  * client is one row without one). Each sensor of the file is created, or changed to what the file says, and linked to
  * exactly the clients its rows name; a client is known by its name, created with its URL (its secret answered once)
- * or given the file's URL. Clients and sensors the file does not name are left as they are. So the same file imported
- * again changes nothing, and the export of what a file made is that file.
+ * or given the file's URL. A sensor's gateways and credential, where the file gives them, are made what it says: it
+ * belongs to exactly those gateways (created if new), and it has a live credential (one made if it has none, its
+ * secret answered once) or none (revoked). Clients and sensors the file does not name are left as they are. So the
+ * same file imported again changes nothing, and the export of what a file made is that file.
  * <p>
  * However large the file, nothing of it is held in memory: its rows are copied into a staging table as they are read
  * ({@link #stage}), checked against each other there ({@link #conflicts}), and merged set-wise, all or nothing, in one
@@ -37,19 +39,52 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public class RegistryFile {
 
-    /** One row: a sensor, and one client it is linked to (name and URL both null: none). */
+    /**
+     * One row: a sensor, and one client it is linked to (name and URL both null: none). {@code gateways}: ids
+     * separated by spaces, or {@link #NO_GATEWAY}; {@code credential}: {@link #LIVE} or {@link #NONE}; null: left
+     * as they are.
+     */
     public record Row(String sensorId, String address, Integer heartbeatTimeoutSeconds, Integer openAlarmSeconds,
-                      String clientName, String clientUrl) {
+                      String clientName, String clientUrl, String gateways, String credential) {
     }
 
-    /** What an import did. {@code newClients}: each created client with its secret, shown this once. */
+    /** A row's {@code gateways} for a sensor of none; its {@code credential} for a live one, and for none. */
+    public static final String NO_GATEWAY = "-", LIVE = "live", NONE = "none";
+
+    /**
+     * What an import did. {@code newClients}: each created client with its secret; {@code newCredentials}: each
+     * credential made, with its secret; both shown this once.
+     */
     public record Outcome(int sensorsCreated, int sensorsUpdated, int sensorsUnchanged, int clientsCreated,
-                          int clientsUpdated, int linksAdded, int linksRemoved, List<NewClient> newClients) {
+                          int clientsUpdated, int linksAdded, int linksRemoved, DeviceCounts devices,
+                          List<NewClient> newClients, List<NewCredential> newCredentials) {
 
         /** The sensors' and links' outcome with what was done to the file's clients. */
         public Outcome withClients(int created, int updated, List<NewClient> newClients) {
             return new Outcome(sensorsCreated, sensorsUpdated, sensorsUnchanged, created, updated, linksAdded,
-                    linksRemoved, newClients);
+                    linksRemoved, devices, newClients, newCredentials);
+        }
+
+        public Outcome withNewCredentials(List<NewCredential> made) {
+            return new Outcome(sensorsCreated, sensorsUpdated, sensorsUnchanged, clientsCreated, clientsUpdated,
+                    linksAdded, linksRemoved, devices, newClients, made);
+        }
+    }
+
+    /** What an import did to gateways, their sensors and the sensors' credentials. */
+    public record DeviceCounts(int gatewaysCreated, int gatewaySensorsAdded, int gatewaySensorsRemoved, int credentialsCreated,
+                          int credentialsRevoked) {
+    }
+
+    /** A sensor's credential the file made, with its secret in clear: shown this once. */
+    public record NewCredential(String sensorId, String login, UUID credentialId, String secret) {
+    }
+
+    /** The file asks for more new credentials than one import makes. */
+    public static class TooManyCredentials extends RuntimeException {
+        TooManyCredentials(int asked, int max) {
+            super("the file asks for " + asked + " new credentials, more than the " + max + " one import makes "
+                    + "(lockwatch.api.max-import-credentials); import it in parts");
         }
     }
 
@@ -130,6 +165,10 @@ public class RegistryFile {
             text(row.clientName());
             out.write(',');
             text(row.clientUrl());
+            out.write(',');
+            text(row.gateways());
+            out.write(',');
+            text(row.credential());
             out.write('\n');
             rows++;
         }
@@ -222,7 +261,8 @@ public class RegistryFile {
             }
             PGCopyOutputStream copy = new PGCopyOutputStream(connection.unwrap(PGConnection.class), """
                     COPY registry_import_rows (import_id, row_no, sensor_id, address, heartbeat_timeout_seconds,
-                                               open_alarm_seconds, client_name, client_url) FROM STDIN (FORMAT csv)""",
+                                               open_alarm_seconds, client_name, client_url, gateways, credential)
+                    FROM STDIN (FORMAT csv)""",
                     1 << 16);
             return new Staging(importId, connection, new BufferedWriter(new OutputStreamWriter(copy, StandardCharsets.UTF_8),
                     1 << 16));
@@ -235,7 +275,8 @@ public class RegistryFile {
     }
 
     /**
-     * Rows that disagree with an earlier row of the file: another address or timeout for the same sensor, another
+     * Rows that disagree with an earlier row of the file: another address, timeout, gateways or credential for the
+     * same sensor, another
      * URL for the same client name. The first {@code limit} of them by row, and how many there are in all.
      */
     public Refused conflicts(UUID importId, int limit) {
@@ -245,19 +286,28 @@ public class RegistryFile {
             timeout();
             jdbc.query("""
                     WITH firsts AS (
-                        SELECT DISTINCT ON (sensor_id) sensor_id, row_no, address, heartbeat_timeout_seconds, open_alarm_seconds
+                        SELECT DISTINCT ON (sensor_id) sensor_id, row_no, address, heartbeat_timeout_seconds,
+                               open_alarm_seconds, gateways, credential
                           FROM registry_import_rows WHERE import_id = ? ORDER BY sensor_id, row_no),
                     client_firsts AS (
                         SELECT DISTINCT ON (client_name) client_name, row_no, client_url
                           FROM registry_import_rows WHERE import_id = ? AND client_name IS NOT NULL
                          ORDER BY client_name, row_no),
                     refused AS (
-                        SELECT r.row_no, 'sensor ' || r.sensor_id || ' has another address or timeout than on row '
-                                   || f.row_no AS detail
+                        SELECT r.row_no, 'sensor ' || r.sensor_id || ' has another ' || concat_ws(', ',
+                                   CASE WHEN r.address IS DISTINCT FROM f.address THEN 'address' END,
+                                   CASE WHEN r.heartbeat_timeout_seconds IS DISTINCT FROM f.heartbeat_timeout_seconds
+                                        THEN 'heartbeat_timeout_seconds' END,
+                                   CASE WHEN r.open_alarm_seconds IS DISTINCT FROM f.open_alarm_seconds
+                                        THEN 'open_alarm_seconds' END,
+                                   CASE WHEN r.gateways IS DISTINCT FROM f.gateways THEN 'gateways' END,
+                                   CASE WHEN r.credential IS DISTINCT FROM f.credential THEN 'credential' END)
+                                   || ' than on row ' || f.row_no AS detail
                           FROM registry_import_rows r JOIN firsts f USING (sensor_id)
                          WHERE r.import_id = ?
-                           AND (r.address, r.heartbeat_timeout_seconds, r.open_alarm_seconds)
-                               IS DISTINCT FROM (f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds)
+                           AND (r.address, r.heartbeat_timeout_seconds, r.open_alarm_seconds, r.gateways, r.credential)
+                               IS DISTINCT FROM (f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds,
+                                                 f.gateways, f.credential)
                         UNION ALL
                         SELECT r.row_no, 'client ' || r.client_name || ' has another client_url than on row ' || f.row_no
                           FROM registry_import_rows r JOIN client_firsts f USING (client_name)
@@ -329,6 +379,54 @@ public class RegistryFile {
         return new Clients(ids, created, updated);
     }
 
+    /**
+     * Makes a credential for each of the file's sensors that is to have a live one and has none, at most {@code max}:
+     * the secrets are answered, their hashes staged for the merge, which stores them. A credential another request
+     * makes meanwhile is no reason to drop one already answered: the sensor then has two, both live.
+     */
+    public List<NewCredential> issueCredentials(UUID importId, int max) {
+        List<String> sensors = jdbc.queryForList(WANTING_CREDENTIALS + " ORDER BY sensor_id LIMIT ?", String.class,
+                importId, max + 1);
+        if (sensors.size() > max) {
+            Integer asked = jdbc.queryForObject("SELECT count(*) FROM (" + WANTING_CREDENTIALS + ") w", Integer.class,
+                    importId);
+            throw new TooManyCredentials(asked == null ? sensors.size() : asked, max);
+        }
+        // a hash takes a fifth of a millisecond of CPU, on purpose: the cores share a large file's
+        List<io.lockwatch.devices.Devices.Secret> secrets = sensors.parallelStream()
+                .map(id -> io.lockwatch.devices.Devices.newSecret()).toList();
+        List<NewCredential> made = new ArrayList<>(sensors.size());
+        for (int i = 0; i < sensors.size(); i++) {
+            made.add(new NewCredential(sensors.get(i), "sensor." + sensors.get(i), UUID.randomUUID(), secrets.get(i).secret()));
+        }
+        for (int from = 0; from < made.size(); from += 10_000) {
+            int to = Math.min(made.size(), from + 10_000);
+            List<NewCredential> part = made.subList(from, to);
+            List<io.lockwatch.devices.Devices.Secret> hashes = secrets.subList(from, to);
+            jdbc.update(con -> {
+                var ps = con.prepareStatement("""
+                        INSERT INTO registry_import_credentials (import_id, credential_id, sensor_id, secret_hash)
+                        SELECT ?, * FROM unnest(?::uuid[], ?::text[], ?::text[])""");
+                ps.setObject(1, importId);
+                ps.setArray(2, con.createArrayOf("uuid", part.stream().map(NewCredential::credentialId).toArray()));
+                ps.setArray(3, con.createArrayOf("text", part.stream().map(NewCredential::sensorId).toArray()));
+                ps.setArray(4, con.createArrayOf("text", hashes.stream().map(io.lockwatch.devices.Devices.Secret::hash).toArray()));
+                return ps;
+            });
+        }
+        return made;
+    }
+
+    /** The file's sensors that are to have a live credential of their own and have none now. */
+    private static final String WANTING_CREDENTIALS = """
+            SELECT f.sensor_id FROM (
+                SELECT DISTINCT ON (sensor_id) sensor_id, credential FROM registry_import_rows
+                 WHERE import_id = ? ORDER BY sensor_id, row_no) f
+             WHERE f.credential = 'live'
+               AND NOT EXISTS (SELECT 1 FROM device_credentials c
+                                WHERE c.sensor_id = f.sensor_id AND c.revoked_at IS NULL
+                                  AND (c.expires_at IS NULL OR c.expires_at > now()))""";
+
     /** A small file: its clients, sensors and links in one transaction, before the answer. */
     public Outcome applyAll(UUID importId, Consumer<String> step) {
         Outcome outcome = tx.execute(status -> {
@@ -378,6 +476,7 @@ public class RegistryFile {
             }
         });
         jdbc.update("DELETE FROM registry_import_rows WHERE import_id = ?", importId);
+        jdbc.update("DELETE FROM registry_import_credentials WHERE import_id = ?", importId);
     }
 
     private void timeout() {
@@ -398,13 +497,15 @@ public class RegistryFile {
         step.accept("reading the file's sensors");
         int total = jdbc.update("""
                 CREATE TEMP TABLE import_sensors ON COMMIT DROP AS
-                SELECT DISTINCT ON (sensor_id) sensor_id, address, heartbeat_timeout_seconds, open_alarm_seconds
+                SELECT DISTINCT ON (sensor_id) sensor_id, address, heartbeat_timeout_seconds, open_alarm_seconds,
+                       gateways, credential
                   FROM registry_import_rows WHERE import_id = ? ORDER BY sensor_id, row_no""", importId);
         jdbc.execute("ALTER TABLE import_sensors ADD PRIMARY KEY (sensor_id)");
         jdbc.execute("ANALYZE import_sensors");
         jdbc.execute("""
                 CREATE TEMP TABLE import_changed ON COMMIT DROP AS
-                SELECT f.*, s.heartbeat_timeout_seconds IS DISTINCT FROM f.heartbeat_timeout_seconds AS timeout_changed,
+                SELECT f.sensor_id, f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds,
+                       s.heartbeat_timeout_seconds IS DISTINCT FROM f.heartbeat_timeout_seconds AS timeout_changed,
                        s.open_alarm_seconds IS DISTINCT FROM f.open_alarm_seconds AS alarm_changed
                   FROM import_sensors f JOIN sensors s ON s.id = f.sensor_id
                  WHERE (s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds)
@@ -453,6 +554,8 @@ public class RegistryFile {
                  ORDER BY client_id, sensor_id -- in the primary key's order: a third less time for a million (PG 15)
                 ON CONFLICT DO NOTHING""");
 
+        DeviceCounts devices = applyDevices(importId, step);
+
         step.accept("applying changed timeouts to the sensors' state");
         // an open door without an alarm for this opening gets the deadline of its new threshold at once
         jdbc.update("""
@@ -473,7 +576,39 @@ public class RegistryFile {
                  WHERE c.timeout_changed AND st.sensor_id = c.sensor_id AND st.last_seen_at IS NOT NULL""",
                 (double) registry.defaultTimeoutSeconds(), io.lockwatch.ingest.LastSeenTolerance.MAX_MILLIS / 1000.0);
         return new Outcome(created, updated, total - created - updated, 0, 0, added, removed == null ? 0 : removed,
-                List.of());
+                devices, List.of(), List.of());
+    }
+
+    /** The file's gateways and credentials, once its sensors exist: a sensor whose row leaves them blank keeps its own. */
+    private DeviceCounts applyDevices(UUID importId, Consumer<String> step) {
+        step.accept("putting the sensors in their gateways");
+        jdbc.execute("""
+                CREATE TEMP TABLE import_gateways ON COMMIT DROP AS
+                SELECT f.sensor_id, g.gateway_id FROM import_sensors f,
+                       unnest(string_to_array(f.gateways, ' ')) AS g (gateway_id)
+                 WHERE f.gateways IS NOT NULL AND f.gateways <> '-'""");
+        int gateways = jdbc.update("""
+                INSERT INTO gateways (id) SELECT DISTINCT gateway_id FROM import_gateways ORDER BY gateway_id
+                    ON CONFLICT DO NOTHING""");
+        int left = jdbc.update("""
+                DELETE FROM gateway_sensors gs USING import_sensors f
+                 WHERE gs.sensor_id = f.sensor_id AND f.gateways IS NOT NULL
+                   AND NOT EXISTS (SELECT 1 FROM import_gateways g
+                                    WHERE g.sensor_id = gs.sensor_id AND g.gateway_id = gs.gateway_id)""");
+        int joined = jdbc.update("""
+                INSERT INTO gateway_sensors (gateway_id, sensor_id) SELECT gateway_id, sensor_id FROM import_gateways
+                 ORDER BY gateway_id, sensor_id ON CONFLICT DO NOTHING""");
+
+        step.accept("making and revoking the sensors' credentials");
+        int revoked = jdbc.update("""
+                UPDATE device_credentials c SET revoked_at = now() FROM import_sensors f
+                 WHERE f.credential = 'none' AND c.sensor_id = f.sensor_id AND c.revoked_at IS NULL
+                   AND (c.expires_at IS NULL OR c.expires_at > now())""");
+        int made = jdbc.update("""
+                INSERT INTO device_credentials (id, login, sensor_id, secret_hash)
+                SELECT credential_id, 'sensor.' || sensor_id, sensor_id, secret_hash FROM registry_import_credentials
+                 WHERE import_id = ?""", importId);
+        return new DeviceCounts(gateways, joined, left, made, revoked);
     }
 
     /**
@@ -487,10 +622,18 @@ public class RegistryFile {
                 -- every link for every page
                 links AS (SELECT cs.sensor_id, c.id, c.name, c.url FROM client_sensors cs JOIN clients c ON c.id = cs.client_id
                            WHERE cs.sensor_id > ? AND cs.sensor_id <= (SELECT max(id) FROM page))
-                SELECT s.id, s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds, l.name, l.url
+                SELECT s.id, s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds, l.name, l.url,
+                       -- none, and no credential, are written empty: read back, empty leaves them so
+                       (SELECT string_agg(gs.gateway_id, ' ' ORDER BY gs.gateway_id) FROM gateway_sensors gs
+                         WHERE gs.sensor_id = s.id),
+                       CASE WHEN EXISTS (SELECT 1 FROM device_credentials c
+                                          WHERE c.sensor_id = s.id AND c.revoked_at IS NULL
+                                            AND (c.expires_at IS NULL OR c.expires_at > now()))
+                            THEN 'live' END
                   FROM page s LEFT JOIN links l ON l.sensor_id = s.id
                  ORDER BY s.id, l.name, l.id""", (rs, i) -> new Row(rs.getString(1), rs.getString(2),
-                (Integer) rs.getObject(3), (Integer) rs.getObject(4), rs.getString(5), rs.getString(6)),
+                (Integer) rs.getObject(3), (Integer) rs.getObject(4), rs.getString(5), rs.getString(6),
+                rs.getString(7), rs.getString(8)),
                 // every id is greater than '': the primary key's range scan from the first
                 after == null ? "" : after, sensors, after == null ? "" : after);
     }

@@ -152,7 +152,12 @@ public class RegistryImports implements AutoCloseable {
                         "sensors", Map.of("created", outcome.sensorsCreated(), "updated", outcome.sensorsUpdated(),
                                 "unchanged", outcome.sensorsUnchanged()),
                         "clients", Map.of("created", outcome.clientsCreated(), "updated", outcome.clientsUpdated()),
-                        "links", Map.of("added", outcome.linksAdded(), "removed", outcome.linksRemoved())));
+                        "links", Map.of("added", outcome.linksAdded(), "removed", outcome.linksRemoved()),
+                        "gateways", Map.of("created", outcome.devices().gatewaysCreated(),
+                                "sensors_added", outcome.devices().gatewaySensorsAdded(),
+                                "sensors_removed", outcome.devices().gatewaySensorsRemoved()),
+                        "credentials", Map.of("created", outcome.devices().credentialsCreated(),
+                                "revoked", outcome.devices().credentialsRevoked())));
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException(e);
             }

@@ -29,6 +29,8 @@ class RegistryFileApiTest {
 
     static final String ADMIN = "test-admin-token", READER = "test-read-token";
     static final String HEADER = "sensor_id,address,heartbeat_timeout_seconds,open_alarm_seconds,client_name,client_url";
+    /** What an export writes: the columns of a sensor's gateways and credential too, empty when it has none. */
+    static final String EXPORT_HEADER = HEADER + ",gateways,credential";
     static final ObjectMapper JSON = new ObjectMapper();
     static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -77,8 +79,9 @@ class RegistryFileApiTest {
         assertThat(export.status()).isEqualTo(200);
         assertThat(export.contentType()).startsWith("text/csv");
         List<String> lines = Arrays.asList(export.body().split("\r?\n"));
-        assertThat(lines.get(0)).isEqualTo(HEADER);
-        assertThat(lines.stream().filter(l -> l.startsWith(p)).toList()).containsExactlyElementsOf(rows);
+        assertThat(lines.get(0)).isEqualTo(EXPORT_HEADER);
+        assertThat(lines.stream().filter(l -> l.startsWith(p)).toList())
+                .containsExactlyElementsOf(rows.stream().map(r -> r + ",,").toList());
     }
 
     /**
@@ -114,7 +117,7 @@ class RegistryFileApiTest {
             assertThat(line).contains(",'=cmd|");
         }
 
-        JsonNode again = post(HEADER + "\n" + String.join("\n", ours) + "\n", "text/csv", ADMIN).json();
+        JsonNode again = post(EXPORT_HEADER + "\n" + String.join("\n", ours) + "\n", "text/csv", ADMIN).json();
         assertThat(again.at("/sensors/unchanged").asInt()).isEqualTo(addresses.size());
         assertThat(again.at("/sensors/updated").asInt() + again.at("/clients/updated").asInt() + again.at("/clients/created").asInt())
                 .isZero();
@@ -187,9 +190,76 @@ class RegistryFileApiTest {
                 "row 3: address: required",
                 "row 4: heartbeat_timeout_seconds: must be at least 1",
                 "row 5: client_url: a client is given by client_name and client_url together, or not at all",
-                "row 6: sensor " + p + "A has another address or timeout than on row 1");
+                "row 6: sensor " + p + "A has another address than on row 1");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM sensors WHERE id LIKE ?", Integer.class, p + "%")).isZero();
     }
+
+    /**
+     * A sensor's gateways and credential as the file says: gateways created and joined, a credential made (its
+     * secret answered once, and good for logging in), the same file again changing nothing, the export giving them
+     * back; then "none" revoking and a shorter list of gateways leaving the others. An empty cell leaves both.
+     */
+    @Test
+    void gatewaysAndCredentialsAreWhatTheFileSaysAndTheirSecretsAreShownOnce() throws Exception {
+        String p = prefix();
+        String file = EXPORT_HEADER + "\n"
+                + p + "A,Hall,,,,,Gw2" + p + " Gw1" + p + ",live\n"
+                + p + "B,Yard,,,,,-,live\n"
+                + p + "C,Cellar,,,,,,\n";
+
+        Answer first = post(file, "text/csv", ADMIN);
+
+        assertThat(first.status()).as(first.body()).isEqualTo(200);
+        JsonNode outcome = first.json();
+        assertThat(outcome.at("/gateways/created").asInt()).isEqualTo(2);
+        assertThat(outcome.at("/gateways/sensors_added").asInt()).isEqualTo(2);
+        assertThat(outcome.at("/credentials/created").asInt()).isEqualTo(2);
+        assertThat(outcome.get("new_credentials").findValuesAsText("sensor_id")).containsExactly(p + "A", p + "B");
+        for (JsonNode c : outcome.get("new_credentials")) {
+            assertThat(c.get("secret").asText()).startsWith("lwd_");
+            assertThat(devices.authenticate(c.get("login").asText(), c.get("secret").asText())).isTrue();
+        }
+        String secretOfA = outcome.get("new_credentials").get(0).get("secret").asText();
+        assertThat(jdbc.queryForList("SELECT gateway_id FROM gateway_sensors WHERE sensor_id = ? ORDER BY 1", String.class,
+                p + "A")).containsExactly("Gw1" + p, "Gw2" + p);
+
+        JsonNode again = post(file, "text/csv", ADMIN).json();
+        assertThat(again.get("new_credentials")).isEmpty();
+        assertThat(again.at("/credentials/created").asInt() + again.at("/credentials/revoked").asInt()
+                + again.at("/gateways/created").asInt() + again.at("/gateways/sensors_added").asInt()
+                + again.at("/gateways/sensors_removed").asInt()).isZero();
+        List<String> exported = Arrays.stream(get("csv", READER).body().split("\r?\n")).filter(l -> l.startsWith(p)).toList();
+        assertThat(exported).containsExactly(
+                p + "A,Hall,,,,,Gw1" + p + " Gw2" + p + ",live",
+                p + "B,Yard,,,,,,live",
+                p + "C,Cellar,,,,,,");
+
+        JsonNode revoked = post(EXPORT_HEADER + "\n" + p + "A,Hall,,,,,Gw1" + p + ",none\n", "text/csv", ADMIN).json();
+        assertThat(revoked.at("/credentials/revoked").asInt()).isEqualTo(1);
+        assertThat(revoked.at("/gateways/sensors_removed").asInt()).isEqualTo(1);
+        assertThat(devices.authenticate("sensor." + p + "A", secretOfA)).isFalse();
+        assertThat(jdbc.queryForList("SELECT gateway_id FROM gateway_sensors WHERE sensor_id = ?", String.class, p + "A"))
+                .containsExactly("Gw1" + p);
+    }
+
+    @Test
+    void aSensorsGatewaysAndCredentialMustAgreeOnEachOfItsRowsAndBeWellFormed() throws Exception {
+        String p = prefix();
+        Answer refused = post(EXPORT_HEADER + "\n"
+                + p + "A,Hall,,,One " + p + ",http://127.0.0.1:9/one,Gw" + p + ",live\n"
+                + p + "A,Hall,,,Two " + p + ",http://127.0.0.1:9/two,Gw" + p + ",\n"
+                + p + "B,Yard,,,,,not/an id,\n"
+                + p + "C,Cellar,,,,,,maybe\n", "text/csv", ADMIN);
+
+        assertThat(refused.status()).as(refused.body()).isEqualTo(400);
+        List<String> errors = JSON.convertValue(refused.json().get("errors"), JSON.getTypeFactory()
+                .constructCollectionType(List.class, String.class));
+        assertThat(String.join("\n", errors)).contains("row 2:").contains("has another credential than on row 1")
+                .contains("row 3: gateways").contains("row 4: credential: must be one of live, none");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM gateways WHERE id = ?", Integer.class, "Gw" + p)).isZero();
+    }
+
+    @Autowired io.lockwatch.devices.Devices devices;
 
     @Test
     void theJsonFormTakesTheSameRows() throws Exception {

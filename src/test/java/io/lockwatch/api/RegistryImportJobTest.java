@@ -28,7 +28,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 @CamelSpringBootTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "lockwatch.api.import-at-once-max-rows=3", "lockwatch.api.max-import-rows=20"})
+        "lockwatch.api.import-at-once-max-rows=3", "lockwatch.api.max-import-rows=20",
+        "lockwatch.api.max-import-credentials=6"})
 class RegistryImportJobTest {
 
     // the tokens, the file's header, the JSON mapper and the client of the registry file's own test
@@ -77,6 +78,46 @@ class RegistryImportJobTest {
     }
 
     /**
+     * A large file's credentials: their secrets in the 202 (hashed and staged, never stored in clear), stored by the
+     * job with the sensors they are for. A file asking for more than an import makes is a 413 that changes nothing.
+     */
+    @Test
+    void aLargeFilesCredentialsAreAnsweredWithItsAcceptanceAndStoredByItsJob() throws Exception {
+        String p = prefix();
+        String file = HEADER + ",gateways,credential\n" + IntStream.range(0, 5)
+                .mapToObj(i -> p + i + ",Door " + i + ",,,,,Gw" + p + "," + (i < 4 ? "live" : ""))
+                .collect(Collectors.joining("\n"));
+
+        HttpResponse<String> accepted = post(file, "text/csv", ADMIN);
+
+        assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+        JsonNode answer = JSON.readTree(accepted.body());
+        assertThat(answer.get("new_credentials")).hasSize(4);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM registry_import_credentials WHERE secret_hash LIKE 'lwd_%'",
+                Integer.class)).as("hashes staged, never secrets").isZero();
+        JsonNode done = awaitFinished(answer.get("id").asText());
+        assertThat(done.get("state").asText()).as(done.toString()).isEqualTo("done");
+        assertThat(done.at("/outcome/credentials/created").asInt()).isEqualTo(4);
+        assertThat(done.at("/outcome/gateways/created").asInt()).isEqualTo(1);
+        assertThat(done.at("/outcome/gateways/sensors_added").asInt()).isEqualTo(5);
+        assertThat(done.has("new_credentials")).as("secrets are shown once, in the 202").isFalse();
+        for (JsonNode c : answer.get("new_credentials")) {
+            assertThat(devices.authenticate(c.get("login").asText(), c.get("secret").asText())).as(c.toString()).isTrue();
+        }
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM registry_import_credentials WHERE import_id = ?::uuid",
+                Integer.class, answer.get("id").asText())).as("its staged hashes are gone").isZero();
+
+        String tooMany = HEADER + ",credential\n" + IntStream.range(0, 7).mapToObj(i -> p + "M" + i + ",Door,,,,,live")
+                .collect(Collectors.joining("\n"));
+        HttpResponse<String> refused = post(tooMany, "text/csv", ADMIN);
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(413);
+        assertThat(JSON.readTree(refused.body()).get("detail").asText()).contains("7 new credentials").contains("6");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM sensors WHERE id LIKE ?", Integer.class, p + "M%")).isZero();
+    }
+
+    @Autowired io.lockwatch.devices.Devices devices;
+
+    /**
      * One import is applied at a time. While another holds the turn (here the test's own session holds the lock),
      * a small file is answered 409 at once, and a large one's job waits, then is applied.
      */
@@ -119,7 +160,7 @@ class RegistryImportJobTest {
 
         assertThat(refused.statusCode()).isEqualTo(400);
         assertThat(JSON.readTree(refused.body()).get("errors").get(0).asText())
-                .isEqualTo("row 9: sensor " + p + "0 has another address or timeout than on row 1");
+                .isEqualTo("row 9: sensor " + p + "0 has another address than on row 1");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM sensors WHERE id LIKE ?", Integer.class, p + "%")).isZero();
         assertThat(jdbc.queryForObject("SELECT state FROM registry_imports ORDER BY created_at DESC LIMIT 1", String.class))
                 .isEqualTo("refused");
@@ -173,8 +214,8 @@ class RegistryImportJobTest {
             java.util.List<String> ours = java.util.Arrays.stream(csv.body().split("\r?\n")).filter(l -> l.startsWith(p)).toList();
             assertThat(ours).hasSize(12000 + 1200);
             assertThat(ours).isSortedAccordingTo(java.util.Comparator.comparing((String l) -> l.substring(0, l.indexOf(','))));
-            assertThat(ours.stream().filter(l -> l.endsWith(",B " + p + ",http://127.0.0.1:9/b")).count()).isEqualTo(1200);
-            assertThat(csv.body().split("\r?\n")[0]).isEqualTo(HEADER);
+            assertThat(ours.stream().filter(l -> l.endsWith(",B " + p + ",http://127.0.0.1:9/b,,")).count()).isEqualTo(1200);
+            assertThat(csv.body().split("\r?\n")[0]).isEqualTo(RegistryFileApiTest.EXPORT_HEADER);
             JsonNode rows = JSON.readTree(json.body());
             assertThat(rows.isArray()).isTrue();
             assertThat(java.util.stream.StreamSupport.stream(rows.spliterator(), false)

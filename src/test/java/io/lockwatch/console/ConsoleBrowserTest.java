@@ -116,16 +116,21 @@ class ConsoleBrowserTest {
         // register by import
         Path csv = Files.createTempFile("registry-", ".csv");
         Files.writeString(csv, """
-                sensor_id,address,heartbeat_timeout_seconds,open_alarm_seconds,client_name,client_url
-                %1$s,"Svobody st. 23, front door",,1,Calm %2$s,%3$s
-                %1$s,"Svobody st. 23, front door",,1,Broken %2$s,%4$s
+                sensor_id,address,heartbeat_timeout_seconds,open_alarm_seconds,client_name,client_url,gateways,credential
+                %1$s,"Svobody st. 23, front door",,1,Calm %2$s,%3$s,Gw%2$s,live
+                %1$s,"Svobody st. 23, front door",,1,Broken %2$s,%4$s,Gw%2$s,live
                 """.formatted(sensor, p, receiver.url(calm), receiver.url(broken)), StandardCharsets.UTF_8);
         nav("import");
         browser.findElement(By.id("import-file")).sendKeys(csv.toAbsolutePath().toString());
         browser.findElement(By.cssSelector("#import-form button[type=submit]")).click();
         wait.until(d -> d.findElement(By.id("import-result")).getText().startsWith("Imported 2 rows"));
         assertThat(browser.findElement(By.id("import-result")).getText())
-                .contains("sensors 1 created").contains("clients 2 created").contains("links 2 added");
+                .contains("sensors 1 created").contains("clients 2 created").contains("links 2 added")
+                .contains("gateways 1 created, sensors 1 joined").contains("credentials 1 created");
+        // the credential the file made: its secret shown this once, and good for the sensor's login
+        String imported = browser.findElement(By.id("import-result")).getText();
+        String made = imported.substring(imported.indexOf("sensor." + sensor + ": ")).split("\n")[0];
+        assertThat(devices.authenticate("sensor." + sensor, made.substring(made.indexOf("lwd_")).trim())).isTrue();
         // and the latest imports list it, done, with what it did
         wait.until(d -> d.findElements(By.cssSelector("#import-table tbody tr")).stream().anyMatch(r ->
                 r.getText().contains("done") && r.getText().contains("sensors 1 created, 0 changed")));
