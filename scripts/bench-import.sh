@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench-import.sh [--sensors 100000] [--clients 100] [--external] [--changed]
+# scripts/bench-import.sh [--sensors 100000] [--clients 100] [--external] [--changed] [--devices]
 #   — the registry file's import and export.
 #
 # Makes a CSV of N sensors, each linked to one of C clients (round robin), starts the packaged service with a 512 MB
@@ -10,20 +10,23 @@
 #     import-at-once-max-rows is answered 202 and its import followed at GET /imports/{id};
 #   - the same file imported again (nothing to change);
 #   - with --changed, the file again with every address changed (every sensor updated);
+#   - with --devices, every sensor in one of N/100 gateways and given a credential of its own by the first import
+#     (its secret in that import's answer: their number and the answer's size are printed);
 #   - the export, which must be the file itself (its rows are the file's, in the same order).
 # For each it prints the wall time and the CPU seconds of the service and PostgreSQL; at the end the service's
 # largest heap in use (sampled every 0.5 s) and its peak resident memory. It asserts none of the figures; it fails
 # only when an answer or the export is wrong.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SENSORS=100000 CLIENTS=100 PROFILE=embedded CHANGED=false
+SENSORS=100000 CLIENTS=100 PROFILE=embedded CHANGED=false DEVICES=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --sensors) SENSORS=$2; shift 2 ;;
     --clients) CLIENTS=$2; shift 2 ;;
     --external) PROFILE=external; shift ;;
     --changed) CHANGED=true; shift ;;
-    *) echo "usage: $0 [--sensors N] [--clients C] [--external] [--changed]" >&2; exit 2 ;;
+    --devices) DEVICES=true; shift ;;
+    *) echo "usage: $0 [--sensors N] [--clients C] [--external] [--changed] [--devices]" >&2; exit 2 ;;
   esac
 done
 OUT=target/bench-import
@@ -49,12 +52,14 @@ RUN=$(date +%s)
 FILE="$OUT/registry-$SENSORS.csv"
 echo "[bench-import] writing $FILE: $SENSORS sensors, each linked to one of $CLIENTS clients"
 registry() { # $1: the street's name
-  awk -v n="$SENSORS" -v c="$CLIENTS" -v run="$RUN" -v street="$1" 'BEGIN {
-    print "sensor_id,address,heartbeat_timeout_seconds,open_alarm_seconds,client_name,client_url"
+  # the columns an export writes, so that the export of what the file made is the file
+  awk -v n="$SENSORS" -v c="$CLIENTS" -v run="$RUN" -v street="$1" -v devices="$DEVICES" 'BEGIN {
+    print "sensor_id,address,heartbeat_timeout_seconds,open_alarm_seconds,client_name,client_url,gateways,credential"
     for (i = 1; i <= n; i++) {
       k = i % c
-      printf "I%s%08d,\"%s st. %d, fl %d, room %d\",,,Client %s-%03d,http://127.0.0.1:9/hooks/%03d\n", \
-        substr(run, length(run) - 5), i, street, i % 300, i % 9 + 1, i % 40 + 1, run, k, k
+      printf "I%s%08d,\"%s st. %d, fl %d, room %d\",,,Client %s-%03d,http://127.0.0.1:9/hooks/%03d,%s\n", \
+        substr(run, length(run) - 5), i, street, i % 300, i % 9 + 1, i % 40 + 1, run, k, k, \
+        devices == "true" ? sprintf("gw%s-%06d,live", run, int(i / 100)) : ","
     }
   }'
 }
@@ -70,6 +75,7 @@ finish() {
   if [ "$PROFILE" = external ]; then # the dev registry as it was
     PGPASSWORD=lockwatch psql -q -h 127.0.0.1 -U lockwatch -d lockwatch \
       -c "DELETE FROM sensors WHERE id LIKE 'I${RUN: -6}%'" -c "DELETE FROM clients WHERE name LIKE 'Client ${RUN}-%'" \
+      -c "DELETE FROM gateways WHERE id LIKE 'gw${RUN}-%'" \
       && echo "[bench-import] the file's sensors and clients deleted from the dev registry again"
   fi
 }
@@ -103,9 +109,10 @@ pg_cpu() { # every postgres process of the service's database: the embedded one,
 import() { # $1: label, $2: file; prints the answer to $OUT/$1.json and the seconds until the import was done
   local s0 p0 t0 t1 ta code id
   s0=$(cpu $SERVICE); p0=$(pg_cpu); t0=$(date +%s%N)
-  code=$(curl -s -o "$OUT/$1.json" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" \
+  code=$(curl -s -o "$OUT/$1.answer.json" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" \
     -H 'Content-Type: text/csv' --data-binary "@$2" "http://127.0.0.1:$PORT/api/v1/import")
   ta=$(date +%s%N)
+  cp "$OUT/$1.answer.json" "$OUT/$1.json"
   if [ "$code" = 202 ]; then # a job: followed until it has finished
     id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$OUT/$1.json")
     while :; do
@@ -122,7 +129,12 @@ import() { # $1: label, $2: file; prints the answer to $OUT/$1.json and the seco
   printf '%s: %.2f s (answered %s after %.2f s; service CPU %.1f s, PostgreSQL CPU %.1f s): %s\n' "$1" \
     "$(( (t1 - t0) / 1000000 ))e-3" "$code" "$(( (ta - t0) / 1000000 ))e-3" \
     "$(echo "$(cpu $SERVICE) - $s0" | bc)" "$(echo "$(pg_cpu) - $p0" | bc)" \
-    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(d.get("outcome") or {k: d[k] for k in ("sensors", "clients", "links")}))' "$OUT/$1.json")"
+    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(d.get("outcome") or {k: d[k] for k in ("sensors", "clients", "links", "gateways", "credentials")}))' "$OUT/$1.json")"
+  if [ "$DEVICES" = true ]; then
+    printf '%s: %s new credentials in its answer of %s bytes\n' "$1" \
+      "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("new_credentials") or []))' "$OUT/$1.answer.json")" \
+      "$(wc -c < "$OUT/$1.answer.json")"
+  fi
 }
 import first-import "$FILE"
 import second-import "$FILE"
