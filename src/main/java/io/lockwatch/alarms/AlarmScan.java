@@ -31,6 +31,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  * and opened again since the last scan has its old alarm cleared before its new one is raised. An alarm is cleared
  * at the measured time of the reading that closed the door; losing the sensor's connection does not clear it.
  *
+ * <p>An alarm raised gets the steps of its sensor's escalation chain as they are then, each due its delay after the
+ * alarm was raised. A due step of an alarm neither acknowledged nor cleared is sent once, as its own event
+ * ({@code sensor.alarm_escalated}, the sensor's next sequence) to its step's client only. Sending a step locks its
+ * alarm and acknowledging waits for that lock, so a step is sent before an acknowledgement or not at all; what an
+ * acknowledgement or a clearing finds still pending of a sent step is cancelled with the steps still to come.
+ *
  * <p>Like the heartbeat, the scan waits while readings are queued beyond the heartbeat's {@code max-backlog}: a door
  * closed during a downtime has its closing reading still in the broker.
  */
@@ -46,6 +52,7 @@ public class AlarmScan {
     private final long maxBacklog;
     private final Counter raised;
     private final Counter cleared;
+    private final Counter escalated;
     private final Counter deferred;
     private final Traces traces;
 
@@ -59,6 +66,7 @@ public class AlarmScan {
         this.maxBacklog = heartbeat.maxBacklog();
         this.raised = meters.counter("lockwatch.alarms.raised");
         this.cleared = meters.counter("lockwatch.alarms.cleared");
+        this.escalated = meters.counter("lockwatch.alarms.escalated");
         this.deferred = meters.counter("lockwatch.alarms.scans.deferred");
     }
 
@@ -72,12 +80,14 @@ public class AlarmScan {
         }
         int closed = inBatches(this::clearClosed);
         int opened = inBatches(this::raiseDue);
+        int steps = inBatches(this::escalateDue);
         cleared.increment(closed);
         raised.increment(opened);
-        if (closed + opened > 0) {
-            log.info("Alarms: {} raised, {} cleared", opened, closed);
+        escalated.increment(steps);
+        if (closed + opened + steps > 0) {
+            log.info("Alarms: {} raised, {} cleared, {} escalation steps sent", opened, closed, steps);
         }
-        return closed + opened;
+        return closed + opened + steps;
     }
 
     private interface Step {
@@ -118,12 +128,18 @@ public class AlarmScan {
                      WHERE s.sensor_id = due.sensor_id
                     RETURNING s.sensor_id, s.sequence, s.state_changed_at, due.alarm_due_at),
                 alarm AS (
-                    INSERT INTO alarms (sensor_id, type, opened_at, threshold_seconds, raised_at, raised_sequence)
-                    SELECT sensor_id, ?, state_changed_at, round(extract(epoch FROM alarm_due_at - state_changed_at))::int,
-                           alarm_due_at, sequence
-                      FROM taken
+                    INSERT INTO alarms (sensor_id, type, opened_at, threshold_seconds, raised_at, raised_sequence, severity)
+                    SELECT t.sensor_id, ?, t.state_changed_at,
+                           round(extract(epoch FROM t.alarm_due_at - t.state_changed_at))::int, t.alarm_due_at, t.sequence,
+                           coalesce((SELECT open_alarm_severity FROM sensors WHERE id = t.sensor_id), 'major')
+                      FROM taken t
                     ON CONFLICT DO NOTHING
-                    RETURNING id, sensor_id, raised_sequence, raised_at)
+                    RETURNING id, sensor_id, raised_sequence, raised_at),
+                -- the chain as it is now: a later change of the sensor's chain is for its later alarms
+                chain AS (
+                    INSERT INTO alarm_escalations (alarm_id, step, after_seconds, client_id, due_at)
+                    SELECT a.id, st.step, st.after_seconds, st.client_id, a.raised_at + make_interval(secs => st.after_seconds)
+                      FROM alarm a JOIN sensor_escalation_steps st ON st.sensor_id = a.sensor_id)
                 INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
                 SELECT sensor_id, raised_sequence, ?, 0, raised_at, id FROM alarm
                 RETURNING id""")) {
@@ -137,6 +153,56 @@ public class AlarmScan {
             }
         }
         Outbox.notificationsFor(c, events, traces.scanRound("alarms: raised", started, events.size()));
+        return events.size();
+    }
+
+    /**
+     * The due steps of alarms neither acknowledged nor cleared, each as its own event at its due time, the sensor's
+     * next sequence (several steps of one alarm due at once take consecutive ones, in step order), and a
+     * notification for its step's client alone. Steps, alarms and sensors locked elsewhere are skipped: an
+     * acknowledgement or a clearing may be under way, and decides first.
+     */
+    private int escalateDue(Connection c) throws SQLException {
+        long started = System.currentTimeMillis();
+        java.util.Map<Long, java.util.UUID> events = new java.util.LinkedHashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                WITH due AS (
+                    SELECT e.alarm_id, e.step, e.client_id, e.due_at, a.sensor_id
+                      FROM alarm_escalations e JOIN alarms a ON a.id = e.alarm_id
+                     WHERE e.sent_at IS NULL AND e.stopped_at IS NULL AND e.due_at <= now()
+                       AND a.acknowledged_at IS NULL AND a.cleared_at IS NULL
+                     ORDER BY e.due_at, e.step -- a chain's delays grow with its steps: its steps go in order
+                     LIMIT ?
+                       FOR UPDATE OF e, a SKIP LOCKED),
+                sensors AS (
+                    SELECT s.sensor_id FROM sensor_state s WHERE s.sensor_id IN (SELECT sensor_id FROM due)
+                       FOR UPDATE SKIP LOCKED),
+                numbered AS (
+                    SELECT d.*, row_number() OVER (PARTITION BY d.sensor_id ORDER BY d.step) AS k,
+                           count(*) OVER (PARTITION BY d.sensor_id) AS n
+                      FROM due d WHERE d.sensor_id IN (SELECT sensor_id FROM sensors)),
+                moved AS (
+                    UPDATE sensor_state s SET sequence = s.sequence + x.n
+                      FROM (SELECT DISTINCT sensor_id, n FROM numbered) x
+                     WHERE s.sensor_id = x.sensor_id
+                    RETURNING s.sensor_id, s.sequence, s.state),
+                sent AS (
+                    INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id, escalation_step)
+                    SELECT nb.sensor_id, m.sequence - nb.n + nb.k, ?, m.state, nb.due_at, nb.alarm_id, nb.step
+                      FROM numbered nb JOIN moved m ON m.sensor_id = nb.sensor_id
+                    RETURNING id, alarm_id, escalation_step)
+                UPDATE alarm_escalations e SET sent_at = now(), event_id = sent.id
+                  FROM sent WHERE e.alarm_id = sent.alarm_id AND e.step = sent.escalation_step
+                RETURNING sent.id, e.client_id""")) {
+            ps.setInt(1, props.scanBatch());
+            ps.setString(2, SensorEvent.ALARM_ESCALATED);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    events.put(rs.getLong(1), rs.getObject(2, java.util.UUID.class));
+                }
+            }
+        }
+        Outbox.notificationsTo(c, events, traces.scanRound("alarms: escalated", started, events.size()));
         return events.size();
     }
 
@@ -173,7 +239,14 @@ public class AlarmScan {
                                now())
                       FROM closing
                      WHERE a.id = closing.id
-                    RETURNING a.id, a.sensor_id, a.cleared_at)
+                    RETURNING a.id, a.sensor_id, a.cleared_at),
+                stopped AS (
+                    UPDATE alarm_escalations e SET stopped_at = now() FROM done
+                     WHERE e.alarm_id = done.id AND e.sent_at IS NULL AND e.stopped_at IS NULL),
+                unsent AS (
+                    UPDATE notifications n SET status = 'cancelled', finished_at = now()
+                      FROM alarm_escalations e JOIN done ON done.id = e.alarm_id
+                     WHERE n.event_id = e.event_id AND n.status = 'pending')
                 INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
                 SELECT done.sensor_id, moved.sequence, ?, moved.state, done.cleared_at, done.id
                   FROM done JOIN moved ON moved.sensor_id = done.sensor_id

@@ -11,24 +11,53 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.transaction.support.TransactionTemplate;
 
-/** Alarms as the API shows them: listed newest first, read one by one, acknowledged by an operator. */
+/**
+ * Alarms as the API shows them: listed newest first, read one by one with their escalation, acknowledged by an
+ * operator; and the escalation chain of each sensor.
+ */
 public class AlarmStore {
 
     /** What acknowledging found. */
     public enum Acknowledged { DONE, NOT_FOUND, ALREADY }
 
+    /** A step of a sensor's chain: after this long unacknowledged, the alarm is sent to this client. */
+    public record Step(int step, int afterSeconds, UUID clientId) {
+    }
+
+    /**
+     * A step of an alarm's escalation: {@code state} is {@code pending} (not due yet, or about to be sent),
+     * {@code sent} or {@code stopped} (the alarm was acknowledged or cleared first).
+     */
+    public record Escalation(int step, int afterSeconds, UUID clientId, String state, Instant dueAt, Instant sentAt,
+                             Instant stoppedAt) {
+    }
+
+    /** Thrown for a chain that names a client that does not exist: its step's number. */
+    public static class UnknownClient extends RuntimeException {
+        public final int step;
+
+        UnknownClient(int step, UUID client) {
+            super("client " + client + " does not exist");
+            this.step = step;
+        }
+    }
+
     /**
      * An alarm, the contract's Alarm: {@code active} until the door closes; {@code openSeconds}, how long it was
      * open, known once it closed.
      */
-    public record Alarm(UUID id, String sensorId, String type, boolean active, Instant openedAt, int thresholdSeconds,
-                        Instant raisedAt, Instant clearedAt, Double openSeconds, Instant acknowledgedAt,
-                        String acknowledgedBy, String comment) {
+    public record Alarm(UUID id, String sensorId, String type, String severity, boolean active, Instant openedAt,
+                        int thresholdSeconds, Instant raisedAt, Instant clearedAt, Double openSeconds,
+                        Instant acknowledgedAt, String acknowledgedBy, String comment, List<Escalation> escalation) {
     }
 
     private static final String VIEW = """
-            SELECT a.id, a.sensor_id, a.type, a.opened_at, a.threshold_seconds, a.raised_at, a.cleared_at,
-                   a.acknowledged_at, a.acknowledged_by, a.ack_comment
+            SELECT a.id, a.sensor_id, a.type, a.severity, a.opened_at, a.threshold_seconds, a.raised_at, a.cleared_at,
+                   a.acknowledged_at, a.acknowledged_by, a.ack_comment,
+                   (SELECT json_agg(json_build_object('step', e.step, 'after_seconds', e.after_seconds,
+                                                      'client_id', e.client_id, 'due_at', e.due_at, 'sent_at', e.sent_at,
+                                                      'stopped_at', e.stopped_at) ORDER BY e.step)
+                      FROM alarm_escalations e WHERE e.alarm_id = a.id)::text AS escalation
               FROM alarms a
             """;
 
@@ -80,19 +109,88 @@ public class AlarmStore {
             }
             jdbc.update("UPDATE alarms SET acknowledged_at = now(), acknowledged_by = ?, ack_comment = ? WHERE id = ?",
                     by, comment, id);
+            // the chain stops here: no step is sent after this, and a sent one still waiting for its client is not
+            jdbc.update("""
+                    UPDATE alarm_escalations SET stopped_at = now()
+                     WHERE alarm_id = ? AND sent_at IS NULL AND stopped_at IS NULL""", id);
+            jdbc.update("""
+                    UPDATE notifications n SET status = 'cancelled', finished_at = now()
+                      FROM alarm_escalations e
+                     WHERE e.alarm_id = ? AND n.event_id = e.event_id AND n.status = 'pending'""", id);
             return Acknowledged.DONE;
         });
     }
 
+    /** The sensor's chain, in step order; null if there is no such sensor. */
+    public List<Step> chain(String sensorId) {
+        if (!Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM sensors WHERE id = ?)", Boolean.class,
+                sensorId))) {
+            return null;
+        }
+        return jdbc.query("SELECT step, after_seconds, client_id FROM sensor_escalation_steps WHERE sensor_id = ? ORDER BY step",
+                (rs, i) -> new Step(rs.getInt(1), rs.getInt(2), rs.getObject(3, UUID.class)), sensorId);
+    }
+
+    /**
+     * Replaces the sensor's chain (empty: none) for the alarms raised from now on; an alarm already raised keeps the
+     * chain it was raised with. Null if there is no such sensor.
+     */
+    public List<Step> replaceChain(String sensorId, List<Step> steps) {
+        return tx.execute(status -> {
+            if (jdbc.queryForList("SELECT id FROM sensors WHERE id = ? FOR UPDATE", String.class, sensorId).isEmpty()) {
+                return null;
+            }
+            for (Step s : steps) {
+                if (!Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM clients WHERE id = ?)",
+                        Boolean.class, s.clientId()))) {
+                    throw new UnknownClient(s.step(), s.clientId());
+                }
+            }
+            jdbc.update("DELETE FROM sensor_escalation_steps WHERE sensor_id = ?", sensorId);
+            for (Step s : steps) {
+                jdbc.update("INSERT INTO sensor_escalation_steps (sensor_id, step, after_seconds, client_id) VALUES (?, ?, ?, ?)",
+                        sensorId, s.step(), s.afterSeconds(), s.clientId());
+            }
+            return chain(sensorId);
+        });
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
     private static final RowMapper<Alarm> ALARM = (rs, i) -> {
         Timestamp opened = rs.getTimestamp("opened_at");
         Timestamp cleared = rs.getTimestamp("cleared_at");
-        return new Alarm(rs.getObject("id", UUID.class), rs.getString("sensor_id"), rs.getString("type"), cleared == null,
-                opened.toInstant(), rs.getInt("threshold_seconds"), time(rs, "raised_at"),
-                cleared == null ? null : cleared.toInstant(),
+        return new Alarm(rs.getObject("id", UUID.class), rs.getString("sensor_id"), rs.getString("type"),
+                rs.getString("severity"), cleared == null, opened.toInstant(), rs.getInt("threshold_seconds"),
+                time(rs, "raised_at"), cleared == null ? null : cleared.toInstant(),
                 cleared == null ? null : (cleared.getTime() - opened.getTime()) / 1000.0, time(rs, "acknowledged_at"),
-                rs.getString("acknowledged_by"), rs.getString("ack_comment"));
+                rs.getString("acknowledged_by"), rs.getString("ack_comment"), escalation(rs.getString("escalation")));
     };
+
+    private static List<Escalation> escalation(String json) throws SQLException {
+        if (json == null) {
+            return List.of();
+        }
+        try {
+            List<Escalation> steps = new java.util.ArrayList<>();
+            for (com.fasterxml.jackson.databind.JsonNode e : JSON.readTree(json)) {
+                Instant sent = instant(e.get("sent_at")), stopped = instant(e.get("stopped_at"));
+                steps.add(new Escalation(e.get("step").asInt(), e.get("after_seconds").asInt(),
+                        UUID.fromString(e.get("client_id").asText()),
+                        sent != null ? "sent" : stopped != null ? "stopped" : "pending", instant(e.get("due_at")), sent,
+                        stopped));
+            }
+            return steps;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new SQLException("an alarm's escalation is not the JSON its query makes", e);
+        }
+    }
+
+    /** PostgreSQL's JSON form of a timestamptz ("2026-11-28T07:42:49.123456+00:00"). */
+    private static Instant instant(com.fasterxml.jackson.databind.JsonNode value) {
+        return value == null || value.isNull() ? null
+                : java.time.OffsetDateTime.parse(value.asText()).toInstant();
+    }
 
     private static Instant time(ResultSet rs, String column) throws SQLException {
         Timestamp t = rs.getTimestamp(column);

@@ -8,7 +8,7 @@ import java.util.UUID;
 import io.lockwatch.alarms.AlarmStore;
 import org.apache.camel.Exchange;
 
-/** Alarms: listed by sensor, client, activity and time; read; acknowledged by an operator. */
+/** Alarms: listed by sensor, client, activity and time; read; acknowledged by an operator; sensors' escalation chains. */
 public class AlarmsApi {
 
     private static final long DAY = 86_400_000L;
@@ -55,6 +55,33 @@ public class AlarmsApi {
             case NOT_FOUND -> throw ApiProblem.notFound("alarm " + id);
             case ALREADY -> throw ApiProblem.conflict("alarm " + id + " is already acknowledged");
             case DONE -> Json.respond(exchange, 200, found(id));
+        }
+    }
+
+    public void chain(Exchange exchange) {
+        String sensor = SensorsApi.sensorId(exchange);
+        List<AlarmStore.Step> steps = store.chain(sensor);
+        if (steps == null) {
+            throw ApiProblem.notFound("sensor " + sensor);
+        }
+        Json.respond(exchange, 200, new ResponseBodies.EscalationChain(steps));
+    }
+
+    public void replaceChain(Exchange exchange) {
+        String sensor = SensorsApi.sensorId(exchange);
+        RequestBodies.EscalationChainChange chain = Json.bind(exchange, RequestBodies.EscalationChainChange.class);
+        List<AlarmStore.Step> steps = new java.util.ArrayList<>();
+        for (RequestBodies.EscalationChainChange.Step s : chain.steps()) {
+            steps.add(new AlarmStore.Step(steps.size() + 1, s.afterSeconds(), s.clientId()));
+        }
+        try {
+            List<AlarmStore.Step> replaced = store.replaceChain(sensor, steps);
+            if (replaced == null) {
+                throw ApiProblem.notFound("sensor " + sensor);
+            }
+            Json.respond(exchange, 200, new ResponseBodies.EscalationChain(replaced));
+        } catch (AlarmStore.UnknownClient e) {
+            throw ApiProblem.badRequest("steps[" + (e.step - 1) + "].client_id", e.getMessage());
         }
     }
 

@@ -43,6 +43,8 @@ final class Json {
             .addMixIn(RegistryViews.Kept.class, SnakeCaseNames.class)
             .addMixIn(RegistryFile.Row.class, SnakeCaseNames.class)
             .addMixIn(RegistryFile.NewClient.class, SnakeCaseNames.class)
+            .addMixIn(io.lockwatch.alarms.AlarmStore.Step.class, SnakeCaseNames.class)
+            .addMixIn(io.lockwatch.alarms.AlarmStore.Escalation.class, SnakeCaseNames.class)
             .addMixIn(RegistryFile.NewCredential.class, SnakeCaseNames.class)
             .addMixIn(DailyCount.class, SnakeCaseNames.class)
             .addMixIn(AlarmStore.Alarm.class, SnakeCaseNames.class)

@@ -23,7 +23,8 @@ final class RequestBodies {
     }
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-    record SensorCreate(String id, String address, Integer heartbeatTimeoutSeconds, Integer openAlarmSeconds) {
+    record SensorCreate(String id, String address, Integer heartbeatTimeoutSeconds, Integer openAlarmSeconds,
+                        String openAlarmSeverity) {
         SensorCreate {
             plain("address", address);
         }
@@ -31,7 +32,7 @@ final class RequestBodies {
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record SensorUpdate(String address, JsonNullable<Integer> heartbeatTimeoutSeconds,
-                        JsonNullable<Integer> openAlarmSeconds) {
+                        JsonNullable<Integer> openAlarmSeconds, JsonNullable<String> openAlarmSeverity) {
         SensorUpdate {
             plain("address", address);
         }
@@ -72,6 +73,24 @@ final class RequestBodies {
     record ReplayRequest(OffsetDateTime since) {
     }
 
+    /** A sensor's escalation chain: its steps in order, each after a longer delay than the one before. */
+    record EscalationChainChange(List<Step> steps) {
+
+        @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+        record Step(int afterSeconds, java.util.UUID clientId) {
+        }
+
+        EscalationChainChange {
+            for (int i = 1; i < steps.size(); i++) {
+                if (steps.get(i).afterSeconds() <= steps.get(i - 1).afterSeconds()) {
+                    throw ApiProblem.badRequest("steps[" + i + "].after_seconds",
+                            "each step comes after a longer delay than the one before it");
+                }
+            }
+        }
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record AlarmAcknowledgement(String by, String comment) {
         AlarmAcknowledgement {
             plain("by", by);

@@ -52,6 +52,10 @@ final class ResponseBodies {
         }
     }
 
+    /** A sensor's escalation chain. */
+    record EscalationChain(List<io.lockwatch.alarms.AlarmStore.Step> steps) {
+    }
+
     /** What a registry import did. */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record RegistryImported(int rows, Sensors sensors, Clients clients, Links links, Gateways gateways,

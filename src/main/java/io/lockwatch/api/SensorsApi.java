@@ -22,7 +22,7 @@ public class SensorsApi {
         RequestBodies.SensorCreate sensor = Json.bind(exchange, RequestBodies.SensorCreate.class);
         try {
             Json.respond(exchange, 201, registry.createSensor(sensor.id(), sensor.address(),
-                    sensor.heartbeatTimeoutSeconds(), sensor.openAlarmSeconds()));
+                    sensor.heartbeatTimeoutSeconds(), sensor.openAlarmSeconds(), sensor.openAlarmSeverity()));
         } catch (Registry.AlreadyExists e) {
             throw ApiProblem.conflict(e.getMessage());
         }
@@ -59,8 +59,10 @@ public class SensorsApi {
         RequestBodies.SensorUpdate change = Json.bind(exchange, RequestBodies.SensorUpdate.class);
         JsonNullable<Integer> timeout = change.heartbeatTimeoutSeconds();
         JsonNullable<Integer> openAlarm = change.openAlarmSeconds();
+        JsonNullable<String> severity = change.openAlarmSeverity() == null ? JsonNullable.undefined() : change.openAlarmSeverity();
         Sensor sensor = registry.updateSensor(id, change.address(), timeout.isPresent(),
-                timeout.orElse(null), openAlarm.isPresent(), openAlarm.orElse(null));
+                timeout.orElse(null), openAlarm.isPresent(), openAlarm.orElse(null), severity.isPresent(),
+                severity.orElse(null));
         if (sensor == null) {
             throw ApiProblem.notFound("sensor " + id);
         }

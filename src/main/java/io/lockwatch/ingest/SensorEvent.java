@@ -16,6 +16,8 @@ public record SensorEvent(String sensorId, long sequence, String type, Integer s
     public static final String CONNECTION_RESTORED = "sensor.connection_restored";
     public static final String ALARM_RAISED = "sensor.alarm_raised";
     public static final String ALARM_CLEARED = "sensor.alarm_cleared";
+    /** A step of an alarm's escalation chain, sent to its step's client alone (recorded by the alarm scan). */
+    public static final String ALARM_ESCALATED = "sensor.alarm_escalated";
 
     public boolean isStateChange() {
         return STATE_CHANGED.equals(type);

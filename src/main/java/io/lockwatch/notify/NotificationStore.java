@@ -114,11 +114,12 @@ public class NotificationStore {
                 var ps = con.prepareStatement("""
                         SELECT n.id, n.client_id, c.url, c.webhook_secret,
                                CASE WHEN c.previous_secret_until > now() THEN c.previous_secret END,
-                               cs.client_id IS NOT NULL,
+                               -- an escalation's client was named by the alarm's chain, linked or not
+                               cs.client_id IS NOT NULL OR e.type = 'sensor.alarm_escalated',
                                n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
                                e.occurred_at, n.attempts,
                                a.id, a.type, a.opened_at, a.threshold_seconds, a.raised_at, a.cleared_at,
-                               n.trace_parent, c.max_events_per_request, n.replayed
+                               n.trace_parent, c.max_events_per_request, n.replayed, a.severity, e.escalation_step
                           FROM notifications n
                           JOIN sensor_events e ON e.id = n.event_id
                           LEFT JOIN alarms a ON a.id = e.alarm_id
@@ -180,7 +181,7 @@ public class NotificationStore {
                        WHERE p.client_id IS NOT NULL)
             """;
 
-    /** The alarm of an alarm's event, as its webhook shows it (columns 15 to 20 of the claim); else null. */
+    /** The alarm of an alarm's event, as its webhook shows it (columns 15 to 20, 24 and 25 of the claim); else null. */
     private static Map<String, Object> alarm(java.sql.ResultSet rs) throws java.sql.SQLException {
         UUID id = rs.getObject(15, UUID.class);
         if (id == null) {
@@ -196,6 +197,10 @@ public class NotificationStore {
         a.put("raised_at", rs.getTimestamp(19).toInstant().toString());
         a.put("cleared_at", cleared == null ? null : cleared.toInstant().toString());
         a.put("open_seconds", cleared == null ? null : (cleared.getTime() - opened.getTime()) / 1000.0);
+        a.put("severity", rs.getString(24));
+        if (rs.getObject(25) != null) {
+            a.put("escalation_step", rs.getInt(25));
+        }
         return a;
     }
 

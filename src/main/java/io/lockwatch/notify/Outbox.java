@@ -135,6 +135,44 @@ public final class Outbox {
         return notified;
     }
 
+    /**
+     * A notification of each event for the one client given with it, linked to the sensor or not, whatever event
+     * types it asked for: an escalation step's client was named for that alarm. Then their queues are collapsed
+     * where they are to be, as for {@link #notificationsFor}.
+     */
+    public static Notified notificationsTo(Connection c, java.util.Map<Long, UUID> eventClients, String traceParent)
+            throws SQLException {
+        if (eventClients.isEmpty()) {
+            return Notified.NONE;
+        }
+        Set<UUID> clients = new HashSet<>();
+        int pending = 0;
+        try (PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO notifications (id, event_id, client_id, sensor_id, type, sequence, status, trace_parent)
+                SELECT gen_random_uuid(), e.id, t.client_id, e.sensor_id, e.type, e.sequence, 'pending', ?::text
+                  FROM unnest(?::int8[], ?::uuid[]) AS t (event_id, client_id)
+                  JOIN sensor_events e ON e.id = t.event_id
+                  JOIN clients cl ON cl.id = t.client_id
+                ON CONFLICT DO NOTHING
+                RETURNING client_id""")) {
+            ps.setString(1, traceParent);
+            ps.setArray(2, c.createArrayOf("int8", eventClients.keySet().toArray()));
+            ps.setArray(3, c.createArrayOf("uuid", eventClients.values().toArray()));
+            try (var rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    clients.add(rs.getObject(1, UUID.class));
+                    pending++;
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(COLLAPSE.formatted(
+                "SELECT DISTINCT client_id, sensor_id FROM notifications WHERE event_id = ANY (?)"))) {
+            ps.setArray(1, c.createArrayOf("int8", eventClients.keySet().toArray()));
+            ps.executeUpdate();
+        }
+        return new Notified(pending, clients);
+    }
+
     /** Collapses the queues of these (client, sensor) pairs, where they are to collapse (see the class). */
     static void collapse(Connection c, Collection<UUID> clients, Collection<String> sensors) throws SQLException {
         if (clients.isEmpty()) {

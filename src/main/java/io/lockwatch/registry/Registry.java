@@ -34,7 +34,8 @@ public class Registry {
     }
 
     private static final String SENSOR_VIEW = """
-            SELECT s.id, s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds, st.state, st.state_changed_at,
+            SELECT s.id, s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds, s.open_alarm_severity, st.state,
+                   st.state_changed_at,
                    st.last_seen_at,
                    coalesce(st.connectivity, 'unknown') AS connectivity, coalesce(st.sequence, 0) AS sequence,
                    s.created_at, s.updated_at
@@ -87,14 +88,19 @@ public class Registry {
     // --- sensors
 
     public Sensor createSensor(String id, String address, Integer timeoutSeconds) {
-        return createSensor(id, address, timeoutSeconds, null);
+        return createSensor(id, address, timeoutSeconds, null, null);
     }
 
-    /** @param openAlarmSeconds the sensor's own open-door alarm threshold; null: the default */
-    public Sensor createSensor(String id, String address, Integer timeoutSeconds, Integer openAlarmSeconds) {
+    /**
+     * @param openAlarmSeconds  the sensor's own open-door alarm threshold; null: the default
+     * @param openAlarmSeverity the severity of its alarms; null: major
+     */
+    public Sensor createSensor(String id, String address, Integer timeoutSeconds, Integer openAlarmSeconds,
+                               String openAlarmSeverity) {
         try {
-            jdbc.update("INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds) VALUES (?, ?, ?, ?)",
-                    id, address, timeoutSeconds, openAlarmSeconds);
+            jdbc.update("""
+                    INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds, open_alarm_severity)
+                    VALUES (?, ?, ?, ?, ?)""", id, address, timeoutSeconds, openAlarmSeconds, openAlarmSeverity);
         } catch (DuplicateKeyException e) {
             throw new AlreadyExists("sensor " + id + " is already registered");
         }
@@ -127,7 +133,7 @@ public class Registry {
      * @return the sensor, or null if there is none
      */
     public Sensor updateSensor(String id, String address, boolean setTimeout, Integer timeoutSeconds) {
-        return updateSensor(id, address, setTimeout, timeoutSeconds, false, null);
+        return updateSensor(id, address, setTimeout, timeoutSeconds, false, null, false, null);
     }
 
     /**
@@ -136,14 +142,16 @@ public class Registry {
      * @return the sensor, or null if there is none
      */
     public Sensor updateSensor(String id, String address, boolean setTimeout, Integer timeoutSeconds,
-                               boolean setOpenAlarm, Integer openAlarmSeconds) {
+                               boolean setOpenAlarm, Integer openAlarmSeconds, boolean setSeverity, String severity) {
         Integer updated = tx.execute(status -> {
             int n = jdbc.update("""
                     UPDATE sensors SET address = coalesce(?, address),
                            heartbeat_timeout_seconds = CASE WHEN ? THEN ? ELSE heartbeat_timeout_seconds END,
                            open_alarm_seconds = CASE WHEN ? THEN ?::integer ELSE open_alarm_seconds END,
+                           open_alarm_severity = CASE WHEN ? THEN ?::text ELSE open_alarm_severity END,
                            updated_at = now()
-                     WHERE id = ?""", address, setTimeout, timeoutSeconds, setOpenAlarm, openAlarmSeconds, id);
+                     WHERE id = ?""", address, setTimeout, timeoutSeconds, setOpenAlarm, openAlarmSeconds, setSeverity,
+                    severity, id);
             if (n > 0 && setOpenAlarm) {
                 // an open door without an alarm for this opening gets the deadline of its new threshold at once
                 jdbc.update("""
@@ -315,7 +323,8 @@ public class Registry {
         short state = rs.getShort("state");
         Integer door = rs.wasNull() ? null : (int) state;
         return new Sensor(rs.getString("id"), rs.getString("address"), (Integer) rs.getObject("heartbeat_timeout_seconds"),
-                (Integer) rs.getObject("open_alarm_seconds"), door, time(rs, "state_changed_at"), time(rs, "last_seen_at"),
+                (Integer) rs.getObject("open_alarm_seconds"), rs.getString("open_alarm_severity"), door,
+                time(rs, "state_changed_at"), time(rs, "last_seen_at"),
                 rs.getString("connectivity"), rs.getLong("sequence"), time(rs, "created_at"), time(rs, "updated_at"));
     };
 

@@ -13,9 +13,12 @@ public final class RegistryViews {
     private RegistryViews() {
     }
 
-    /** A sensor and its state; {@code state} is null until it is first heard from. */
+    /**
+     * A sensor and its state; {@code state} is null until it is first heard from; {@code openAlarmSeverity} null:
+     * major.
+     */
     public record Sensor(String id, String address, Integer heartbeatTimeoutSeconds, Integer openAlarmSeconds,
-                         Integer state, Instant stateChangedAt, Instant lastSeenAt, String connectivity, long sequence,
+                         String openAlarmSeverity, Integer state, Instant stateChangedAt, Instant lastSeenAt, String connectivity, long sequence,
                          Instant createdAt, Instant updatedAt) {
     }
 

@@ -39,7 +39,7 @@ class ApiModelsTest {
                 models.add(c);
             }
         }
-        assertThat(models).hasSize(8);
+        assertThat(models).hasSize(9);
         for (Class<?> model : models) {
             Schema<?> schema = CONTRACT.getComponents().getSchemas().get(model.getSimpleName());
             assertThat(schema).as("openapi.yaml has a schema %s", model.getSimpleName()).isNotNull();
@@ -69,6 +69,10 @@ class ApiModelsTest {
                 Map.entry(io.lockwatch.registry.RegistryViews.NotificationCounts.class, "Overview.notifications"),
                 Map.entry(io.lockwatch.history.HistoryRecords.DailyCount.class, "DailyCounts.items"),
                 Map.entry(io.lockwatch.alarms.AlarmStore.Alarm.class, "Alarm"),
+                Map.entry(io.lockwatch.alarms.AlarmStore.Escalation.class, "Alarm.escalation"),
+                Map.entry(ResponseBodies.EscalationChain.class, "EscalationChain"),
+                Map.entry(io.lockwatch.alarms.AlarmStore.Step.class, "EscalationChain.steps"),
+                Map.entry(io.lockwatch.registry.RegistryFile.NewCredential.class, "NewCredential"),
                 Map.entry(io.lockwatch.devices.Devices.Gateway.class, "Gateway"),
                 Map.entry(io.lockwatch.devices.Devices.Credential.class, "Credential"),
                 Map.entry(io.lockwatch.notify.NotificationQueries.Notification.class, "Notification"));

@@ -1,0 +1,325 @@
+package io.lockwatch.alarms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lockwatch.heartbeat.HeartbeatProperties;
+import io.lockwatch.infra.tracing.Traces;
+import io.lockwatch.ingest.IngestProperties;
+import io.lockwatch.ingest.ReadingsBacklog;
+import io.lockwatch.notify.WebhookReceiver;
+import io.lockwatch.testing.Readings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.camel.CamelContext;
+import org.apache.camel.builder.NotifyBuilder;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Escalation chains on the embedded default, with a scan every half second: steps in order at their delays to their
+ * own clients only, none after an acknowledgement (also one that races the step), each step once however many scans
+ * and instances run at once, and the severity in the webhook and the alarm's resource.
+ */
+@CamelSpringBootTest
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "lockwatch.alarms.open-after=1h", "lockwatch.alarms.scan-interval=500", "lockwatch.heartbeat.scan-interval=500",
+        "lockwatch.alarms.scan-batch=150"})
+class AlarmEscalationRouteTest {
+
+    @RegisterExtension
+    static final WebhookReceiver receiver = WebhookReceiver.forTheClass();
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @Autowired RabbitTemplate rabbit;
+    @Autowired JdbcTemplate jdbc;
+    @Autowired TransactionTemplate tx;
+    @Autowired IngestProperties ingest;
+    @Autowired AlarmScan alarms;
+    @Autowired AlarmStore store;
+    @Autowired AlarmProperties props;
+    @Autowired ReadingsBacklog backlog;
+    @Autowired HeartbeatProperties heartbeat;
+    @Autowired Traces traces;
+    @Autowired CamelContext camel;
+    @LocalServerPort int port;
+
+    @Test
+    void eachStepReachesItsOwnClientAtItsDelayInOrderWithTheSeverity() throws Exception {
+        String s = sensor(1);
+        String linked = client("/linked"), guard = client("/guard"), manager = client("/manager");
+        link(linked, s);
+        assertThat(call("PUT", "/sensors/" + s, "test-admin-token", Map.of("open_alarm_severity", "critical")).status())
+                .isEqualTo(200);
+        Answer chain = call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of(
+                Map.of("after_seconds", 1, "client_id", guard), Map.of("after_seconds", 3, "client_id", manager))));
+        assertThat(chain.status()).as(String.valueOf(chain.body())).isEqualTo(200);
+        assertThat(chain.body().get("steps").findValuesAsText("step")).containsExactly("1", "2");
+
+        publish(s, 0, System.currentTimeMillis());
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> receiver.at("/manager").size() == 1);
+        JsonNode toGuard = JSON.readTree(receiver.at("/guard").get(0).body());
+        JsonNode toManager = JSON.readTree(receiver.at("/manager").get(0).body());
+        assertThat(toGuard.get("type").asText()).isEqualTo("sensor.alarm_escalated");
+        assertThat(toGuard.at("/alarm/escalation_step").asInt()).isEqualTo(1);
+        assertThat(toManager.at("/alarm/escalation_step").asInt()).isEqualTo(2);
+        assertThat(toGuard.at("/alarm/severity").asText()).isEqualTo("critical");
+        assertThat(toManager.get("sequence").asLong()).isGreaterThan(toGuard.get("sequence").asLong());
+
+        Instant raised = Instant.parse(toGuard.at("/alarm/raised_at").asText());
+        assertThat(receiver.at("/guard").get(0).arrivedAt()).as("not before its delay")
+                .isGreaterThanOrEqualTo(raised.plusSeconds(1).toEpochMilli());
+        assertThat(receiver.at("/manager").get(0).arrivedAt()).isGreaterThanOrEqualTo(raised.plusSeconds(3).toEpochMilli());
+        assertThat(receiver.at("/guard")).hasSize(1);
+        // the linked client hears of the alarm, not of its escalation
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at("/linked").size() >= 2);
+        assertThat(bodies("/linked")).extracting(b -> b.get("type").asText())
+                .containsExactly("sensor.state_changed", "sensor.alarm_raised");
+        assertThat(bodies("/linked").get(1).at("/alarm/severity").asText()).isEqualTo("critical");
+
+        JsonNode alarm = call("GET", "/alarms/" + toGuard.at("/alarm/id").asText(), "test-read-token", null).body();
+        assertThat(alarm.get("severity").asText()).isEqualTo("critical");
+        assertThat(alarm.get("escalation")).hasSize(2);
+        assertThat(alarm.get("escalation").findValuesAsText("state")).containsExactly("sent", "sent");
+        assertThat(alarm.get("escalation").get(1).get("client_id").asText()).isEqualTo(manager);
+        assertThat(Instant.parse(alarm.get("escalation").get(0).get("due_at").asText())).isEqualTo(raised.plusSeconds(1));
+    }
+
+    @Test
+    void anAcknowledgedAlarmIsNeverEscalated() throws Exception {
+        String s = sensor(1);
+        String guard = client("/never");
+        call("PUT", "/sensors/" + s + "/escalation", "test-admin-token",
+                Map.of("steps", List.of(Map.of("after_seconds", 3, "client_id", guard))));
+        publish(s, 0, System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(15)).until(() -> alarmId(s) != null);
+
+        assertThat(call("POST", "/alarms/" + alarmId(s) + "/acknowledge", "test-admin-token", Map.of("by", "Anna")).status())
+                .isEqualTo(200);
+
+        // past the step's due time, with scans after it
+        Instant due = jdbc.queryForObject("SELECT due_at FROM alarm_escalations WHERE alarm_id = ?::uuid",
+                java.sql.Timestamp.class, alarmId(s)).toInstant();
+        await().atMost(Duration.ofSeconds(15)).until(() -> Instant.now().isAfter(due));
+        NotifyBuilder twoScans = new NotifyBuilder(camel).fromRoute("doors-open-too-long-raise-alarms").whenCompleted(2).create();
+        assertThat(twoScans.matches(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(receiver.at("/never")).isEmpty();
+        JsonNode step = call("GET", "/alarms/" + alarmId(s), "test-read-token", null).body().get("escalation").get(0);
+        assertThat(step.get("state").asText()).isEqualTo("stopped");
+        assertThat(step.get("sent_at").isNull()).isTrue();
+    }
+
+    /**
+     * 300 alarms whose step falls due while they are acknowledged, by four threads at once, as scans run: each step
+     * was sent before its acknowledgement or not at all, and nothing of a sent one waits to go after it.
+     */
+    @Test
+    void anAcknowledgementThatRacesTheStepStopsItOrComesAfterIt() throws Exception {
+        String prefix = bulk(300, 1);
+        List<UUID> ids = jdbc.queryForList("SELECT id FROM alarms WHERE sensor_id LIKE ?", UUID.class, prefix + "%");
+        assertThat(ids).hasSize(300);
+        jdbc.update("UPDATE alarm_escalations SET due_at = now() WHERE alarm_id = ANY (?::uuid[])", (Object) ids.toArray(UUID[]::new));
+
+        ExecutorService pool = Executors.newFixedThreadPool(5);
+        try {
+            List<Future<?>> work = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int from = t;
+                work.add(pool.submit(() -> {
+                    for (int i = from; i < ids.size(); i += 4) {
+                        store.acknowledge(ids.get(i), "racer", null);
+                    }
+                }));
+            }
+            work.add(pool.submit((Callable<Integer>) alarms::scan));
+            for (Future<?> f : work) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+
+        List<Map<String, Object>> steps = jdbc.queryForList("""
+                SELECT e.sent_at, e.stopped_at, a.acknowledged_at FROM alarm_escalations e JOIN alarms a ON a.id = e.alarm_id
+                 WHERE a.sensor_id LIKE ?""", prefix + "%");
+        assertThat(steps).hasSize(300).allSatisfy(step -> {
+            assertThat(step.get("acknowledged_at")).isNotNull();
+            assertThat(step.get("sent_at") == null).as("sent or stopped, not both: %s", step)
+                    .isEqualTo(step.get("stopped_at") != null);
+            if (step.get("sent_at") != null) {
+                assertThat((java.sql.Timestamp) step.get("sent_at")).isBeforeOrEqualTo((java.sql.Timestamp) step.get("acknowledged_at"));
+            }
+        });
+        assertThat(jdbc.queryForObject("""
+                SELECT count(*) FROM notifications n JOIN sensor_events e ON e.id = n.event_id
+                 WHERE e.sensor_id LIKE ? AND e.type = 'sensor.alarm_escalated' AND n.status IN ('pending', 'delivering')""",
+                Integer.class, prefix + "%")).as("nothing of a sent step waits to go after the acknowledgement").isZero();
+    }
+
+    /**
+     * 500 alarms with two steps each, both due: four scans at once on this instance and two on another (its own
+     * AlarmScan on the same database) send each step once, each its own sequence of its sensor, in step order.
+     */
+    @Test
+    void eachStepIsSentOnceByScansAtOnceOnTwoInstances() throws Exception {
+        String prefix = bulk(500, 2);
+        jdbc.update("UPDATE alarm_escalations SET due_at = now() - interval '10 seconds' + interval '1 second' * step "
+                + "WHERE alarm_id IN (SELECT id FROM alarms WHERE sensor_id LIKE ?)", prefix + "%");
+        AlarmScan otherInstance = new AlarmScan(jdbc, tx, props, backlog, heartbeat, new SimpleMeterRegistry(), traces);
+
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        try {
+            List<Future<Integer>> scans = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                scans.add(pool.submit((Callable<Integer>) (i < 4 ? alarms : otherInstance)::scan));
+            }
+            for (Future<Integer> f : scans) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+        // a step skipped as locked by one scan is the next scan's
+        await().atMost(Duration.ofSeconds(15)).until(() -> jdbc.queryForObject("""
+                SELECT count(*) FROM alarm_escalations e JOIN alarms a ON a.id = e.alarm_id
+                 WHERE a.sensor_id LIKE ? AND e.sent_at IS NOT NULL""", Integer.class, prefix + "%") == 1000);
+
+        assertThat(jdbc.queryForObject("""
+                SELECT count(*) FROM sensor_events WHERE sensor_id LIKE ? AND type = 'sensor.alarm_escalated'""",
+                Integer.class, prefix + "%")).isEqualTo(1000);
+        assertThat(jdbc.queryForObject("""
+                SELECT count(*) FROM notifications n JOIN sensor_events e ON e.id = n.event_id
+                 WHERE e.sensor_id LIKE ? AND e.type = 'sensor.alarm_escalated'""", Integer.class, prefix + "%")).isEqualTo(1000);
+        // per sensor: raised at 2, then step 1 at 3 and step 2 at 4, and the state's sequence is the last of them
+        assertThat(jdbc.queryForObject("""
+                SELECT count(*) FROM sensor_events e
+                 WHERE e.sensor_id LIKE ? AND e.type = 'sensor.alarm_escalated' AND e.sequence <> 2 + e.escalation_step""",
+                Integer.class, prefix + "%")).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM sensor_state WHERE sensor_id LIKE ? AND sequence = 4",
+                Integer.class, prefix + "%")).isEqualTo(500);
+    }
+
+    @Test
+    void aChainIsCheckedAndReadBack() throws Exception {
+        String s = sensor(60);
+        String guard = client("/checked");
+        assertThat(call("GET", "/sensors/" + s + "/escalation", "test-read-token", null).body().get("steps")).isEmpty();
+        Answer notIncreasing = call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of(
+                Map.of("after_seconds", 60, "client_id", guard), Map.of("after_seconds", 60, "client_id", guard))));
+        assertThat(notIncreasing.status()).isEqualTo(400);
+        assertThat(notIncreasing.body().get("field").asText()).isEqualTo("steps[1].after_seconds");
+        Answer unknown = call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of(
+                Map.of("after_seconds", 60, "client_id", UUID.randomUUID().toString()))));
+        assertThat(unknown.status()).isEqualTo(400);
+        assertThat(unknown.body().get("field").asText()).isEqualTo("steps[0].client_id");
+        assertThat(call("PUT", "/sensors/" + s + "/escalation", "test-read-token", Map.of("steps", List.of())).status())
+                .isEqualTo(403);
+        assertThat(call("GET", "/sensors/nosuch" + "0/escalation", "test-read-token", null).status()).isEqualTo(404);
+
+        assertThat(call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of(
+                Map.of("after_seconds", 300, "client_id", guard)))).status()).isEqualTo(200);
+        JsonNode read = call("GET", "/sensors/" + s + "/escalation", "test-read-token", null).body();
+        assertThat(read.at("/steps/0/after_seconds").asInt()).isEqualTo(300);
+        assertThat(read.at("/steps/0/client_id").asText()).isEqualTo(guard);
+        assertThat(call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of())).body()
+                .get("steps")).isEmpty();
+    }
+
+    /**
+     * {@code n} sensors with a chain of {@code steps} steps (after half an hour and more: not due), each door open
+     * for an hour, their alarms raised by one scan. Returns their ids' prefix.
+     */
+    private String bulk(int n, int steps) throws Exception {
+        String prefix = "E" + UUID.randomUUID().toString().replace("-", "").substring(0, 6);
+        String guard = client("/bulk-" + prefix);
+        jdbc.update("INSERT INTO sensors (id, address, open_alarm_seconds) "
+                + "SELECT ? || lpad(g::text, 5, '0'), 'bulk', 1800 FROM generate_series(1, ?) g", prefix, n);
+        jdbc.update("""
+                INSERT INTO sensor_escalation_steps (sensor_id, step, after_seconds, client_id)
+                SELECT s.id, k, 1800 * (k + 1), ?::uuid FROM sensors s, generate_series(1, ?) k WHERE s.id LIKE ?""",
+                guard, steps, prefix + "%");
+        jdbc.update("""
+                UPDATE sensor_state SET state = 0, sequence = 1, connectivity = 'online',
+                       state_changed_at = now() - interval '1 hour', last_seen_at = now(),
+                       lost_deadline = now() + interval '1 hour', alarm_due_at = now() - interval '30 minutes'
+                 WHERE sensor_id LIKE ?""", prefix + "%");
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM alarm_escalations e JOIN alarms a ON a.id = e.alarm_id WHERE a.sensor_id LIKE ?",
+                Integer.class, prefix + "%") == n * steps);
+        return prefix;
+    }
+
+    record Answer(int status, JsonNode body) {
+    }
+
+    private Answer call(String method, String path, String token, Object body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1" + path))
+                .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + token);
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
+        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return new Answer(r.statusCode(), r.body() == null || r.body().isBlank() ? null : JSON.readTree(r.body()));
+    }
+
+    private String client(String path) throws Exception {
+        Answer created = call("POST", "/clients", "test-admin-token", Map.of("name", "escalation test", "url", receiver.url(path)));
+        assertThat(created.status()).isEqualTo(201);
+        return created.body().get("id").asText();
+    }
+
+    private void link(String client, String sensor) throws Exception {
+        assertThat(call("PUT", "/clients/" + client + "/sensors/" + sensor, "test-admin-token", null).status()).isLessThan(300);
+    }
+
+    private List<JsonNode> bodies(String path) throws Exception {
+        List<JsonNode> bodies = new ArrayList<>();
+        for (WebhookReceiver.Received r : receiver.at(path)) {
+            bodies.add(JSON.readTree(r.body()));
+        }
+        return bodies;
+    }
+
+    private String sensor(int openAlarmSeconds) {
+        String id = "E" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);
+        jdbc.update("INSERT INTO sensors (id, address, open_alarm_seconds) VALUES (?, 'door', ?)", id, openAlarmSeconds);
+        return id;
+    }
+
+    private void publish(String sensor, int data, long ts) {
+        rabbit.send(ingest.exchange(), sensor, Readings.reading(sensor, data, ts));
+    }
+
+    private String alarmId(String sensor) {
+        List<String> ids = jdbc.queryForList("SELECT id::text FROM alarms WHERE sensor_id = ?", String.class, sensor);
+        return ids.isEmpty() ? null : ids.get(0);
+    }
+}
