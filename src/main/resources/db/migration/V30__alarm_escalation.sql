@@ -38,3 +38,7 @@ ALTER TABLE sensor_events
     DROP CONSTRAINT sensor_event_type,
     ADD CONSTRAINT sensor_event_type CHECK (type IN ('sensor.state_changed', 'sensor.connection_lost',
         'sensor.connection_restored', 'sensor.alarm_raised', 'sensor.alarm_cleared', 'sensor.alarm_escalated'));
+
+-- a client hears the alarms of these severities (null: all); its other events as its event_types say
+ALTER TABLE clients ADD COLUMN alarm_severities text[]
+    CONSTRAINT client_alarm_severities CHECK (alarm_severities <@ ARRAY['critical', 'major', 'minor', 'warning']);

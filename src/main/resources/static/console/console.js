@@ -347,8 +347,13 @@
     const page = await api('GET', '/alarms?active=true&limit=200');
     rows('alarm-table', page.items, (tr, a) => {
       cell(tr, a.sensor_id);
+      cell(tr, a.severity, 'severity-' + a.severity);
       cell(tr, when(a.opened_at));
       cell(tr, when(a.raised_at));
+      // each step of its chain with its time: sent, due, or stopped by the acknowledgement or the closing
+      cell(tr, (a.escalation || []).length === 0 ? null : a.escalation.map((e) =>
+        `${e.step}: ${e.state === 'sent' ? 'sent ' + when(e.sent_at)
+          : e.state === 'stopped' ? 'stopped' : 'due ' + when(e.due_at)}`).join('; '));
       cell(tr, a.acknowledged_at ? `${a.acknowledged_by} ${when(a.acknowledged_at)}` : null);
       const action = cell(tr, '');
       if (!a.acknowledged_at) {

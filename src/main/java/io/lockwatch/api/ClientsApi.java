@@ -43,7 +43,7 @@ public class ClientsApi {
         RequestBodies.ClientCreate body = Json.bind(exchange, RequestBodies.ClientCreate.class);
         ClientWithSecret created = registry.createClient(body.name(), guarded(body.url()),
                 new Registry.DeliverySettings(body.deliveryMode(), body.eventTypes() != null, body.eventTypes(),
-                        body.maxEventsPerRequest()));
+                        body.maxEventsPerRequest(), body.alarmSeverities() != null, body.alarmSeverities()));
         if (Boolean.FALSE.equals(body.enabled())) {
             UUID id = created.client().id();
             notifications.pause(id, "paused by an operator");
@@ -72,9 +72,10 @@ public class ClientsApi {
         UUID id = clientId(exchange);
         RequestBodies.ClientUpdate body = Json.bind(exchange, RequestBodies.ClientUpdate.class);
         JsonNullable<List<String>> types = body.eventTypes();
+        JsonNullable<List<String>> severities = body.alarmSeverities() == null ? JsonNullable.undefined() : body.alarmSeverities();
         Client client = registry.updateClient(id, body.name(), guarded(body.url()),
                 new Registry.DeliverySettings(body.deliveryMode(), types.isPresent(), types.orElse(null),
-                        body.maxEventsPerRequest()));
+                        body.maxEventsPerRequest(), severities.isPresent(), severities.orElse(null)));
         if (client == null) {
             throw ApiProblem.notFound("client " + id);
         }

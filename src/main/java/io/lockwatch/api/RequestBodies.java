@@ -40,7 +40,7 @@ final class RequestBodies {
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record ClientCreate(String name, String url, String deliveryMode, List<String> eventTypes,
-                        Integer maxEventsPerRequest, Boolean enabled) {
+                        List<String> alarmSeverities, Integer maxEventsPerRequest, Boolean enabled) {
         ClientCreate {
             plain("name", name);
             plain("url", url);
@@ -49,7 +49,7 @@ final class RequestBodies {
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record ClientUpdate(String name, String url, String deliveryMode, JsonNullable<List<String>> eventTypes,
-                        Integer maxEventsPerRequest, Boolean enabled) {
+                        JsonNullable<List<String>> alarmSeverities, Integer maxEventsPerRequest, Boolean enabled) {
         ClientUpdate {
             plain("name", name);
             plain("url", url);

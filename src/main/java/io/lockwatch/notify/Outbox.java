@@ -112,7 +112,10 @@ public final class Outbox {
                                   JOIN client_sensors cs ON cs.sensor_id = e.sensor_id
                                   JOIN clients cl ON cl.id = cs.client_id
                                  WHERE e.id = ANY (?)
-                                   AND (cl.event_types IS NULL OR e.type = ANY (cl.event_types))) y
+                                   AND (cl.event_types IS NULL OR e.type = ANY (cl.event_types))
+                                   AND (cl.alarm_severities IS NULL OR e.alarm_id IS NULL
+                                        OR (SELECT a.severity FROM alarms a WHERE a.id = e.alarm_id)
+                                           = ANY (cl.alarm_severities))) y
                         WINDOW w AS (PARTITION BY y.client_id, y.sensor_id)) x
                 RETURNING status, client_id)
                 SELECT count(*) FILTER (WHERE status = 'pending'),

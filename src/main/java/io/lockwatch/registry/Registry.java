@@ -43,7 +43,7 @@ public class Registry {
             """;
 
     private static final String CLIENT_VIEW = """
-            SELECT id, name, url, delivery_mode, event_types, max_events_per_request, enabled, paused_reason, paused_at, failing_since,
+            SELECT id, name, url, delivery_mode, event_types, alarm_severities, max_events_per_request, enabled, paused_reason, paused_at, failing_since,
                    CASE WHEN previous_secret_until > now() THEN previous_secret_until END AS previous_secret_until,
                    created_at, updated_at
               FROM clients
@@ -51,10 +51,16 @@ public class Registry {
 
     /**
      * How a client is to be sent its events; a null field is left as it is (a new client: the default), and
-     * {@code eventTypes} is only applied with {@code eventTypesGiven} (null then means every type).
+     * {@code eventTypes} is only applied with {@code eventTypesGiven} (null then means every type), and
+     * {@code alarmSeverities} with {@code alarmSeveritiesGiven} (null: every severity).
      */
     public record DeliverySettings(String mode, boolean eventTypesGiven, List<String> eventTypes,
-                                   Integer maxEventsPerRequest) {
+                                   Integer maxEventsPerRequest, boolean alarmSeveritiesGiven, List<String> alarmSeverities) {
+
+        /** Alarm severities left as they are (a new client: all). */
+        public DeliverySettings(String mode, boolean eventTypesGiven, List<String> eventTypes, Integer maxEventsPerRequest) {
+            this(mode, eventTypesGiven, eventTypes, maxEventsPerRequest, false, null);
+        }
     }
 
     private final JdbcTemplate jdbc;
@@ -223,14 +229,17 @@ public class Registry {
         String secret = WebhookSigner.newSecret();
         UUID id = jdbc.query(con -> {
             var ps = con.prepareStatement("""
-                    INSERT INTO clients (name, url, webhook_secret, delivery_mode, event_types, max_events_per_request)
-                    VALUES (?, ?, ?, coalesce(?, 'every_event'), ?, coalesce(?, 1)) RETURNING id""");
+                    INSERT INTO clients (name, url, webhook_secret, delivery_mode, event_types, max_events_per_request,
+                                         alarm_severities)
+                    VALUES (?, ?, ?, coalesce(?, 'every_event'), ?, coalesce(?, 1), ?) RETURNING id""");
             ps.setString(1, name);
             ps.setString(2, url);
             ps.setString(3, cipher.seal(secret));
             ps.setString(4, delivery.mode());
             ps.setArray(5, delivery.eventTypes() == null ? null : con.createArrayOf("text", delivery.eventTypes().toArray()));
             ps.setObject(6, delivery.maxEventsPerRequest(), java.sql.Types.INTEGER);
+            ps.setArray(7, delivery.alarmSeverities() == null ? null
+                    : con.createArrayOf("text", delivery.alarmSeverities().toArray()));
             return ps;
         }, (rs, i) -> rs.getObject(1, UUID.class)).get(0);
         return new ClientWithSecret(client(id), secret);
@@ -251,7 +260,8 @@ public class Registry {
                     UPDATE clients SET name = coalesce(?, name), url = coalesce(?, url),
                            delivery_mode = coalesce(?, delivery_mode),
                            event_types = CASE WHEN ? THEN ? ELSE event_types END,
-                           max_events_per_request = coalesce(?, max_events_per_request), updated_at = now()
+                           max_events_per_request = coalesce(?, max_events_per_request),
+                           alarm_severities = CASE WHEN ? THEN ? ELSE alarm_severities END, updated_at = now()
                      WHERE id = ?""");
             ps.setString(1, name);
             ps.setString(2, url);
@@ -259,7 +269,10 @@ public class Registry {
             ps.setBoolean(4, delivery.eventTypesGiven());
             ps.setArray(5, delivery.eventTypes() == null ? null : con.createArrayOf("text", delivery.eventTypes().toArray()));
             ps.setObject(6, delivery.maxEventsPerRequest(), java.sql.Types.INTEGER);
-            ps.setObject(7, id);
+            ps.setBoolean(7, delivery.alarmSeveritiesGiven());
+            ps.setArray(8, delivery.alarmSeverities() == null ? null
+                    : con.createArrayOf("text", delivery.alarmSeverities().toArray()));
+            ps.setObject(9, id);
             return ps;
         });
         return n == 0 ? null : client(id);
@@ -330,8 +343,10 @@ public class Registry {
 
     private static final RowMapper<Client> CLIENT = (rs, i) -> {
         java.sql.Array types = rs.getArray("event_types");
+        java.sql.Array severities = rs.getArray("alarm_severities");
         return new Client(rs.getObject("id", UUID.class), rs.getString("name"), rs.getString("url"),
                 rs.getString("delivery_mode"), types == null ? null : List.of((String[]) types.getArray()),
+                severities == null ? null : List.of((String[]) severities.getArray()),
                 rs.getInt("max_events_per_request"), rs.getBoolean("enabled"), rs.getString("paused_reason"), time(rs, "paused_at"), time(rs, "failing_since"),
                 time(rs, "previous_secret_until"), time(rs, "created_at"), time(rs, "updated_at"));
     };

@@ -24,6 +24,7 @@ public final class RegistryViews {
 
     /** A client, without its secret. */
     public record Client(UUID id, String name, String url, String deliveryMode, List<String> eventTypes,
+                         List<String> alarmSeverities,
                          int maxEventsPerRequest, boolean enabled, String pausedReason, Instant pausedAt, Instant failingSince,
                          Instant previousSecretSignsUntil, Instant createdAt, Instant updatedAt) {
     }

@@ -226,6 +226,31 @@ class AlarmEscalationRouteTest {
     }
 
     @Test
+    void aClientHearsTheAlarmsOfTheSeveritiesItAskedFor() throws Exception {
+        String major = sensor(1), critical = sensor(1);
+        jdbc.update("UPDATE sensors SET open_alarm_severity = 'critical' WHERE id = ?", critical);
+        Answer created = call("POST", "/clients", "test-admin-token", Map.of("name", "critical only",
+                "url", receiver.url("/critical-only"), "alarm_severities", List.of("critical"),
+                "event_types", List.of("sensor.alarm_raised")));
+        assertThat(created.status()).as(String.valueOf(created.body())).isEqualTo(201);
+        assertThat(created.body().at("/alarm_severities/0").asText()).isEqualTo("critical");
+        String onlyCritical = created.body().get("id").asText();
+        link(onlyCritical, major);
+        link(onlyCritical, critical);
+
+        publish(major, 0, System.currentTimeMillis());
+        publish(critical, 0, System.currentTimeMillis());
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> alarmId(major) != null && alarmId(critical) != null
+                && !receiver.at("/critical-only").isEmpty());
+        NotifyBuilder twoScans = new NotifyBuilder(camel).fromRoute("doors-open-too-long-raise-alarms").whenCompleted(2).create();
+        assertThat(twoScans.matches(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(bodies("/critical-only")).extracting(b -> b.get("sensor_id").asText()).containsExactly(critical);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM notifications WHERE sensor_id = ?::text AND client_id = ?::uuid",
+                Integer.class, major, onlyCritical)).isZero();
+    }
+
+    @Test
     void aChainIsCheckedAndReadBack() throws Exception {
         String s = sensor(60);
         String guard = client("/checked");

@@ -135,6 +135,12 @@ class ConsoleBrowserTest {
         wait.until(d -> d.findElements(By.cssSelector("#import-table tbody tr")).stream().anyMatch(r ->
                 r.getText().contains("done") && r.getText().contains("sensors 1 created, 0 changed")));
 
+        // its alarms are critical, and escalate to the calm client after an hour unanswered
+        jdbc.update("UPDATE sensors SET open_alarm_severity = 'critical' WHERE id = ?", sensor);
+        jdbc.update("""
+                INSERT INTO sensor_escalation_steps (sensor_id, step, after_seconds, client_id)
+                SELECT ?, 1, 3600, id FROM clients WHERE name = ?""", sensor, "Calm " + p);
+
         // a door opens: the page shows it without a reload
         nav("sensors");
         WebElement id = browser.findElement(By.id("sensor-id"));
@@ -178,11 +184,15 @@ class ConsoleBrowserTest {
         wait.until(d -> d.findElements(By.xpath("//table[@id='credential-table']//td[text()='revoked']")).size() == 1);
         assertThat(devices.authenticate("sensor." + sensor, secret)).as("revoked").isFalse();
 
-        // the door stays open past its 1 s threshold: its alarm, acknowledged
+        // the door stays open past its 1 s threshold: its alarm, critical, its step due in an hour; acknowledged,
+        // which stops the step
         nav("alarms");
+        By alarmRow = By.xpath("//table[@id='alarm-table']//tr[td[1]='" + sensor + "']");
+        wait.until(d -> d.findElement(alarmRow).getText().contains("critical") && d.findElement(alarmRow).getText().contains("1: due"));
         clickWhenShown(wait, By.xpath("//table[@id='alarm-table']//tr[td[1]='" + sensor + "']//button[text()='Acknowledge']"));
         wait.until(d -> Integer.valueOf(1).equals(jdbc.queryForObject(
                 "SELECT count(*) FROM alarms WHERE sensor_id = ? AND acknowledged_by = 'console'", Integer.class, sensor)));
+        wait.until(d -> d.findElement(alarmRow).getText().contains("1: stopped"));
 
         // the broken endpoint's notification goes dead (one retry after 1 s); redelivered once it answers again
         wait.until(d -> "dead".equals(statusAt(broken)));
