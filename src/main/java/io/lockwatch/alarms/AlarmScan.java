@@ -171,6 +171,9 @@ public class AlarmScan {
                       FROM alarm_escalations e JOIN alarms a ON a.id = e.alarm_id
                      WHERE e.sent_at IS NULL AND e.stopped_at IS NULL AND e.due_at <= now()
                        AND a.acknowledged_at IS NULL AND a.cleared_at IS NULL
+                       -- nor while a maintenance window holds the alarm, or is open over its sensor
+                       AND NOT EXISTS (SELECT 1 FROM maintenance_held h WHERE h.sensor_id = a.sensor_id AND h.kind = 'alarm')
+                       AND maintenance_window_of(a.sensor_id, (SELECT address FROM sensors WHERE id = a.sensor_id)) IS NULL
                      ORDER BY e.due_at, e.step -- a chain's delays grow with its steps: its steps go in order
                      LIMIT ?
                        FOR UPDATE OF e, a SKIP LOCKED),

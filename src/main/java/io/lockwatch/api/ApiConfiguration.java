@@ -75,6 +75,11 @@ class ApiConfiguration {
     }
 
     @Bean
+    MaintenanceApi maintenanceApi(io.lockwatch.maintenance.MaintenanceWindows windows) {
+        return new MaintenanceApi(windows);
+    }
+
+    @Bean
     AlarmsApi alarmsApi(io.lockwatch.alarms.AlarmStore store) {
         return new AlarmsApi(store);
     }

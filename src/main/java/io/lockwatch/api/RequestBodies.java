@@ -91,6 +91,15 @@ final class RequestBodies {
     }
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record MaintenanceWindowCreate(java.time.Instant startsAt, java.time.Instant endsAt, String reason,
+                                   List<String> sensorIds, String addressPrefix) {
+        MaintenanceWindowCreate {
+            plain("reason", reason);
+            plain("address_prefix", addressPrefix);
+        }
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record AlarmAcknowledgement(String by, String comment) {
         AlarmAcknowledgement {
             plain("by", by);

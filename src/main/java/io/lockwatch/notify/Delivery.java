@@ -15,16 +15,25 @@ import java.util.UUID;
  *                 it); null when it was recorded with tracing off
  * @param maxEventsPerRequest the client's: more than 1, its notifications are posted in batches ({@link Dispatch})
  * @param replayed  asked for again by a replay or a redelivery: it comes after the sensor's live events, and says so
+ * @param maintenance recorded while a maintenance window was open over its sensor
  */
 public record Delivery(UUID id, UUID clientId, String url, String secret, String previousSecret, boolean linked, String sensorId,
                        String address, String type, Integer state, Integer previousState, long sequence,
                        long occurredAt, int attempt, java.util.Map<String, Object> alarm,
-                       String traceParent, int maxEventsPerRequest, boolean replayed) {
+                       String traceParent, int maxEventsPerRequest, boolean replayed, boolean maintenance) {
+
+    public Delivery(UUID id, UUID clientId, String url, String secret, String previousSecret, boolean linked,
+                    String sensorId, String address, String type, Integer state, Integer previousState, long sequence,
+                    long occurredAt, int attempt, java.util.Map<String, Object> alarm, String traceParent,
+                    int maxEventsPerRequest, boolean replayed) {
+        this(id, clientId, url, secret, previousSecret, linked, sensorId, address, type, state, previousState, sequence,
+                occurredAt, attempt, alarm, traceParent, maxEventsPerRequest, replayed, false);
+    }
 
     public Delivery(UUID id, UUID clientId, String url, String secret, String previousSecret, boolean linked,
                     String sensorId, String address, String type, Integer state, Integer previousState, long sequence,
                     long occurredAt, int attempt) {
         this(id, clientId, url, secret, previousSecret, linked, sensorId, address, type, state, previousState, sequence,
-                occurredAt, attempt, null, null, 1, false);
+                occurredAt, attempt, null, null, 1, false, false);
     }
 }

@@ -119,7 +119,8 @@ public class NotificationStore {
                                n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
                                e.occurred_at, n.attempts,
                                a.id, a.type, a.opened_at, a.threshold_seconds, a.raised_at, a.cleared_at,
-                               n.trace_parent, c.max_events_per_request, n.replayed, a.severity, e.escalation_step
+                               n.trace_parent, c.max_events_per_request, n.replayed, a.severity, e.escalation_step,
+                               e.maintenance
                           FROM notifications n
                           JOIN sensor_events e ON e.id = n.event_id
                           LEFT JOIN alarms a ON a.id = e.alarm_id
@@ -134,7 +135,7 @@ public class NotificationStore {
                     openOrNull(rs.getString(4), rs.getObject(2, UUID.class)), openOrNull(rs.getString(5), null), rs.getBoolean(6), rs.getString(7), rs.getString(8), rs.getString(9),
                     (Integer) rs.getObject(10, Integer.class), (Integer) rs.getObject(11, Integer.class), rs.getLong(12),
                     rs.getTimestamp(13).getTime(), rs.getInt(14), alarm(rs), rs.getString(21),
-                    rs.getObject(22) == null ? 1 : rs.getInt(22), rs.getBoolean(23)));
+                    rs.getObject(22) == null ? 1 : rs.getInt(22), rs.getBoolean(23), rs.getBoolean(26)));
         });
     }
 

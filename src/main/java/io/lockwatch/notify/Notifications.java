@@ -420,6 +420,9 @@ public class Notifications {
             // it comes after the sensor's newer events: not the door's state now
             p.put("replayed", true);
         }
+        if (d.maintenance()) {
+            p.put("maintenance", true);
+        }
         return p;
     }
 }

@@ -87,7 +87,13 @@ public final class Outbox {
      * @param traceParent the W3C traceparent of the span recording these events, kept with each notification so
      *                    that its delivery attempts join that trace; null when tracing is off
      */
-    public static Notified notificationsFor(Connection c, List<Long> eventIds, String traceParent) throws SQLException {
+    public static Notified notificationsFor(Connection c, List<Long> recorded, String traceParent) throws SQLException {
+        if (recorded.isEmpty()) {
+            return Notified.NONE;
+        }
+        // what an open maintenance window holds is sent, if still true, when it ends
+        Set<Long> held = io.lockwatch.maintenance.Maintenance.held(c, recorded);
+        List<Long> eventIds = held.isEmpty() ? recorded : recorded.stream().filter(id -> !held.contains(id)).toList();
         if (eventIds.isEmpty()) {
             return Notified.NONE;
         }

@@ -39,7 +39,7 @@ class ApiModelsTest {
                 models.add(c);
             }
         }
-        assertThat(models).hasSize(9);
+        assertThat(models).hasSize(10);
         for (Class<?> model : models) {
             Schema<?> schema = CONTRACT.getComponents().getSchemas().get(model.getSimpleName());
             assertThat(schema).as("openapi.yaml has a schema %s", model.getSimpleName()).isNotNull();
@@ -70,6 +70,7 @@ class ApiModelsTest {
                 Map.entry(io.lockwatch.history.HistoryRecords.DailyCount.class, "DailyCounts.items"),
                 Map.entry(io.lockwatch.alarms.AlarmStore.Alarm.class, "Alarm"),
                 Map.entry(io.lockwatch.alarms.AlarmStore.Escalation.class, "Alarm.escalation"),
+                Map.entry(io.lockwatch.maintenance.MaintenanceWindows.Window.class, "MaintenanceWindow"),
                 Map.entry(ResponseBodies.EscalationChain.class, "EscalationChain"),
                 Map.entry(io.lockwatch.alarms.AlarmStore.Step.class, "EscalationChain.steps"),
                 Map.entry(io.lockwatch.registry.RegistryFile.NewCredential.class, "NewCredential"),
@@ -96,7 +97,7 @@ class ApiModelsTest {
     @Test
     void aClientWithItsSecretIsTheClientsFieldsAndTheSecretSideBySide() throws Exception {
         var client = new io.lockwatch.registry.RegistryViews.Client(java.util.UUID.randomUUID(), "n", "https://x/",
-                "every_event", null, 1, true, null, null, null, null, java.time.Instant.EPOCH, java.time.Instant.EPOCH);
+                "every_event", null, null, 1, true, null, null, null, null, java.time.Instant.EPOCH, java.time.Instant.EPOCH);
         JsonNode json = assertWrittenAsAllOf(new io.lockwatch.registry.RegistryViews.ClientWithSecret(client, "whsec_x"),
                 "ClientWithSecret");
         assertThat(json.get("webhook_secret").asText()).isEqualTo("whsec_x");

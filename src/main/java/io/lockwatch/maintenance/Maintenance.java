@@ -1,0 +1,58 @@
+package io.lockwatch.maintenance;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What an open maintenance window does to the events of its sensors, as they are recorded: each is marked
+ * {@code maintenance}; a lost connection or a raised alarm is held (remembered, not sent), and so is the restoring or
+ * the clearing of one held, which then needs no sending at all. State changes, and the end of what was sent before
+ * the window, are sent as ever. {@link MaintenanceRelease} sends what is still true when the window ends.
+ */
+public final class Maintenance {
+
+    private Maintenance() {
+    }
+
+    /** Of these events, just recorded in this transaction, those a window holds: they are not to be notified. */
+    public static Set<Long> held(Connection c, List<Long> eventIds) throws SQLException {
+        Set<Long> held = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                WITH inside AS (
+                    SELECT e.id, e.sensor_id, e.type, e.alarm_id, w.window_id
+                      FROM sensor_events e
+                      JOIN sensors s ON s.id = e.sensor_id
+                      CROSS JOIN LATERAL (SELECT maintenance_window_of(e.sensor_id, s.address) AS window_id) w
+                     WHERE e.id = ANY (?) AND w.window_id IS NOT NULL),
+                marked AS (
+                    UPDATE sensor_events e SET maintenance = true FROM inside WHERE e.id = inside.id),
+                holding AS (
+                    INSERT INTO maintenance_held (sensor_id, kind, window_id, event_id, alarm_id)
+                    SELECT sensor_id, CASE WHEN type = 'sensor.connection_lost' THEN 'connectivity' ELSE 'alarm' END,
+                           window_id, id, alarm_id
+                      FROM inside WHERE type IN ('sensor.connection_lost', 'sensor.alarm_raised')
+                    ON CONFLICT (sensor_id, kind) DO UPDATE
+                       SET window_id = excluded.window_id, event_id = excluded.event_id, alarm_id = excluded.alarm_id
+                    RETURNING event_id),
+                resolved AS (
+                    DELETE FROM maintenance_held h USING inside
+                     WHERE h.sensor_id = inside.sensor_id
+                       AND (inside.type = 'sensor.connection_restored' AND h.kind = 'connectivity'
+                            OR inside.type = 'sensor.alarm_cleared' AND h.kind = 'alarm' AND h.alarm_id = inside.alarm_id)
+                    RETURNING inside.id)
+                SELECT event_id FROM holding UNION ALL SELECT id FROM resolved""")) {
+            ps.setArray(1, c.createArrayOf("int8", eventIds.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    held.add(rs.getLong(1));
+                }
+            }
+        }
+        return held;
+    }
+}
