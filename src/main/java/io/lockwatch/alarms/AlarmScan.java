@@ -79,7 +79,7 @@ public class AlarmScan {
             return 0;
         }
         int closed = inBatches(this::clearClosed);
-        int opened = inBatches(this::raiseDue);
+        int opened = raiseScheduled() + inBatches(this::raiseDue);
         int steps = inBatches(this::escalateDue);
         cleared.increment(closed);
         raised.increment(opened);
@@ -111,13 +111,72 @@ public class AlarmScan {
      * door right now.
      */
     private int raiseDue(Connection c) throws SQLException {
+        return raise(c, null);
+    }
+
+    /**
+     * The due doors of sensors with an expected-open schedule, a batch at a time: a deadline the schedule puts later
+     * is moved there (computed from the opening, so again the same by any scan), the others raised.
+     */
+    private int raiseScheduled() {
+        int raisedHere = 0;
+        int listed;
+        do {
+            int[] counts = tx.execute(status -> jdbc.execute((Connection c) -> {
+                List<String> dueNow = new ArrayList<>();
+                int n = 0;
+                try (PreparedStatement ps = c.prepareStatement("""
+                        SELECT st.sensor_id, st.state_changed_at, coalesce(st.open_alarm_seconds, ?::integer),
+                               sch.time_zone, sch.ranges::text, st.alarm_due_at
+                          FROM sensor_state st JOIN sensor_open_schedules sch ON sch.sensor_id = st.sensor_id
+                         WHERE st.alarm_due_at < now() AND st.state = 0
+                         ORDER BY st.alarm_due_at
+                         LIMIT ?
+                           FOR UPDATE OF st SKIP LOCKED""")) {
+                    ps.setObject(1, defaultOpenSeconds(), java.sql.Types.INTEGER);
+                    ps.setInt(2, props.scanBatch());
+                    try (ResultSet rs = ps.executeQuery(); PreparedStatement later = c.prepareStatement(
+                            "UPDATE sensor_state SET alarm_due_at = ? WHERE sensor_id = ?")) {
+                        java.time.Instant now = java.time.Instant.now();
+                        while (rs.next()) {
+                            n++;
+                            OpenSchedule schedule = OpenSchedules.parse(rs.getString(4), rs.getString(5));
+                            java.time.Instant due = schedule.alarmDue(rs.getTimestamp(2).toInstant(), rs.getInt(3));
+                            if (due.isAfter(now)) {
+                                later.setTimestamp(1, java.sql.Timestamp.from(due));
+                                later.setString(2, rs.getString(1));
+                                later.addBatch();
+                            } else {
+                                dueNow.add(rs.getString(1));
+                            }
+                        }
+                        later.executeBatch();
+                    }
+                }
+                return new int[] {n, dueNow.isEmpty() ? 0 : raise(c, dueNow.toArray(String[]::new))};
+            }));
+            listed = counts[0];
+            raisedHere += counts[1];
+        } while (listed == props.scanBatch());
+        return raisedHere;
+    }
+
+    private Integer defaultOpenSeconds() {
+        return props.openAfter() == null ? null : (int) props.openAfter().toSeconds();
+    }
+
+    /** The due doors, or (with {@code only}) those of them: sensors with a schedule only when named. */
+    private int raise(Connection c, String[] only) throws SQLException {
         long started = System.currentTimeMillis();
         List<Long> events = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH due AS (
                     SELECT sensor_id, alarm_due_at
-                      FROM sensor_state
+                      FROM sensor_state st
                      WHERE alarm_due_at < now() AND state = 0
+                       AND (?::text[] IS NULL
+                            AND NOT EXISTS (SELECT 1 FROM sensor_open_schedules sch WHERE sch.sensor_id = st.sensor_id)
+                            OR sensor_id = ANY (?::text[]))
                      ORDER BY alarm_due_at
                      LIMIT ?
                        FOR UPDATE SKIP LOCKED),
@@ -126,11 +185,14 @@ public class AlarmScan {
                        SET alarm_due_at = NULL, sequence = s.sequence + 1
                       FROM due
                      WHERE s.sensor_id = due.sensor_id
-                    RETURNING s.sensor_id, s.sequence, s.state_changed_at, due.alarm_due_at),
+                    RETURNING s.sensor_id, s.sequence, s.state_changed_at, due.alarm_due_at, s.open_alarm_seconds),
                 alarm AS (
                     INSERT INTO alarms (sensor_id, type, opened_at, threshold_seconds, raised_at, raised_sequence, severity)
                     SELECT t.sensor_id, ?, t.state_changed_at,
-                           round(extract(epoch FROM t.alarm_due_at - t.state_changed_at))::int, t.alarm_due_at, t.sequence,
+                           -- a schedule may have put the deadline past the threshold
+                           coalesce(t.open_alarm_seconds, ?::integer,
+                                    round(extract(epoch FROM t.alarm_due_at - t.state_changed_at))::int),
+                           t.alarm_due_at, t.sequence,
                            coalesce((SELECT open_alarm_severity FROM sensors WHERE id = t.sensor_id), 'major')
                       FROM taken t
                     ON CONFLICT DO NOTHING
@@ -143,9 +205,12 @@ public class AlarmScan {
                 INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
                 SELECT sensor_id, raised_sequence, ?, 0, raised_at, id FROM alarm
                 RETURNING id""")) {
-            ps.setInt(1, props.scanBatch());
-            ps.setString(2, DOOR_OPEN_TOO_LONG);
-            ps.setString(3, SensorEvent.ALARM_RAISED);
+            ps.setArray(1, only == null ? null : c.createArrayOf("text", only));
+            ps.setArray(2, only == null ? null : c.createArrayOf("text", only));
+            ps.setInt(3, props.scanBatch());
+            ps.setString(4, DOOR_OPEN_TOO_LONG);
+            ps.setObject(5, defaultOpenSeconds(), java.sql.Types.INTEGER);
+            ps.setString(6, SensorEvent.ALARM_RAISED);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     events.add(rs.getLong(1));

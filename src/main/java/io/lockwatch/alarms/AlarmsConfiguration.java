@@ -24,6 +24,11 @@ class AlarmsConfiguration {
     }
 
     @Bean
+    OpenSchedules openSchedules(JdbcTemplate jdbc, AlarmProperties props) {
+        return new OpenSchedules(jdbc, props.openAfter() == null ? null : (int) props.openAfter().toSeconds());
+    }
+
+    @Bean
     AlarmStore alarmStore(JdbcTemplate jdbc, TransactionTemplate tx) {
         return new AlarmStore(jdbc, tx);
     }

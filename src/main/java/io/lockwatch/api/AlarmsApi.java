@@ -14,9 +14,11 @@ public class AlarmsApi {
     private static final long DAY = 86_400_000L;
 
     private final AlarmStore store;
+    private final io.lockwatch.alarms.OpenSchedules schedules;
 
-    public AlarmsApi(AlarmStore store) {
+    public AlarmsApi(AlarmStore store, io.lockwatch.alarms.OpenSchedules schedules) {
         this.store = store;
+        this.schedules = schedules;
     }
 
     public void list(Exchange exchange) {
@@ -83,6 +85,39 @@ public class AlarmsApi {
         } catch (AlarmStore.UnknownClient e) {
             throw ApiProblem.badRequest("steps[" + (e.step - 1) + "].client_id", e.getMessage());
         }
+    }
+
+    public void schedule(Exchange exchange) {
+        String sensor = SensorsApi.sensorId(exchange);
+        io.lockwatch.alarms.OpenSchedules.View view = schedules.find(sensor);
+        if (view == null) {
+            throw ApiProblem.notFound(schedules.sensorExists(sensor) ? "an expected-open schedule of sensor " + sensor
+                    : "sensor " + sensor);
+        }
+        Json.respond(exchange, 200, view);
+    }
+
+    public void replaceSchedule(Exchange exchange) {
+        String sensor = SensorsApi.sensorId(exchange);
+        RequestBodies.OpenScheduleChange body = Json.bind(exchange, RequestBodies.OpenScheduleChange.class);
+        var view = new io.lockwatch.alarms.OpenSchedules.View(body.timeZone(), body.ranges().stream()
+                .map(r -> new io.lockwatch.alarms.OpenSchedules.RangeView(r.days(), r.from(), r.to())).toList());
+        try {
+            if (!schedules.replace(sensor, view)) {
+                throw ApiProblem.notFound("sensor " + sensor);
+            }
+        } catch (io.lockwatch.alarms.OpenSchedules.Refused e) {
+            throw ApiProblem.badRequest(e.field, e.getMessage());
+        }
+        Json.respond(exchange, 200, schedules.find(sensor));
+    }
+
+    public void deleteSchedule(Exchange exchange) {
+        String sensor = SensorsApi.sensorId(exchange);
+        if (!schedules.delete(sensor)) {
+            throw ApiProblem.notFound("an expected-open schedule of sensor " + sensor);
+        }
+        Json.respond(exchange, 204, null);
     }
 
     private AlarmStore.Alarm found(UUID id) {

@@ -80,8 +80,8 @@ class ApiConfiguration {
     }
 
     @Bean
-    AlarmsApi alarmsApi(io.lockwatch.alarms.AlarmStore store) {
-        return new AlarmsApi(store);
+    AlarmsApi alarmsApi(io.lockwatch.alarms.AlarmStore store, io.lockwatch.alarms.OpenSchedules schedules) {
+        return new AlarmsApi(store, schedules);
     }
 
     @Bean

@@ -44,6 +44,7 @@ final class Json {
             .addMixIn(RegistryFile.Row.class, SnakeCaseNames.class)
             .addMixIn(RegistryFile.NewClient.class, SnakeCaseNames.class)
             .addMixIn(io.lockwatch.alarms.AlarmStore.Step.class, SnakeCaseNames.class)
+            .addMixIn(io.lockwatch.alarms.OpenSchedules.View.class, SnakeCaseNames.class)
             .addMixIn(io.lockwatch.maintenance.MaintenanceWindows.Window.class, SnakeCaseNames.class)
             .addMixIn(io.lockwatch.alarms.AlarmStore.Escalation.class, SnakeCaseNames.class)
             .addMixIn(RegistryFile.NewCredential.class, SnakeCaseNames.class)

@@ -91,6 +91,13 @@ final class RequestBodies {
     }
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record OpenScheduleChange(String timeZone, List<Range> ranges) {
+
+        record Range(List<String> days, String from, String to) {
+        }
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record MaintenanceWindowCreate(java.time.Instant startsAt, java.time.Instant endsAt, String reason,
                                    List<String> sensorIds, String addressPrefix) {
         MaintenanceWindowCreate {

@@ -250,6 +250,68 @@ class AlarmEscalationRouteTest {
                 Integer.class, major, onlyCritical)).isZero();
     }
 
+    /**
+     * A door open within its expected-open range raises nothing, its deadline put at the range's end plus its
+     * threshold; with the schedule taken away it is due its threshold after it opened, and raised.
+     */
+    @Test
+    void aDoorOpenWithinItsExpectedRangeRaisesNothingUntilTheScheduleIsGone() throws Exception {
+        String s = sensor(1);
+        java.time.ZonedDateTime now = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC);
+        String from = now.minusHours(1).toLocalTime().withSecond(0).withNano(0).toString().substring(0, 5);
+        java.time.ZonedDateTime end = now.plusHours(2).withSecond(0).withNano(0);
+        Answer set = call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token", Map.of("time_zone", "UTC",
+                "ranges", List.of(Map.of("days", List.of("mon", "tue", "wed", "thu", "fri", "sat", "sun"), "from", from,
+                        "to", end.toLocalTime().toString().substring(0, 5)))));
+        assertThat(set.status()).as(String.valueOf(set.body())).isEqualTo(200);
+        assertThat(set.body().get("time_zone").asText()).isEqualTo("UTC");
+
+        publish(s, 0, System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(15)).until(() -> {
+            java.sql.Timestamp due = jdbc.queryForObject("SELECT alarm_due_at FROM sensor_state WHERE sensor_id = ?",
+                    java.sql.Timestamp.class, s);
+            return due != null && due.toInstant().equals(end.toInstant().plusSeconds(1));
+        });
+        NotifyBuilder scans = new NotifyBuilder(camel).fromRoute("doors-open-too-long-raise-alarms").whenCompleted(3).create();
+        assertThat(scans.matches(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(alarmId(s)).as("expected open: no alarm").isNull();
+
+        assertThat(call("DELETE", "/sensors/" + s + "/open-schedule", "test-admin-token", null).status()).isEqualTo(204);
+        await().atMost(Duration.ofSeconds(15)).until(() -> alarmId(s) != null);
+        assertThat(jdbc.queryForObject("SELECT threshold_seconds FROM alarms WHERE sensor_id = ?", Integer.class, s)).isEqualTo(1);
+        assertThat(call("GET", "/sensors/" + s + "/open-schedule", "test-read-token", null).status()).isEqualTo(404);
+    }
+
+    @Test
+    void aScheduleIsCheckedAndReadBack() throws Exception {
+        String s = sensor(60);
+        Map<String, Object> weekdays = Map.of("days", List.of("mon", "tue", "wed", "thu", "fri"), "from", "08:00", "to", "19:00");
+        Answer badZone = call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token",
+                Map.of("time_zone", "Mars/Olympus", "ranges", List.of(weekdays)));
+        assertThat(badZone.status()).isEqualTo(400);
+        assertThat(badZone.body().get("field").asText()).isEqualTo("time_zone");
+        Answer always = call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token", Map.of("time_zone", "Europe/Moscow",
+                "ranges", List.of(Map.of("days", List.of("mon", "tue", "wed", "thu", "fri", "sat", "sun"), "from", "00:00",
+                        "to", "24:00"))));
+        assertThat(always.status()).isEqualTo(400);
+        assertThat(always.body().get("detail").asText()).contains("every moment");
+        assertThat(call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token", Map.of("time_zone", "Europe/Moscow",
+                "ranges", List.of(Map.of("days", List.of("mon"), "from", "25:00", "to", "19:00")))).status()).isEqualTo(400);
+        assertThat(call("PUT", "/sensors/" + s + "/open-schedule", "test-read-token",
+                Map.of("time_zone", "Europe/Moscow", "ranges", List.of(weekdays))).status()).isEqualTo(403);
+
+        Answer set = call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token", Map.of("time_zone", "Europe/Moscow",
+                "ranges", List.of(weekdays, Map.of("days", List.of("sat"), "from", "10:00", "to", "24:00"))));
+        assertThat(set.status()).as(String.valueOf(set.body())).isEqualTo(200);
+        JsonNode read = call("GET", "/sensors/" + s + "/open-schedule", "test-read-token", null).body();
+        assertThat(read.get("time_zone").asText()).isEqualTo("Europe/Moscow");
+        assertThat(read.at("/ranges/0/days").findValuesAsText("")).isEmpty();
+        assertThat(read.at("/ranges/0/from").asText() + "-" + read.at("/ranges/0/to").asText()).isEqualTo("08:00-19:00");
+        assertThat(read.at("/ranges/1/to").asText()).isEqualTo("24:00");
+        assertThat(call("PUT", "/sensors/NoSuch1/open-schedule", "test-admin-token",
+                Map.of("time_zone", "UTC", "ranges", List.of(weekdays))).status()).isEqualTo(404);
+    }
+
     @Test
     void aChainIsCheckedAndReadBack() throws Exception {
         String s = sensor(60);

@@ -39,7 +39,7 @@ class ApiModelsTest {
                 models.add(c);
             }
         }
-        assertThat(models).hasSize(10);
+        assertThat(models).hasSize(11);
         for (Class<?> model : models) {
             Schema<?> schema = CONTRACT.getComponents().getSchemas().get(model.getSimpleName());
             assertThat(schema).as("openapi.yaml has a schema %s", model.getSimpleName()).isNotNull();
@@ -71,6 +71,8 @@ class ApiModelsTest {
                 Map.entry(io.lockwatch.alarms.AlarmStore.Alarm.class, "Alarm"),
                 Map.entry(io.lockwatch.alarms.AlarmStore.Escalation.class, "Alarm.escalation"),
                 Map.entry(io.lockwatch.maintenance.MaintenanceWindows.Window.class, "MaintenanceWindow"),
+                Map.entry(io.lockwatch.alarms.OpenSchedules.View.class, "OpenSchedule"),
+                Map.entry(io.lockwatch.alarms.OpenSchedules.RangeView.class, "OpenSchedule.ranges"),
                 Map.entry(ResponseBodies.EscalationChain.class, "EscalationChain"),
                 Map.entry(io.lockwatch.alarms.AlarmStore.Step.class, "EscalationChain.steps"),
                 Map.entry(io.lockwatch.registry.RegistryFile.NewCredential.class, "NewCredential"),
