@@ -344,6 +344,7 @@
   }
 
   async function alarms() {
+    await maintenance();
     const page = await api('GET', '/alarms?active=true&limit=200');
     rows('alarm-table', page.items, (tr, a) => {
       cell(tr, a.sensor_id);
@@ -362,6 +363,34 @@
             'Acknowledged the alarm of ' + a.sensor_id)));
       }
     });
+  }
+
+  /** The windows not over yet: ended early while open, cancelled before they start. */
+  async function maintenance() {
+    const list = await api('GET', '/maintenance?limit=100');
+    rows('maintenance-table', list.items, (tr, w) => {
+      cell(tr, w.reason, 'wrap');
+      cell(tr, w.address_prefix ? `addresses starting “${w.address_prefix}”` : `${w.sensor_ids.length} sensors`, 'wrap');
+      cell(tr, w.state);
+      cell(tr, when(w.starts_at));
+      cell(tr, when(w.ends_at));
+      cell(tr, String(w.held));
+      const action = cell(tr, '');
+      if (w.state === 'open') {
+        action.replaceChildren(button('End now', () =>
+          act(() => api('POST', '/maintenance/' + w.id + '/end'), 'Ended: what is still true is sent')));
+      } else if (w.state === 'scheduled') {
+        action.replaceChildren(button('Cancel', () =>
+          act(() => api('DELETE', '/maintenance/' + w.id), 'Cancelled')));
+      }
+    });
+  }
+
+  function planMaintenance(event) {
+    event.preventDefault();
+    const ends = new Date(Date.now() + Number($('maintenance-hours').value) * 3600_000).toISOString();
+    act(() => api('POST', '/maintenance', { reason: $('maintenance-reason').value,
+      address_prefix: $('maintenance-prefix').value, ends_at: ends }), 'Maintenance window planned');
   }
 
   /** An action whose answer is shown under the clients' table. */
@@ -514,6 +543,7 @@
     } catch (e) { say(e.message, true); }
   });
   $('import-form').addEventListener('submit', importFile);
+  $('maintenance-form').addEventListener('submit', planMaintenance);
   $('export').addEventListener('click', exportFile);
   if (token()) start();
 })();

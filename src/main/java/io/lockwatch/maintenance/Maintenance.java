@@ -28,7 +28,10 @@ public final class Maintenance {
                       FROM sensor_events e
                       JOIN sensors s ON s.id = e.sensor_id
                       CROSS JOIN LATERAL (SELECT maintenance_window_of(e.sensor_id, s.address) AS window_id) w
-                     WHERE e.id = ANY (?) AND w.window_id IS NOT NULL),
+                     WHERE e.id = ANY (?) AND w.window_id IS NOT NULL
+                       -- evaluated once: with no window open, ingest's batches pay one index probe, not one per event
+                       AND EXISTS (SELECT 1 FROM maintenance_windows ow
+                                    WHERE ow.released_at IS NULL AND ow.cancelled_at IS NULL AND ow.starts_at <= now())),
                 marked AS (
                     UPDATE sensor_events e SET maintenance = true FROM inside WHERE e.id = inside.id),
                 holding AS (

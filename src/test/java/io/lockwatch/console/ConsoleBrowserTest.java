@@ -194,6 +194,17 @@ class ConsoleBrowserTest {
                 "SELECT count(*) FROM alarms WHERE sensor_id = ? AND acknowledged_by = 'console'", Integer.class, sensor)));
         wait.until(d -> d.findElement(alarmRow).getText().contains("1: stopped"));
 
+        // a maintenance window over the building, planned here, listed open, then ended now
+        browser.findElement(By.id("maintenance-reason")).sendKeys("rewiring " + p);
+        browser.findElement(By.id("maintenance-prefix")).sendKeys("svobody st. 23");
+        browser.findElement(By.cssSelector("#maintenance-form button[type=submit]")).click();
+        By windowRow = By.xpath("//table[@id='maintenance-table']//tr[td[1]='rewiring " + p + "']");
+        wait.until(d -> d.findElement(windowRow).getText().contains("open"));
+        clickWhenShown(wait, By.xpath("//table[@id='maintenance-table']//tr[td[1]='rewiring " + p + "']//button[text()='End now']"));
+        wait.until(d -> d.findElements(windowRow).isEmpty());
+        assertThat(jdbc.queryForObject("SELECT ended_at IS NOT NULL FROM maintenance_windows WHERE reason = ?", Boolean.class,
+                "rewiring " + p)).isTrue();
+
         // the broken endpoint's notification goes dead (one retry after 1 s); redelivered once it answers again
         wait.until(d -> "dead".equals(statusAt(broken)));
         receiver.answer(broken, 200);
