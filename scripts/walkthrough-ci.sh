@@ -18,6 +18,7 @@ for _ in $(seq 1 120); do
 done
 curl -sf "http://127.0.0.1:$PORT/actuator/health/readiness" >/dev/null || { echo "the service is not ready; see $LOG" >&2; exit 1; }
 scripts/walkthrough.sh "http://127.0.0.1:$PORT/api/v1" local-dev-token
+scripts/walkthrough-alarms.sh "http://127.0.0.1:$PORT/api/v1" local-dev-token
 
 # Then stopped as Ctrl-C stops it (SIGTERM runs the same JVM shutdown hooks as SIGINT, which a script's background
 # job may have ignored): it drains and stops with no WARN or ERROR line on the way. The embedded broker stops after

@@ -32,7 +32,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * at the measured time of the reading that closed the door; losing the sensor's connection does not clear it.
  *
  * <p>An alarm raised gets the steps of its sensor's escalation chain as they are then, each due its delay after the
- * alarm was raised. A due step of an alarm neither acknowledged nor cleared is sent once, as its own event
+ * alarm was recorded (not its nominal time, which a late scan or an outage may have put in the past). A due step of an alarm neither acknowledged nor cleared is sent once, as its own event
  * ({@code sensor.alarm_escalated}, the sensor's next sequence) to its step's client only. Sending a step locks its
  * alarm and acknowledging waits for that lock, so a step is sent before an acknowledgement or not at all; what an
  * acknowledgement or a clearing finds still pending of a sent step is cancelled with the steps still to come.
@@ -197,10 +197,12 @@ public class AlarmScan {
                       FROM taken t
                     ON CONFLICT DO NOTHING
                     RETURNING id, sensor_id, raised_sequence, raised_at),
-                -- the chain as it is now: a later change of the sensor's chain is for its later alarms
+                -- the chain as it is now: a later change of the sensor's chain is for its later alarms. Its delays
+                -- count from now, when the alarm can first be seen and acknowledged: one raised late (a scan's
+                -- interval, or an outage) still gives whoever answers it each step's whole delay
                 chain AS (
                     INSERT INTO alarm_escalations (alarm_id, step, after_seconds, client_id, due_at)
-                    SELECT a.id, st.step, st.after_seconds, st.client_id, a.raised_at + make_interval(secs => st.after_seconds)
+                    SELECT a.id, st.step, st.after_seconds, st.client_id, now() + make_interval(secs => st.after_seconds)
                       FROM alarm a JOIN sensor_escalation_steps st ON st.sensor_id = a.sensor_id)
                 INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
                 SELECT sensor_id, raised_sequence, ?, 0, raised_at, id FROM alarm
