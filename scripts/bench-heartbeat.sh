@@ -6,7 +6,8 @@
 #
 # Usage:
 #   scripts/bench-heartbeat.sh [--sensors 1000000] [--silent 100000] [--timeout 120] [--rate 2000]
-#                              [--scan-interval 10] [--phase worst|any] [--restore 1000] [--alarm] [--max-wait 300] [--seed N]
+#                              [--scan-interval 10] [--phase worst|any] [--restore 1000] [--alarm] [--escalate S]
+#                              [--maintenance] [--max-wait 300] [--seed N]
 #                              [--confirm-window 1000] [--diagnostics] [--service-arg --name=value ...]
 #
 #   --sensors N        sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
@@ -26,6 +27,12 @@
 #                      from T + threshold; --restore of the alarmed doors then close, each must get exactly one
 #                      sensor.alarm_cleared; --scan-interval is the alarm scan's (5 s by default); the check counts
 #                      the active alarms instead of connectivity. Figures: target/bench/alarms-<timestamp>.json
+#   --escalate S       with --alarm (issue 40): each open door has a chain of one step after S s to a paused client;
+#                      every step must be recorded once, and is timed from its due time (target p99 <= 15 s)
+#   --maintenance      (issue 40) a maintenance window is open over the silent sensors from before T, with a paused
+#                      client linked to them: no connection event may be notified meanwhile; once the --restore ones
+#                      are back the harness ends it, and each sensor still silent must get exactly one
+#                      connection_lost, timed from the end (target all within 30 s)
 #   --max-wait S       how long after the timeout expired to wait for all lost events before giving up
 #   --seed N           random seed of the silent sensors' choice and of the readings (printed; random by default)
 #   --confirm-window N unconfirmed messages allowed per publisher (1000)

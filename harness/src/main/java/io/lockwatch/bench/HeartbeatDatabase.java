@@ -121,10 +121,11 @@ final class HeartbeatDatabase {
     }
 
     /** Every event of these two types (lost and restored; raised and cleared), in id order. */
-    void forEachEvent(String first, String again, EventRow row) throws SQLException {
+    void forEachEvent(String first, String again, boolean onlyInMaintenance, EventRow row) throws SQLException {
         try (Connection c = connect()) {
             c.setAutoCommit(false);
-            try (PreparedStatement ps = c.prepareStatement(EVENTS + " WHERE type IN (?, ?) ORDER BY id")) {
+            try (PreparedStatement ps = c.prepareStatement(EVENTS + " WHERE type IN (?, ?)"
+                    + (onlyInMaintenance ? " AND maintenance" : "") + " ORDER BY id")) {
                 ps.setFetchSize(10_000);
                 ps.setString(1, first);
                 ps.setString(2, again);

@@ -19,12 +19,14 @@ import java.util.concurrent.ThreadLocalRandom;
  *                      open doors that close after their alarm was raised
  * @param alarm         measure open-door alarms instead: the chosen sensors open their door at one moment and
  *                      report nothing more; --timeout is their open_alarm_seconds, --scan-interval the alarm scan's
+ * @param escalate      with alarm: each open door's chain has one step after this many seconds (0: no chain)
+ * @param maintenance   a maintenance window over the silent sensors, ended once they have been restored
  * @param maxWait       seconds after the timeout expired to wait for the lost events before giving up
  * @param diagnostics   during detection, write PostgreSQL's sessions every second to a file
  * @param serviceArgs   extra arguments for the service, to compare settings without changing code
  */
 record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int scanInterval, boolean worstPhase,
-                        int restore, boolean alarm,
+                        int restore, boolean alarm, int escalate, boolean maintenance,
                         int maxWait, long seed, int confirmWindow, boolean diagnostics, List<String> serviceArgs,
                         Path jar, Path outDir, String amqpUri, String jdbcUrl, String clickHouseUrl, String dbUser,
                         String dbPassword) {
@@ -36,6 +38,7 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
     static final String USAGE = """
             usage: HeartbeatBenchmark [--sensors 1000000] [--silent 100000] [--timeout 120] [--rate 2000]
                                       [--scan-interval 10] [--phase worst|any] [--restore 1000] [--alarm]
+                                      [--escalate S] [--maintenance]
                                       [--max-wait 300] [--seed N]
                                       [--confirm-window 1000] [--diagnostics] [--service-arg --name=value ...]
                                       [--jar target/lockwatch-0.1.0-SNAPSHOT.jar] [--out target/bench]
@@ -63,12 +66,14 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
     }
 
     static HeartbeatOptions parse(String[] args) {
-        CommandLine line = new CommandLine(args, "--diagnostics", "--alarm");
+        CommandLine line = new CommandLine(args, "--diagnostics", "--alarm", "--maintenance");
         int sensors = line.integer("--sensors", 1_000_000);
         int silent = line.integer("--silent", 100_000);
         int timeout = line.integer("--timeout", 120);
         double rate = line.number("--rate", 2000);
         boolean alarm = line.on("--alarm");
+        int escalate = line.integer("--escalate", 0);
+        boolean maintenance = line.on("--maintenance");
         Integer scanIntervalGiven = line.integer("--scan-interval");
         boolean worstPhase = switch (line.text("--phase", "worst")) {
             case "worst" -> true;
@@ -106,10 +111,17 @@ record HeartbeatOptions(int sensors, int silent, int timeout, double rate, int s
         if (restore < 0 || restore > silent) {
             throw new IllegalArgumentException("--restore must be between 0 and --silent");
         }
+        if (escalate < 0 || escalate > 0 && !alarm) {
+            throw new IllegalArgumentException("--escalate takes seconds, with --alarm");
+        }
+        if (maintenance && alarm) {
+            throw new IllegalArgumentException("--maintenance measures the heartbeat, without --alarm");
+        }
         if (maxWait < 1 || confirmWindow < 1) {
             throw new IllegalArgumentException("--max-wait and --confirm-window must be at least 1");
         }
-        return new HeartbeatOptions(sensors, silent, timeout, rate, scanInterval, worstPhase, restore, alarm, maxWait, seed,
+        return new HeartbeatOptions(sensors, silent, timeout, rate, scanInterval, worstPhase, restore, alarm, escalate,
+                maintenance, maxWait, seed,
                 confirmWindow, diagnostics, serviceArgs, jar, out, amqp, jdbc, clickHouse, user, password);
     }
 }

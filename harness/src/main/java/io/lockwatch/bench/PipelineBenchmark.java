@@ -953,7 +953,7 @@ public final class PipelineBenchmark {
         Map<String, Integer> lost = new java.util.HashMap<>(), restored = new java.util.HashMap<>();
         java.util.Set<String> silent = new java.util.HashSet<>(silentIds);
         long[] others = {0};
-        connectivity.forEachEvent(HeartbeatDatabase.LOST, HeartbeatDatabase.RESTORED, e -> {
+        connectivity.forEachEvent(HeartbeatDatabase.LOST, HeartbeatDatabase.RESTORED, false, e -> {
             if (!silent.contains(e.sensorId())) {
                 others[0]++;
             } else if (HeartbeatDatabase.LOST.equals(e.type()) && e.occurredAt() <= silentReportedAgainAt) {
