@@ -40,24 +40,25 @@ public final class Outbox {
                     OR EXISTS (SELECT 1 FROM notifications h
                                 WHERE h.client_id = t.client_id AND h.sensor_id = t.sensor_id
                                   AND h.status IN ('pending', 'delivering') AND h.last_error IS NOT NULL)),
+            -- each queued notification with the newest of its queue and kind, by a window: a join of the queue with
+            -- its newest ones is planned as a nested loop (the CTEs are estimated at one row), quadratic in the
+            -- queues touched: 10,000 escalations to one paused client took 28 s
             queued AS (
-                SELECT n.id, n.client_id, n.sensor_id, n.sequence, n.status, n.next_attempt_at, p.reason,
-                       CASE WHEN p.latest THEN 'any'
-                            WHEN n.type LIKE 'sensor.connection%%' THEN 'connectivity'
-                            ELSE n.type END AS kind
-                  FROM notifications n JOIN pairs p ON p.client_id = n.client_id AND p.sensor_id = n.sensor_id
-                 WHERE n.status IN ('pending', 'delivering')),
-            newest AS (
-                SELECT DISTINCT ON (client_id, sensor_id, kind) client_id, sensor_id, kind, id, sequence
-                  FROM queued
-                 ORDER BY client_id, sensor_id, kind, sequence DESC),
+                SELECT x.*, max(x.sequence) OVER w AS newest_sequence,
+                       first_value(x.id) OVER (w ORDER BY x.sequence DESC) AS newest_id
+                  FROM (SELECT n.id, n.client_id, n.sensor_id, n.sequence, n.status, n.next_attempt_at, p.reason,
+                               CASE WHEN p.latest THEN 'any'
+                                    WHEN n.type LIKE 'sensor.connection%%' THEN 'connectivity'
+                                    ELSE n.type END AS kind
+                          FROM notifications n JOIN pairs p ON p.client_id = n.client_id AND p.sensor_id = n.sensor_id
+                         WHERE n.status IN ('pending', 'delivering')) x
+                WINDOW w AS (PARTITION BY x.client_id, x.sensor_id, x.kind)),
             superseded AS (
                 UPDATE notifications o
-                   SET status = 'superseded', finished_at = now(), superseded_by = newest.id,
+                   SET status = 'superseded', finished_at = now(), superseded_by = q.newest_id,
                        superseded_reason = q.reason
-                  FROM queued q JOIN newest ON newest.client_id = q.client_id AND newest.sensor_id = q.sensor_id
-                                           AND newest.kind = q.kind
-                 WHERE o.id = q.id AND q.status = 'pending' AND q.sequence < newest.sequence
+                  FROM queued q
+                 WHERE o.id = q.id AND q.status = 'pending' AND q.sequence < q.newest_sequence
                 RETURNING o.id, o.client_id, o.sensor_id, q.next_attempt_at)
             UPDATE notifications h
                SET next_attempt_at = s.next_attempt_at
