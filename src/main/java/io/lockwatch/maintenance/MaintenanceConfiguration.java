@@ -18,7 +18,7 @@ class MaintenanceConfiguration {
     }
 
     @Bean
-    MaintenanceWindows maintenanceWindows(JdbcTemplate jdbc) {
-        return new MaintenanceWindows(jdbc);
+    MaintenanceWindows maintenanceWindows(JdbcTemplate jdbc, TransactionTemplate tx) {
+        return new MaintenanceWindows(jdbc, tx);
     }
 }

@@ -42,9 +42,11 @@ public class MaintenanceWindows {
             """;
 
     private final JdbcTemplate jdbc;
+    private final org.springframework.transaction.support.TransactionTemplate tx;
 
-    public MaintenanceWindows(JdbcTemplate jdbc) {
+    public MaintenanceWindows(JdbcTemplate jdbc, org.springframework.transaction.support.TransactionTemplate tx) {
         this.jdbc = jdbc;
+        this.tx = tx;
     }
 
     /** @param startsAt null: now */
@@ -58,11 +60,21 @@ public class MaintenanceWindows {
                 throw new UnknownSensors(unknown);
             }
         }
-        UUID id = jdbc.queryForObject("""
-                INSERT INTO maintenance_windows (starts_at, ends_at, reason, sensor_ids, address_prefix)
-                VALUES (coalesce(?, now()), ?, ?, ?::varchar[], ?) RETURNING id""", UUID.class,
-                startsAt == null ? null : Timestamp.from(startsAt), Timestamp.from(endsAt), reason,
-                sensorIds == null ? null : sensorIds.toArray(String[]::new), addressPrefix);
+        UUID id = tx.execute(status -> {
+            UUID created = jdbc.queryForObject("""
+                    INSERT INTO maintenance_windows (starts_at, ends_at, reason, sensor_ids, address_prefix)
+                    VALUES (coalesce(?, now()), ?, ?, ?::varchar[], ?) RETURNING id""", UUID.class,
+                    startsAt == null ? null : Timestamp.from(startsAt), Timestamp.from(endsAt), reason,
+                    sensorIds == null ? null : sensorIds.toArray(String[]::new), addressPrefix);
+            if (sensorIds != null) {
+                // looked up by sensor for each event recorded while the window is open (V33)
+                jdbc.update("""
+                        INSERT INTO maintenance_window_sensors (window_id, sensor_id)
+                        SELECT ?, unnest(?::varchar[]) ON CONFLICT DO NOTHING""", created,
+                        (Object) sensorIds.toArray(String[]::new));
+            }
+            return created;
+        });
         return find(id);
     }
 

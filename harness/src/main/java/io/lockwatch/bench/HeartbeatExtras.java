@@ -56,12 +56,15 @@ final class HeartbeatExtras {
                 try (PreparedStatement link = c.prepareStatement(
                         "INSERT INTO client_sensors (client_id, sensor_id) SELECT ?::uuid, unnest(?::varchar[])");
                      PreparedStatement window = c.prepareStatement("""
-                             INSERT INTO maintenance_windows (starts_at, ends_at, reason, sensor_ids)
-                             VALUES (now(), now() + interval '1 day', 'bench', ?::varchar[])""")) {
+                             WITH w AS (INSERT INTO maintenance_windows (starts_at, ends_at, reason, sensor_ids)
+                                        VALUES (now(), now() + interval '1 day', 'bench', ?::varchar[]) RETURNING id)
+                             INSERT INTO maintenance_window_sensors (window_id, sensor_id)
+                             SELECT w.id, unnest(?::varchar[]) FROM w""")) {
                     link.setString(1, client);
                     link.setArray(2, c.createArrayOf("varchar", chosen.toArray()));
                     link.executeUpdate();
                     window.setArray(1, c.createArrayOf("varchar", chosen.toArray()));
+                    window.setArray(2, c.createArrayOf("varchar", chosen.toArray()));
                     window.executeUpdate();
                 }
             }
