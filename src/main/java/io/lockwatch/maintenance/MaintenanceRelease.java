@@ -80,23 +80,21 @@ public class MaintenanceRelease {
     private int releaseSome(Connection c, UUID window) throws SQLException {
         long started = System.currentTimeMillis();
         List<Long> events = new ArrayList<>();
-        // a sensor inside another open window is that window's to release
+        // a batch of the window's held rows: those of a sensor inside another open window move to it, the others are
+        // taken (deleted), with the sensor's state locked for its sequence where still true; a sensor deleted
+        // meanwhile has none
         try (PreparedStatement ps = c.prepareStatement("""
-                UPDATE maintenance_held h SET window_id = x.other
-                  FROM (SELECT h2.sensor_id, h2.kind, maintenance_window_of(h2.sensor_id, s.address) AS other
-                          FROM maintenance_held h2 JOIN sensors s ON s.id = h2.sensor_id
-                         WHERE h2.window_id = ?) x
-                 WHERE h.sensor_id = x.sensor_id AND h.kind = x.kind AND x.other IS NOT NULL AND x.other <> ?""")) {
-            ps.setObject(1, window);
-            ps.setObject(2, window);
-            ps.executeUpdate();
-        }
-        // the held rows taken, with the sensor's state locked for its sequence; a sensor deleted meanwhile has none
-        try (PreparedStatement ps = c.prepareStatement("""
-                WITH taken AS (
-                    DELETE FROM maintenance_held h
-                     WHERE (h.sensor_id, h.kind) IN (SELECT sensor_id, kind FROM maintenance_held
-                                                      WHERE window_id = ? ORDER BY sensor_id, kind LIMIT ?)
+                WITH batch AS (
+                    SELECT h.sensor_id, h.kind, maintenance_window_of(h.sensor_id, s.address) AS other
+                      FROM (SELECT sensor_id, kind FROM maintenance_held WHERE window_id = ?
+                             ORDER BY sensor_id, kind LIMIT ?) h
+                      LEFT JOIN sensors s ON s.id = h.sensor_id),
+                moved_on AS (
+                    UPDATE maintenance_held h SET window_id = b.other FROM batch b
+                     WHERE h.sensor_id = b.sensor_id AND h.kind = b.kind AND b.other IS NOT NULL),
+                taken AS (
+                    DELETE FROM maintenance_held h USING batch b
+                     WHERE h.sensor_id = b.sensor_id AND h.kind = b.kind AND b.other IS NULL
                     RETURNING h.sensor_id, h.kind, h.event_id, h.alarm_id),
                 true_now AS (
                     SELECT t.*, held.occurred_at,
