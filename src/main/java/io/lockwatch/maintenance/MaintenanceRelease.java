@@ -114,11 +114,17 @@ public class MaintenanceRelease {
                 restarted AS (
                     UPDATE alarm_escalations e SET due_at = now() + make_interval(secs => e.after_seconds)
                       FROM true_now t
-                     WHERE t.kind = 'alarm' AND e.alarm_id = t.alarm_id AND e.sent_at IS NULL AND e.stopped_at IS NULL)
+                     WHERE t.kind = 'alarm' AND e.alarm_id = t.alarm_id AND e.sent_at IS NULL AND e.stopped_at IS NULL),
+                -- each sensor's new sequence and state, looked up by its id in one map: a join of the two CTEs is
+                -- planned as a nested loop (each estimated at one row), 1.8 s for a batch of 5,000
+                states AS MATERIALIZED (
+                    SELECT jsonb_object_agg(sensor_id, jsonb_build_array(sequence, state)) AS m FROM moved)
                 INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
-                SELECT t.sensor_id, m.sequence - t.n + t.k,
-                       CASE WHEN t.kind = 'connectivity' THEN ? ELSE ? END, m.state, t.occurred_at, t.alarm_id
-                  FROM true_now t JOIN moved m ON m.sensor_id = t.sensor_id
+                SELECT t.sensor_id, (st.m -> t.sensor_id ->> 0)::bigint - t.n + t.k,
+                       CASE WHEN t.kind = 'connectivity' THEN ? ELSE ? END, (st.m -> t.sensor_id ->> 1)::smallint,
+                       t.occurred_at, t.alarm_id
+                  FROM true_now t CROSS JOIN states st
+                 WHERE st.m -> t.sensor_id IS NOT NULL
                 RETURNING id""")) {
             ps.setObject(1, window);
             ps.setInt(2, batch);
