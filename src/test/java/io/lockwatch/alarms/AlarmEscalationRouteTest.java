@@ -3,10 +3,6 @@ package io.lockwatch.alarms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,6 +21,8 @@ import io.lockwatch.infra.tracing.Traces;
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.ingest.ReadingsBacklog;
 import io.lockwatch.notify.WebhookReceiver;
+import io.lockwatch.testing.Api;
+import io.lockwatch.testing.Api.Answer;
 import io.lockwatch.testing.Readings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.CamelContext;
@@ -54,7 +52,6 @@ class AlarmEscalationRouteTest {
     static final WebhookReceiver receiver = WebhookReceiver.forTheClass();
 
     static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @Autowired RabbitTemplate rabbit;
     @Autowired JdbcTemplate jdbc;
@@ -367,37 +364,24 @@ class AlarmEscalationRouteTest {
         return prefix;
     }
 
-    record Answer(int status, JsonNode body) {
+    private Answer call(String method, String path, String token, Object body) throws Exception {
+        return api().call(method, path, token, body);
     }
 
-    private Answer call(String method, String path, String token, Object body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1" + path))
-                .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + token);
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
-        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        return new Answer(r.statusCode(), r.body() == null || r.body().isBlank() ? null : JSON.readTree(r.body()));
+    private Api api() {
+        return new Api(port);
     }
 
     private String client(String path) throws Exception {
-        Answer created = call("POST", "/clients", "test-admin-token", Map.of("name", "escalation test", "url", receiver.url(path)));
-        assertThat(created.status()).isEqualTo(201);
-        return created.body().get("id").asText();
+        return api().client(receiver, path, Map.of("name", "escalation test"));
     }
 
     private void link(String client, String sensor) throws Exception {
-        assertThat(call("PUT", "/clients/" + client + "/sensors/" + sensor, "test-admin-token", null).status()).isLessThan(300);
+        api().link(client, sensor);
     }
 
     private List<JsonNode> bodies(String path) throws Exception {
-        List<JsonNode> bodies = new ArrayList<>();
-        for (WebhookReceiver.Received r : receiver.at(path)) {
-            bodies.add(JSON.readTree(r.body()));
-        }
-        return bodies;
+        return Api.bodies(receiver, path);
     }
 
     private String sensor(int openAlarmSeconds) {
