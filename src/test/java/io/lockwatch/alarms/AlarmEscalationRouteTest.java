@@ -65,15 +65,21 @@ class AlarmEscalationRouteTest {
     @Autowired Traces traces;
     @Autowired CamelContext camel;
     @LocalServerPort int port;
+    Api api;
+
+    @org.junit.jupiter.api.BeforeEach
+    void api() {
+        api = new Api(port);
+    }
 
     @Test
     void eachStepReachesItsOwnClientAtItsDelayInOrderWithTheSeverity() throws Exception {
         String s = sensor(1);
-        String linked = client("/linked"), guard = client("/guard"), manager = client("/manager");
-        link(linked, s);
-        assertThat(call("PUT", "/sensors/" + s, "test-admin-token", Map.of("open_alarm_severity", "critical")).status())
+        String linked = api.client(receiver, "/linked"), guard = api.client(receiver, "/guard"), manager = api.client(receiver, "/manager");
+        api.link(linked, s);
+        assertThat(api.call("PUT", "/sensors/" + s, "test-admin-token", Map.of("open_alarm_severity", "critical")).status())
                 .isEqualTo(200);
-        Answer chain = call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of(
+        Answer chain = api.call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of(
                 Map.of("after_seconds", 1, "client_id", guard), Map.of("after_seconds", 3, "client_id", manager))));
         assertThat(chain.status()).as(String.valueOf(chain.body())).isEqualTo(200);
         assertThat(chain.body().get("steps").findValuesAsText("step")).containsExactly("1", "2");
@@ -91,7 +97,7 @@ class AlarmEscalationRouteTest {
 
         // each step's delay counts from when the alarm was recorded, at or after its nominal raising
         Instant raised = Instant.parse(toGuard.at("/alarm/raised_at").asText());
-        JsonNode steps = call("GET", "/alarms/" + toGuard.at("/alarm/id").asText(), "test-read-token", null).body()
+        JsonNode steps = api.call("GET", "/alarms/" + toGuard.at("/alarm/id").asText(), "test-read-token", null).body()
                 .get("escalation");
         Instant due1 = Instant.parse(steps.get(0).get("due_at").asText()), due2 = Instant.parse(steps.get(1).get("due_at").asText());
         assertThat(due1).isAfterOrEqualTo(raised.plusSeconds(1));
@@ -101,11 +107,11 @@ class AlarmEscalationRouteTest {
         assertThat(receiver.at("/guard")).hasSize(1);
         // the linked client hears of the alarm, not of its escalation
         await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at("/linked").size() >= 2);
-        assertThat(bodies("/linked")).extracting(b -> b.get("type").asText())
+        assertThat(Api.bodies(receiver, "/linked")).extracting(b -> b.get("type").asText())
                 .containsExactly("sensor.state_changed", "sensor.alarm_raised");
-        assertThat(bodies("/linked").get(1).at("/alarm/severity").asText()).isEqualTo("critical");
+        assertThat(Api.bodies(receiver, "/linked").get(1).at("/alarm/severity").asText()).isEqualTo("critical");
 
-        JsonNode alarm = call("GET", "/alarms/" + toGuard.at("/alarm/id").asText(), "test-read-token", null).body();
+        JsonNode alarm = api.call("GET", "/alarms/" + toGuard.at("/alarm/id").asText(), "test-read-token", null).body();
         assertThat(alarm.get("severity").asText()).isEqualTo("critical");
         assertThat(alarm.get("escalation")).hasSize(2);
         assertThat(alarm.get("escalation").findValuesAsText("state")).containsExactly("sent", "sent");
@@ -116,13 +122,13 @@ class AlarmEscalationRouteTest {
     @Test
     void anAcknowledgedAlarmIsNeverEscalated() throws Exception {
         String s = sensor(1);
-        String guard = client("/never");
-        call("PUT", "/sensors/" + s + "/escalation", "test-admin-token",
+        String guard = api.client(receiver, "/never");
+        api.call("PUT", "/sensors/" + s + "/escalation", "test-admin-token",
                 Map.of("steps", List.of(Map.of("after_seconds", 3, "client_id", guard))));
         publish(s, 0, System.currentTimeMillis());
         await().atMost(Duration.ofSeconds(15)).until(() -> alarmId(s) != null);
 
-        assertThat(call("POST", "/alarms/" + alarmId(s) + "/acknowledge", "test-admin-token", Map.of("by", "Anna")).status())
+        assertThat(api.call("POST", "/alarms/" + alarmId(s) + "/acknowledge", "test-admin-token", Map.of("by", "Anna")).status())
                 .isEqualTo(200);
 
         // past the step's due time, with scans after it
@@ -132,7 +138,7 @@ class AlarmEscalationRouteTest {
         NotifyBuilder twoScans = new NotifyBuilder(camel).fromRoute("doors-open-too-long-raise-alarms").whenCompleted(2).create();
         assertThat(twoScans.matches(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         assertThat(receiver.at("/never")).isEmpty();
-        JsonNode step = call("GET", "/alarms/" + alarmId(s), "test-read-token", null).body().get("escalation").get(0);
+        JsonNode step = api.call("GET", "/alarms/" + alarmId(s), "test-read-token", null).body().get("escalation").get(0);
         assertThat(step.get("state").asText()).isEqualTo("stopped");
         assertThat(step.get("sent_at").isNull()).isTrue();
     }
@@ -231,14 +237,14 @@ class AlarmEscalationRouteTest {
     void aClientHearsTheAlarmsOfTheSeveritiesItAskedFor() throws Exception {
         String major = sensor(1), critical = sensor(1);
         jdbc.update("UPDATE sensors SET open_alarm_severity = 'critical' WHERE id = ?", critical);
-        Answer created = call("POST", "/clients", "test-admin-token", Map.of("name", "critical only",
+        Answer created = api.call("POST", "/clients", "test-admin-token", Map.of("name", "critical only",
                 "url", receiver.url("/critical-only"), "alarm_severities", List.of("critical"),
                 "event_types", List.of("sensor.alarm_raised")));
         assertThat(created.status()).as(String.valueOf(created.body())).isEqualTo(201);
         assertThat(created.body().at("/alarm_severities/0").asText()).isEqualTo("critical");
         String onlyCritical = created.body().get("id").asText();
-        link(onlyCritical, major);
-        link(onlyCritical, critical);
+        api.link(onlyCritical, major);
+        api.link(onlyCritical, critical);
 
         publish(major, 0, System.currentTimeMillis());
         publish(critical, 0, System.currentTimeMillis());
@@ -247,7 +253,7 @@ class AlarmEscalationRouteTest {
                 && !receiver.at("/critical-only").isEmpty());
         NotifyBuilder twoScans = new NotifyBuilder(camel).fromRoute("doors-open-too-long-raise-alarms").whenCompleted(2).create();
         assertThat(twoScans.matches(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-        assertThat(bodies("/critical-only")).extracting(b -> b.get("sensor_id").asText()).containsExactly(critical);
+        assertThat(Api.bodies(receiver, "/critical-only")).extracting(b -> b.get("sensor_id").asText()).containsExactly(critical);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM notifications WHERE sensor_id = ?::text AND client_id = ?::uuid",
                 Integer.class, major, onlyCritical)).isZero();
     }
@@ -262,7 +268,7 @@ class AlarmEscalationRouteTest {
         java.time.ZonedDateTime now = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC);
         String from = now.minusHours(1).toLocalTime().withSecond(0).withNano(0).toString().substring(0, 5);
         java.time.ZonedDateTime end = now.plusHours(2).withSecond(0).withNano(0);
-        Answer set = call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token", Map.of("time_zone", "UTC",
+        Answer set = api.call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token", Map.of("time_zone", "UTC",
                 "ranges", List.of(Map.of("days", List.of("mon", "tue", "wed", "thu", "fri", "sat", "sun"), "from", from,
                         "to", end.toLocalTime().toString().substring(0, 5)))));
         assertThat(set.status()).as(String.valueOf(set.body())).isEqualTo(200);
@@ -278,65 +284,65 @@ class AlarmEscalationRouteTest {
         assertThat(scans.matches(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         assertThat(alarmId(s)).as("expected open: no alarm").isNull();
 
-        assertThat(call("DELETE", "/sensors/" + s + "/open-schedule", "test-admin-token", null).status()).isEqualTo(204);
+        assertThat(api.call("DELETE", "/sensors/" + s + "/open-schedule", "test-admin-token", null).status()).isEqualTo(204);
         await().atMost(Duration.ofSeconds(15)).until(() -> alarmId(s) != null);
         assertThat(jdbc.queryForObject("SELECT threshold_seconds FROM alarms WHERE sensor_id = ?", Integer.class, s)).isEqualTo(1);
-        assertThat(call("GET", "/sensors/" + s + "/open-schedule", "test-read-token", null).status()).isEqualTo(404);
+        assertThat(api.call("GET", "/sensors/" + s + "/open-schedule", "test-read-token", null).status()).isEqualTo(404);
     }
 
     @Test
     void aScheduleIsCheckedAndReadBack() throws Exception {
         String s = sensor(60);
         Map<String, Object> weekdays = Map.of("days", List.of("mon", "tue", "wed", "thu", "fri"), "from", "08:00", "to", "19:00");
-        Answer badZone = call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token",
+        Answer badZone = api.call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token",
                 Map.of("time_zone", "Mars/Olympus", "ranges", List.of(weekdays)));
         assertThat(badZone.status()).isEqualTo(400);
         assertThat(badZone.body().get("field").asText()).isEqualTo("time_zone");
-        Answer always = call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token", Map.of("time_zone", "Europe/Moscow",
+        Answer always = api.call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token", Map.of("time_zone", "Europe/Moscow",
                 "ranges", List.of(Map.of("days", List.of("mon", "tue", "wed", "thu", "fri", "sat", "sun"), "from", "00:00",
                         "to", "24:00"))));
         assertThat(always.status()).isEqualTo(400);
         assertThat(always.body().get("detail").asText()).contains("every moment");
-        assertThat(call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token", Map.of("time_zone", "Europe/Moscow",
+        assertThat(api.call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token", Map.of("time_zone", "Europe/Moscow",
                 "ranges", List.of(Map.of("days", List.of("mon"), "from", "25:00", "to", "19:00")))).status()).isEqualTo(400);
-        assertThat(call("PUT", "/sensors/" + s + "/open-schedule", "test-read-token",
+        assertThat(api.call("PUT", "/sensors/" + s + "/open-schedule", "test-read-token",
                 Map.of("time_zone", "Europe/Moscow", "ranges", List.of(weekdays))).status()).isEqualTo(403);
 
-        Answer set = call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token", Map.of("time_zone", "Europe/Moscow",
+        Answer set = api.call("PUT", "/sensors/" + s + "/open-schedule", "test-admin-token", Map.of("time_zone", "Europe/Moscow",
                 "ranges", List.of(weekdays, Map.of("days", List.of("sat"), "from", "10:00", "to", "24:00"))));
         assertThat(set.status()).as(String.valueOf(set.body())).isEqualTo(200);
-        JsonNode read = call("GET", "/sensors/" + s + "/open-schedule", "test-read-token", null).body();
+        JsonNode read = api.call("GET", "/sensors/" + s + "/open-schedule", "test-read-token", null).body();
         assertThat(read.get("time_zone").asText()).isEqualTo("Europe/Moscow");
         assertThat(read.at("/ranges/0/days").findValuesAsText("")).isEmpty();
         assertThat(read.at("/ranges/0/from").asText() + "-" + read.at("/ranges/0/to").asText()).isEqualTo("08:00-19:00");
         assertThat(read.at("/ranges/1/to").asText()).isEqualTo("24:00");
-        assertThat(call("PUT", "/sensors/NoSuch1/open-schedule", "test-admin-token",
+        assertThat(api.call("PUT", "/sensors/NoSuch1/open-schedule", "test-admin-token",
                 Map.of("time_zone", "UTC", "ranges", List.of(weekdays))).status()).isEqualTo(404);
     }
 
     @Test
     void aChainIsCheckedAndReadBack() throws Exception {
         String s = sensor(60);
-        String guard = client("/checked");
-        assertThat(call("GET", "/sensors/" + s + "/escalation", "test-read-token", null).body().get("steps")).isEmpty();
-        Answer notIncreasing = call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of(
+        String guard = api.client(receiver, "/checked");
+        assertThat(api.call("GET", "/sensors/" + s + "/escalation", "test-read-token", null).body().get("steps")).isEmpty();
+        Answer notIncreasing = api.call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of(
                 Map.of("after_seconds", 60, "client_id", guard), Map.of("after_seconds", 60, "client_id", guard))));
         assertThat(notIncreasing.status()).isEqualTo(400);
         assertThat(notIncreasing.body().get("field").asText()).isEqualTo("steps[1].after_seconds");
-        Answer unknown = call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of(
+        Answer unknown = api.call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of(
                 Map.of("after_seconds", 60, "client_id", UUID.randomUUID().toString()))));
         assertThat(unknown.status()).isEqualTo(400);
         assertThat(unknown.body().get("field").asText()).isEqualTo("steps[0].client_id");
-        assertThat(call("PUT", "/sensors/" + s + "/escalation", "test-read-token", Map.of("steps", List.of())).status())
+        assertThat(api.call("PUT", "/sensors/" + s + "/escalation", "test-read-token", Map.of("steps", List.of())).status())
                 .isEqualTo(403);
-        assertThat(call("GET", "/sensors/nosuch" + "0/escalation", "test-read-token", null).status()).isEqualTo(404);
+        assertThat(api.call("GET", "/sensors/nosuch" + "0/escalation", "test-read-token", null).status()).isEqualTo(404);
 
-        assertThat(call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of(
+        assertThat(api.call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of(
                 Map.of("after_seconds", 300, "client_id", guard)))).status()).isEqualTo(200);
-        JsonNode read = call("GET", "/sensors/" + s + "/escalation", "test-read-token", null).body();
+        JsonNode read = api.call("GET", "/sensors/" + s + "/escalation", "test-read-token", null).body();
         assertThat(read.at("/steps/0/after_seconds").asInt()).isEqualTo(300);
         assertThat(read.at("/steps/0/client_id").asText()).isEqualTo(guard);
-        assertThat(call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of())).body()
+        assertThat(api.call("PUT", "/sensors/" + s + "/escalation", "test-admin-token", Map.of("steps", List.of())).body()
                 .get("steps")).isEmpty();
     }
 
@@ -346,7 +352,7 @@ class AlarmEscalationRouteTest {
      */
     private String bulk(int n, int steps) throws Exception {
         String prefix = "E" + UUID.randomUUID().toString().replace("-", "").substring(0, 6);
-        String guard = client("/bulk-" + prefix);
+        String guard = api.client(receiver, "/bulk-" + prefix);
         jdbc.update("INSERT INTO sensors (id, address, open_alarm_seconds) "
                 + "SELECT ? || lpad(g::text, 5, '0'), 'bulk', 1800 FROM generate_series(1, ?) g", prefix, n);
         jdbc.update("""
@@ -362,26 +368,6 @@ class AlarmEscalationRouteTest {
                 "SELECT count(*) FROM alarm_escalations e JOIN alarms a ON a.id = e.alarm_id WHERE a.sensor_id LIKE ?",
                 Integer.class, prefix + "%") == n * steps);
         return prefix;
-    }
-
-    private Answer call(String method, String path, String token, Object body) throws Exception {
-        return api().call(method, path, token, body);
-    }
-
-    private Api api() {
-        return new Api(port);
-    }
-
-    private String client(String path) throws Exception {
-        return api().client(receiver, path, Map.of("name", "escalation test"));
-    }
-
-    private void link(String client, String sensor) throws Exception {
-        api().link(client, sensor);
-    }
-
-    private List<JsonNode> bodies(String path) throws Exception {
-        return Api.bodies(receiver, path);
     }
 
     private String sensor(int openAlarmSeconds) {

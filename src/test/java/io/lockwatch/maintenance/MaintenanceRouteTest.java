@@ -61,20 +61,26 @@ class MaintenanceRouteTest {
     @Autowired Traces traces;
     @Autowired CamelContext camel;
     @LocalServerPort int port;
+    Api api;
+
+    @org.junit.jupiter.api.BeforeEach
+    void api() {
+        api = new Api(port);
+    }
 
     @Test
     void aWindowHoldsWhatWentWrongLetsChangesThroughAndSendsWhatIsStillTrueOnceWhenItEnds() throws Exception {
         String lost = sensor(null), cameBack = sensor(null), open = sensor(1);
-        String client = client("/site"), guard = client("/guard");
+        String client = api.client(receiver, "/site"), guard = api.client(receiver, "/guard");
         for (String s : List.of(lost, cameBack, open)) {
-            link(client, s);
+            api.link(client, s);
             publish(s, 1, System.currentTimeMillis());
         }
-        assertThat(call("PUT", "/sensors/" + open + "/escalation", "test-admin-token",
+        assertThat(api.call("PUT", "/sensors/" + open + "/escalation", "test-admin-token",
                 Map.of("steps", List.of(Map.of("after_seconds", 1, "client_id", guard)))).status()).isEqualTo(200);
         await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at("/site").size() == 3);
 
-        Answer window = call("POST", "/maintenance", "test-admin-token", Map.of("reason", "rewiring the east wing",
+        Answer window = api.call("POST", "/maintenance", "test-admin-token", Map.of("reason", "rewiring the east wing",
                 "ends_at", Instant.now().plus(Duration.ofHours(1)).toString(), "sensor_ids", List.of(lost, cameBack, open)));
         assertThat(window.status()).as(String.valueOf(window.body())).isEqualTo(201);
         assertThat(window.body().get("state").asText()).isEqualTo("open");
@@ -96,20 +102,20 @@ class MaintenanceRouteTest {
         assertThat(scans.matches(15, TimeUnit.SECONDS)).isTrue();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at("/site").size() >= 5);
-        List<JsonNode> during = bodies("/site").subList(3, bodies("/site").size());
+        List<JsonNode> during = Api.bodies(receiver, "/site").subList(3, Api.bodies(receiver, "/site").size());
         assertThat(during).extracting(b -> b.get("sensor_id").asText() + " " + b.get("type").asText())
                 .containsExactlyInAnyOrder(open + " sensor.state_changed", cameBack + " sensor.state_changed");
         assertThat(during).allSatisfy(b -> assertThat(b.get("maintenance").asBoolean())
                 .as("a door opened during maintenance is still a door opened, marked").isTrue());
         assertThat(receiver.at("/guard")).as("no escalation while the window is open").isEmpty();
-        assertThat(call("GET", "/maintenance/" + id, "test-read-token", null).body().get("held").asInt()).isEqualTo(2);
+        assertThat(api.call("GET", "/maintenance/" + id, "test-read-token", null).body().get("held").asInt()).isEqualTo(2);
 
-        Answer ended = call("POST", "/maintenance/" + id + "/end", "test-admin-token", null);
+        Answer ended = api.call("POST", "/maintenance/" + id + "/end", "test-admin-token", null);
         assertThat(ended.status()).isEqualTo(200);
         assertThat(ended.body().get("state").asText()).isEqualTo("ended");
 
         await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at("/site").size() == 7 && receiver.at("/guard").size() == 1);
-        List<JsonNode> after = bodies("/site").subList(5, 7);
+        List<JsonNode> after = Api.bodies(receiver, "/site").subList(5, 7);
         assertThat(after).extracting(b -> b.get("sensor_id").asText() + " " + b.get("type").asText())
                 .containsExactlyInAnyOrder(lost + " sensor.connection_lost", open + " sensor.alarm_raised");
         assertThat(after).allSatisfy(b -> assertThat(b.has("maintenance")).isFalse());
@@ -118,13 +124,13 @@ class MaintenanceRouteTest {
                 .isEqualTo(jdbc.queryForObject("""
                         SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM sensor_events
                          WHERE sensor_id = ? AND type = 'sensor.connection_lost' ORDER BY sequence LIMIT 1""", String.class, lost));
-        await().atMost(Duration.ofSeconds(10)).until(() -> !call("GET", "/maintenance/" + id, "test-read-token", null)
+        await().atMost(Duration.ofSeconds(10)).until(() -> !api.call("GET", "/maintenance/" + id, "test-read-token", null)
                 .body().get("released_at").isNull());
         NotifyBuilder more = new NotifyBuilder(camel).fromRoute("ended-maintenance-windows-are-released").whenCompleted(3).create();
         assertThat(more.matches(15, TimeUnit.SECONDS)).isTrue();
         assertThat(receiver.at("/site")).as("once").hasSize(7);
         assertThat(receiver.at("/guard")).hasSize(1);
-        assertThat(bodies("/site").stream().filter(b -> b.get("sensor_id").asText().equals(cameBack)).count())
+        assertThat(Api.bodies(receiver, "/site").stream().filter(b -> b.get("sensor_id").asText().equals(cameBack)).count())
                 .as("lost and restored within the window: neither, only its change").isEqualTo(2);
     }
 
@@ -133,13 +139,13 @@ class MaintenanceRouteTest {
         String inside = sensor(null), outside = sensor(null);
         jdbc.update("UPDATE sensors SET address = 'Building 7, door ' || id WHERE id = ?", inside);
         jdbc.update("UPDATE sensors SET address = 'Building 8, door ' || id WHERE id = ?", outside);
-        String client = client("/by-address");
-        link(client, inside);
-        link(client, outside);
+        String client = api.client(receiver, "/by-address");
+        api.link(client, inside);
+        api.link(client, outside);
         publish(inside, 1, System.currentTimeMillis());
         publish(outside, 1, System.currentTimeMillis());
         await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at("/by-address").size() == 2);
-        assertThat(call("POST", "/maintenance", "test-admin-token", Map.of("reason", "power cut",
+        assertThat(api.call("POST", "/maintenance", "test-admin-token", Map.of("reason", "power cut",
                 "ends_at", Instant.now().plus(Duration.ofHours(1)).toString(), "address_prefix", "BUILDING 7")).status())
                 .isEqualTo(201);
 
@@ -147,46 +153,46 @@ class MaintenanceRouteTest {
         fallSilent(outside);
 
         await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at("/by-address").size() == 3 && held(inside, "connectivity"));
-        assertThat(bodies("/by-address").get(2).get("sensor_id").asText()).isEqualTo(outside);
+        assertThat(Api.bodies(receiver, "/by-address").get(2).get("sensor_id").asText()).isEqualTo(outside);
     }
 
     @Test
     void windowsAreCheckedCancelledBeforeTheyStartAndEndedOnlyWhileOpen() throws Exception {
         String s = sensor(null);
         String later = Instant.now().plus(Duration.ofHours(2)).toString(), soon = Instant.now().plus(Duration.ofHours(1)).toString();
-        assertThat(call("POST", "/maintenance", "test-admin-token", Map.of("reason", "x", "ends_at", soon)).status()).isEqualTo(400);
-        assertThat(call("POST", "/maintenance", "test-admin-token", Map.of("reason", "x", "ends_at", soon,
+        assertThat(api.call("POST", "/maintenance", "test-admin-token", Map.of("reason", "x", "ends_at", soon)).status()).isEqualTo(400);
+        assertThat(api.call("POST", "/maintenance", "test-admin-token", Map.of("reason", "x", "ends_at", soon,
                 "sensor_ids", List.of(s), "address_prefix", "a")).status()).isEqualTo(400);
-        assertThat(call("POST", "/maintenance", "test-admin-token", Map.of("reason", "x", "starts_at", later,
+        assertThat(api.call("POST", "/maintenance", "test-admin-token", Map.of("reason", "x", "starts_at", later,
                 "ends_at", soon, "sensor_ids", List.of(s))).body().get("field").asText()).isEqualTo("ends_at");
-        Answer unknown = call("POST", "/maintenance", "test-admin-token", Map.of("reason", "x", "ends_at", soon,
+        Answer unknown = api.call("POST", "/maintenance", "test-admin-token", Map.of("reason", "x", "ends_at", soon,
                 "sensor_ids", List.of(s, "NoSuchSensor9")));
         assertThat(unknown.status()).isEqualTo(400);
         assertThat(unknown.body().get("detail").asText()).contains("NoSuchSensor9");
-        assertThat(call("POST", "/maintenance", "test-read-token", Map.of("reason", "x", "ends_at", soon,
+        assertThat(api.call("POST", "/maintenance", "test-read-token", Map.of("reason", "x", "ends_at", soon,
                 "sensor_ids", List.of(s))).status()).isEqualTo(403);
 
-        String scheduled = call("POST", "/maintenance", "test-admin-token", Map.of("reason", "next week", "starts_at", soon,
+        String scheduled = api.call("POST", "/maintenance", "test-admin-token", Map.of("reason", "next week", "starts_at", soon,
                 "ends_at", later, "sensor_ids", List.of(s))).body().get("id").asText();
-        assertThat(call("GET", "/maintenance/" + scheduled, "test-read-token", null).body().get("state").asText())
+        assertThat(api.call("GET", "/maintenance/" + scheduled, "test-read-token", null).body().get("state").asText())
                 .isEqualTo("scheduled");
-        assertThat(call("POST", "/maintenance/" + scheduled + "/end", "test-admin-token", null).status()).isEqualTo(409);
-        assertThat(call("GET", "/maintenance", "test-read-token", null).body().get("items").findValuesAsText("id"))
+        assertThat(api.call("POST", "/maintenance/" + scheduled + "/end", "test-admin-token", null).status()).isEqualTo(409);
+        assertThat(api.call("GET", "/maintenance", "test-read-token", null).body().get("items").findValuesAsText("id"))
                 .contains(scheduled);
-        assertThat(call("DELETE", "/maintenance/" + scheduled, "test-admin-token", null).status()).isEqualTo(204);
-        assertThat(call("GET", "/maintenance/" + scheduled, "test-read-token", null).body().get("state").asText())
+        assertThat(api.call("DELETE", "/maintenance/" + scheduled, "test-admin-token", null).status()).isEqualTo(204);
+        assertThat(api.call("GET", "/maintenance/" + scheduled, "test-read-token", null).body().get("state").asText())
                 .isEqualTo("cancelled");
-        assertThat(call("GET", "/maintenance", "test-read-token", null).body().get("items").findValuesAsText("id"))
+        assertThat(api.call("GET", "/maintenance", "test-read-token", null).body().get("items").findValuesAsText("id"))
                 .doesNotContain(scheduled);
-        assertThat(call("GET", "/maintenance?all=true", "test-read-token", null).body().get("items").findValuesAsText("id"))
+        assertThat(api.call("GET", "/maintenance?all=true", "test-read-token", null).body().get("items").findValuesAsText("id"))
                 .contains(scheduled);
 
-        String open = call("POST", "/maintenance", "test-admin-token", Map.of("reason", "now", "ends_at", soon,
+        String open = api.call("POST", "/maintenance", "test-admin-token", Map.of("reason", "now", "ends_at", soon,
                 "sensor_ids", List.of(s))).body().get("id").asText();
-        assertThat(call("DELETE", "/maintenance/" + open, "test-admin-token", null).status()).isEqualTo(409);
-        assertThat(call("POST", "/maintenance/" + open + "/end", "test-admin-token", null).status()).isEqualTo(200);
-        assertThat(call("POST", "/maintenance/" + open + "/end", "test-admin-token", null).status()).isEqualTo(409);
-        assertThat(call("GET", "/maintenance/" + UUID.randomUUID(), "test-read-token", null).status()).isEqualTo(404);
+        assertThat(api.call("DELETE", "/maintenance/" + open, "test-admin-token", null).status()).isEqualTo(409);
+        assertThat(api.call("POST", "/maintenance/" + open + "/end", "test-admin-token", null).status()).isEqualTo(200);
+        assertThat(api.call("POST", "/maintenance/" + open + "/end", "test-admin-token", null).status()).isEqualTo(409);
+        assertThat(api.call("GET", "/maintenance/" + UUID.randomUUID(), "test-read-token", null).status()).isEqualTo(404);
     }
 
     /**
@@ -196,7 +202,7 @@ class MaintenanceRouteTest {
     @Test
     void aLargeReleaseByTwoInstancesSendsEachSensorOnce() throws Exception {
         String prefix = "W" + UUID.randomUUID().toString().replace("-", "").substring(0, 6);
-        String client = client("/bulk-" + prefix);
+        String client = api.client(receiver, "/bulk-" + prefix);
         jdbc.update("INSERT INTO sensors (id, address) SELECT ? || lpad(g::text, 5, '0'), 'bulk' FROM generate_series(1, 2000) g",
                 prefix);
         jdbc.update("INSERT INTO client_sensors (client_id, sensor_id) SELECT ?::uuid, id FROM sensors WHERE id LIKE ?",
@@ -247,26 +253,6 @@ class MaintenanceRouteTest {
     }
 
     // ---
-
-    private Answer call(String method, String path, String token, Object body) throws Exception {
-        return api().call(method, path, token, body);
-    }
-
-    private Api api() {
-        return new Api(port);
-    }
-
-    private String client(String path) throws Exception {
-        return api().client(receiver, path, Map.of("name", "maintenance test"));
-    }
-
-    private void link(String client, String sensor) throws Exception {
-        api().link(client, sensor);
-    }
-
-    private List<JsonNode> bodies(String path) throws Exception {
-        return Api.bodies(receiver, path);
-    }
 
     private String sensor(Integer openAlarmSeconds) {
         String id = "W" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);

@@ -55,6 +55,10 @@ public final class Api {
         return created.body().get("id").asText();
     }
 
+    public String client(WebhookReceiver receiver, String path) throws Exception {
+        return client(receiver, path, Map.of());
+    }
+
     public void link(String client, String sensor) throws Exception {
         assertThat(call("PUT", "/clients/" + client + "/sensors/" + sensor, ADMIN, null).status()).isLessThan(300);
     }
