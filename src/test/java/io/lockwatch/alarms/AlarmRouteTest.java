@@ -3,10 +3,6 @@ package io.lockwatch.alarms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +18,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lockwatch.ingest.IngestProperties;
 import io.lockwatch.notify.WebhookReceiver;
+import io.lockwatch.testing.Api;
+import io.lockwatch.testing.Api.Answer;
 import io.lockwatch.testing.Readings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.NotifyBuilder;
@@ -50,7 +48,6 @@ class AlarmRouteTest {
     static final WebhookReceiver receiver = WebhookReceiver.forTheClass();
 
     static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @Autowired RabbitTemplate rabbit;
     @Autowired JdbcTemplate jdbc;
@@ -237,38 +234,20 @@ class AlarmRouteTest {
                 .isSortedAccordingTo(java.util.Comparator.reverseOrder());
     }
 
-    record Answer(int status, JsonNode body) {
-    }
-
     private Answer call(String method, String path, String token, Object body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1" + path))
-                .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + token);
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
-        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        return new Answer(r.statusCode(), r.body() == null || r.body().isBlank() ? null : JSON.readTree(r.body()));
+        return new Api(port).call(method, path, token, body);
     }
 
     private String client(String path, List<String> eventTypes) throws Exception {
-        Answer created = call("POST", "/clients", "test-admin-token",
-                Map.of("name", "alarm test", "url", receiver.url(path), "event_types", eventTypes));
-        assertThat(created.status()).isEqualTo(201);
-        return created.body().get("id").asText();
+        return new Api(port).client(receiver, path, Map.of("name", "alarm test", "event_types", eventTypes));
     }
 
     private void link(String client, String sensor) throws Exception {
-        assertThat(call("PUT", "/clients/" + client + "/sensors/" + sensor, "test-admin-token", null).status()).isLessThan(300);
+        new Api(port).link(client, sensor);
     }
 
     private List<JsonNode> bodies(String path) throws Exception {
-        List<JsonNode> bodies = new ArrayList<>();
-        for (WebhookReceiver.Received r : receiver.at(path)) {
-            bodies.add(JSON.readTree(r.body()));
-        }
-        return bodies;
+        return Api.bodies(receiver, path);
     }
 
     /** Completes after the next {@code n} alarm scans. */
