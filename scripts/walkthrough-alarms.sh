@@ -19,11 +19,8 @@ fail() { echo "alarm walkthrough FAILED: $*" >&2; exit 1; }
 field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval("d" + sys.argv[1]))' "$1"; }
 cd "$(dirname "$0")/.."
 
-python3 scripts/webhook-receiver.py "$PORT" --log "$LOG" >/dev/null 2>&1 &
-RECEIVER=$!
-trap 'kill $RECEIVER 2>/dev/null; rm -f "$LOG"' EXIT
-sleep 0.5
-kill -0 $RECEIVER 2>/dev/null || fail "the webhook receiver could not listen on 127.0.0.1:$PORT (RECEIVER_PORT=... to choose another)"
+. scripts/lib/receiver.sh
+start_receiver
 
 echo "1. a site client, linked to two doors whose alarms escalate to a night guard after 3 s"
 SITE=$(curl -sf -X POST "$BASE/clients" -H "$AUTH" -H "$JSON" \

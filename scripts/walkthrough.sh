@@ -17,11 +17,8 @@ SENSOR="Walk$(date +%s | tail -c 7)"
 fail() { echo "walkthrough FAILED: $*" >&2; exit 1; }
 cd "$(dirname "$0")/.."
 
-python3 scripts/webhook-receiver.py "$PORT" --log "$LOG" >/dev/null 2>&1 &
-RECEIVER=$!
-trap 'kill $RECEIVER 2>/dev/null; rm -f "$LOG"' EXIT
-sleep 0.5
-kill -0 $RECEIVER 2>/dev/null || fail "the webhook receiver could not listen on 127.0.0.1:$PORT (RECEIVER_PORT=... to choose another)"
+. scripts/lib/receiver.sh
+start_receiver
 
 echo "1. register a client whose URL is the local receiver"
 CLIENT=$(curl -sf -X POST "$BASE/clients" -H "$AUTH" -H "$JSON" \

@@ -32,8 +32,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * at the measured time of the reading that closed the door; losing the sensor's connection does not clear it.
  *
  * <p>An alarm raised gets the steps of its sensor's escalation chain as they are then, each due its delay after the
- * alarm was recorded (not its nominal time, which a late scan or an outage may have put in the past). A due step of an alarm neither acknowledged nor cleared is sent once, as its own event
- * ({@code sensor.alarm_escalated}, the sensor's next sequence) to its step's client only. Sending a step locks its
+ * alarm was recorded (not its nominal time, which a late scan or an outage may have put in the past). A due step of
+ * an alarm neither acknowledged nor cleared is sent once, as its own event ({@code sensor.alarm_escalated}, the
+ * sensor's next sequence) to its step's client only. Sending a step locks its
  * alarm and acknowledging waits for that lock, so a step is sent before an acknowledgement or not at all; what an
  * acknowledgement or a clearing finds still pending of a sent step is cancelled with the steps still to come.
  *

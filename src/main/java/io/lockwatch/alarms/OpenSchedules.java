@@ -46,7 +46,7 @@ public class OpenSchedules {
         this.defaultOpenSeconds = defaultOpenSeconds;
     }
 
-    /** The sensor's schedule, or null; {@code exists} false if there is no such sensor. */
+    /** The sensor's schedule, or null if it has none (or there is no such sensor: {@link #sensorExists}). */
     public View find(String sensorId) {
         List<View> found = jdbc.query("SELECT time_zone, ranges::text FROM sensor_open_schedules WHERE sensor_id = ?",
                 (rs, i) -> view(parse(rs.getString(1), rs.getString(2))), sensorId);
