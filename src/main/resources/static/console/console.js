@@ -351,9 +351,10 @@
       cell(tr, a.severity, 'severity-' + a.severity);
       cell(tr, when(a.opened_at));
       cell(tr, when(a.raised_at));
-      // each step of its chain with its time: sent, due, or stopped by the acknowledgement or the closing
+      // each step of its chains with its time: sent, due, or stopped by the acknowledgement or the closing; a
+      // link's chain is named by its client's id
       cell(tr, (a.escalation || []).length === 0 ? null : a.escalation.map((e) =>
-        `${e.step}: ${e.state === 'sent' ? 'sent ' + when(e.sent_at)
+        `${e.chain_client_id ? 'link ' + e.chain_client_id.slice(0, 8) + ' ' : ''}${e.step}: ${e.state === 'sent' ? 'sent ' + when(e.sent_at)
           : e.state === 'stopped' ? 'stopped' : 'due ' + when(e.due_at)}`).join('; '));
       cell(tr, a.acknowledged_at ? `${a.acknowledged_by} ${when(a.acknowledged_at)}` : null);
       const action = cell(tr, '');

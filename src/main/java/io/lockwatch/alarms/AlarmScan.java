@@ -31,12 +31,14 @@ import org.springframework.transaction.support.TransactionTemplate;
  * and opened again since the last scan has its old alarm cleared before its new one is raised. An alarm is cleared
  * at the measured time of the reading that closed the door; losing the sensor's connection does not clear it.
  *
- * <p>An alarm raised gets the steps of its sensor's escalation chain as they are then, each due its delay after the
+ * <p>An alarm raised gets the steps of its sensor's escalation chains as they are then, each due its delay after the
  * alarm was recorded (not its nominal time, which a late scan or an outage may have put in the past). A due step of
  * an alarm neither acknowledged nor cleared is sent once, as its own event ({@code sensor.alarm_escalated}, the
  * sensor's next sequence) to its step's client only. Sending a step locks its
  * alarm and acknowledging waits for that lock, so a step is sent before an acknowledgement or not at all; what an
- * acknowledgement or a clearing finds still pending of a sent step is cancelled with the steps still to come.
+ * acknowledgement or a clearing finds still pending of a sent step is cancelled with the steps still to come. The
+ * chains of the sensor's links (a linked client's own) run beside its own, each step sent once. The clients sent a
+ * step hear the alarm's clearing, linked or not.
  *
  * <p>Like the heartbeat, the scan waits while readings are queued beyond the heartbeat's {@code max-backlog}: a door
  * closed during a downtime has its closing reading still in the broker.
@@ -202,9 +204,13 @@ public class AlarmScan {
                 -- count from now, when the alarm can first be seen and acknowledged: one raised late (a scan's
                 -- interval, or an outage) still gives whoever answers it each step's whole delay
                 chain AS (
-                    INSERT INTO alarm_escalations (alarm_id, step, after_seconds, client_id, due_at)
-                    SELECT a.id, st.step, st.after_seconds, st.client_id, now() + make_interval(secs => st.after_seconds)
-                      FROM alarm a JOIN sensor_escalation_steps st ON st.sensor_id = a.sensor_id)
+                    INSERT INTO alarm_escalations (alarm_id, link_client_id, step, after_seconds, client_id, due_at)
+                    SELECT a.id, NULL, st.step, st.after_seconds, st.client_id, now() + make_interval(secs => st.after_seconds)
+                      FROM alarm a JOIN sensor_escalation_steps st ON st.sensor_id = a.sensor_id
+                    UNION ALL -- and the chains of its links
+                    SELECT a.id, l.client_id, l.step, l.after_seconds, l.to_client_id,
+                           now() + make_interval(secs => l.after_seconds)
+                      FROM alarm a JOIN link_escalation_steps l ON l.sensor_id = a.sensor_id)
                 INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
                 SELECT sensor_id, raised_sequence, ?, 0, raised_at, id FROM alarm
                 RETURNING id""")) {
@@ -232,10 +238,10 @@ public class AlarmScan {
      */
     private int escalateDue(Connection c) throws SQLException {
         long started = System.currentTimeMillis();
-        java.util.Map<Long, java.util.UUID> events = new java.util.LinkedHashMap<>();
+        List<Outbox.To> events = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH due AS (
-                    SELECT e.alarm_id, e.step, e.client_id, e.due_at, a.sensor_id
+                    SELECT e.alarm_id, e.link_client_id, e.step, e.client_id, e.due_at, a.sensor_id
                       FROM alarm_escalations e JOIN alarms a ON a.id = e.alarm_id
                      WHERE e.sent_at IS NULL AND e.stopped_at IS NULL AND e.due_at <= now()
                        AND a.acknowledged_at IS NULL AND a.cleared_at IS NULL
@@ -249,7 +255,7 @@ public class AlarmScan {
                     SELECT s.sensor_id FROM sensor_state s WHERE s.sensor_id IN (SELECT sensor_id FROM due)
                        FOR UPDATE SKIP LOCKED),
                 numbered AS (
-                    SELECT d.*, row_number() OVER (PARTITION BY d.sensor_id ORDER BY d.step) AS k,
+                    SELECT d.*, row_number() OVER (PARTITION BY d.sensor_id ORDER BY d.due_at, d.step, d.link_client_id) AS k,
                            count(*) OVER (PARTITION BY d.sensor_id) AS n
                       FROM due d WHERE d.sensor_id IN (SELECT sensor_id FROM sensors)),
                 moved AS (
@@ -258,18 +264,21 @@ public class AlarmScan {
                      WHERE s.sensor_id = x.sensor_id
                     RETURNING s.sensor_id, s.sequence, s.state),
                 sent AS (
-                    INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id, escalation_step)
-                    SELECT nb.sensor_id, m.sequence - nb.n + nb.k, ?, m.state, nb.due_at, nb.alarm_id, nb.step
+                    INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id, escalation_step,
+                                               escalation_link_client_id)
+                    SELECT nb.sensor_id, m.sequence - nb.n + nb.k, ?, m.state, nb.due_at, nb.alarm_id, nb.step,
+                           nb.link_client_id
                       FROM numbered nb JOIN moved m ON m.sensor_id = nb.sensor_id
-                    RETURNING id, alarm_id, escalation_step)
+                    RETURNING id, alarm_id, escalation_step, escalation_link_client_id)
                 UPDATE alarm_escalations e SET sent_at = now(), event_id = sent.id
                   FROM sent WHERE e.alarm_id = sent.alarm_id AND e.step = sent.escalation_step
+                              AND e.link_client_id IS NOT DISTINCT FROM sent.escalation_link_client_id
                 RETURNING sent.id, e.client_id""")) {
             ps.setInt(1, props.scanBatch());
             ps.setString(2, SensorEvent.ALARM_ESCALATED);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    events.put(rs.getLong(1), rs.getObject(2, java.util.UUID.class));
+                    events.add(new Outbox.To(rs.getLong(1), rs.getObject(2, java.util.UUID.class)));
                 }
             }
         }
@@ -337,8 +346,36 @@ public class AlarmScan {
                    AND NOT EXISTS (SELECT 1 FROM sensor_state s WHERE s.sensor_id = a.sensor_id)""")) {
             ps.executeUpdate();
         }
-        Outbox.notificationsFor(c, events, traces.scanRound("alarms: cleared", started, events.size()));
+        String trace = traces.scanRound("alarms: cleared", started, events.size());
+        Outbox.notificationsFor(c, events, trace);
+        Outbox.notificationsTo(c, stepClientsOf(c, events), trace);
         return events.size();
+    }
+
+    /**
+     * The clients that were sent a step of these events' alarms and are not linked to their sensors: they hear the
+     * clearing too, or the guard called out would never learn that the door has closed. The linked ones hear it as
+     * their event types say.
+     */
+    private static List<Outbox.To> stepClientsOf(Connection c, List<Long> events) throws SQLException {
+        List<Outbox.To> to = new ArrayList<>();
+        if (events.isEmpty()) {
+            return to;
+        }
+        try (PreparedStatement ps = c.prepareStatement("""
+                SELECT DISTINCT ev.id, e.client_id
+                  FROM sensor_events ev JOIN alarm_escalations e ON e.alarm_id = ev.alarm_id
+                 WHERE ev.id = ANY (?) AND e.sent_at IS NOT NULL
+                   AND NOT EXISTS (SELECT 1 FROM client_sensors cs
+                                    WHERE cs.client_id = e.client_id AND cs.sensor_id = ev.sensor_id)""")) {
+            ps.setArray(1, c.createArrayOf("int8", events.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    to.add(new Outbox.To(rs.getLong(1), rs.getObject(2, java.util.UUID.class)));
+                }
+            }
+        }
+        return to;
     }
 
     /**

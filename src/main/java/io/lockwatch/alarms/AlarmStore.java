@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -25,11 +26,12 @@ public class AlarmStore {
     }
 
     /**
-     * A step of an alarm's escalation: {@code state} is {@code pending} (not due yet, or about to be sent),
-     * {@code sent} or {@code stopped} (the alarm was acknowledged or cleared first).
+     * A step of an alarm's escalation: of the sensor's chain, or ({@code chainClientId}) of that linked client's;
+     * {@code state} is {@code pending} (not due yet, or about to be sent), {@code sent} or {@code stopped} (the alarm
+     * was acknowledged or cleared first).
      */
-    public record Escalation(int step, int afterSeconds, UUID clientId, String state, Instant dueAt, Instant sentAt,
-                             Instant stoppedAt) {
+    public record Escalation(UUID chainClientId, int step, int afterSeconds, UUID clientId, String state, Instant dueAt,
+                             Instant sentAt, Instant stoppedAt) {
     }
 
     /** Thrown for a chain that names a client that does not exist: its step's number. */
@@ -54,9 +56,11 @@ public class AlarmStore {
     private static final String VIEW = """
             SELECT a.id, a.sensor_id, a.type, a.severity, a.opened_at, a.threshold_seconds, a.raised_at, a.cleared_at,
                    a.acknowledged_at, a.acknowledged_by, a.ack_comment,
-                   (SELECT json_agg(json_build_object('step', e.step, 'after_seconds', e.after_seconds,
-                                                      'client_id', e.client_id, 'due_at', e.due_at, 'sent_at', e.sent_at,
-                                                      'stopped_at', e.stopped_at) ORDER BY e.step)
+                   (SELECT json_agg(json_build_object('chain_client_id', e.link_client_id, 'step', e.step,
+                                                      'after_seconds', e.after_seconds, 'client_id', e.client_id,
+                                                      'due_at', e.due_at, 'sent_at', e.sent_at,
+                                                      'stopped_at', e.stopped_at)
+                                    ORDER BY e.link_client_id NULLS FIRST, e.step)
                       FROM alarm_escalations e WHERE e.alarm_id = a.id)::text AS escalation
               FROM alarms a
             """;
@@ -128,7 +132,17 @@ public class AlarmStore {
             return null;
         }
         return jdbc.query("SELECT step, after_seconds, client_id FROM sensor_escalation_steps WHERE sensor_id = ? ORDER BY step",
-                (rs, i) -> new Step(rs.getInt(1), rs.getInt(2), rs.getObject(3, UUID.class)), sensorId);
+                STEP, sensorId);
+    }
+
+    /** The chain of a client's link to a sensor, in step order; null if the client is not linked to it. */
+    public List<Step> linkChain(UUID clientId, String sensorId) {
+        if (!linked(clientId, sensorId, false)) {
+            return null;
+        }
+        return jdbc.query("""
+                SELECT step, after_seconds, to_client_id FROM link_escalation_steps
+                 WHERE client_id = ? AND sensor_id = ? ORDER BY step""", STEP, clientId, sensorId);
     }
 
     /**
@@ -140,20 +154,49 @@ public class AlarmStore {
             if (jdbc.queryForList("SELECT id FROM sensors WHERE id = ? FOR UPDATE", String.class, sensorId).isEmpty()) {
                 return null;
             }
-            for (Step s : steps) {
-                if (!Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM clients WHERE id = ?)",
-                        Boolean.class, s.clientId()))) {
-                    throw new UnknownClient(s.step(), s.clientId());
-                }
-            }
+            clientsExist(steps);
             jdbc.update("DELETE FROM sensor_escalation_steps WHERE sensor_id = ?", sensorId);
-            for (Step s : steps) {
-                jdbc.update("INSERT INTO sensor_escalation_steps (sensor_id, step, after_seconds, client_id) VALUES (?, ?, ?, ?)",
-                        sensorId, s.step(), s.afterSeconds(), s.clientId());
-            }
+            jdbc.batchUpdate("INSERT INTO sensor_escalation_steps (sensor_id, step, after_seconds, client_id) VALUES (?, ?, ?, ?)",
+                    steps.stream().map(s -> new Object[] {sensorId, s.step(), s.afterSeconds(), s.clientId()}).toList());
             return chain(sensorId);
         });
     }
+
+    /**
+     * Replaces the chain of a client's link to a sensor (empty: none), as {@link #replaceChain} does the sensor's;
+     * unlinking removes it. Null if the client is not linked to the sensor.
+     */
+    public List<Step> replaceLinkChain(UUID clientId, String sensorId, List<Step> steps) {
+        return tx.execute(status -> {
+            if (!linked(clientId, sensorId, true)) {
+                return null;
+            }
+            clientsExist(steps);
+            jdbc.update("DELETE FROM link_escalation_steps WHERE client_id = ? AND sensor_id = ?", clientId, sensorId);
+            jdbc.batchUpdate("""
+                    INSERT INTO link_escalation_steps (client_id, sensor_id, step, after_seconds, to_client_id)
+                    VALUES (?, ?, ?, ?, ?)""",
+                    steps.stream().map(s -> new Object[] {clientId, sensorId, s.step(), s.afterSeconds(), s.clientId()})
+                            .toList());
+            return linkChain(clientId, sensorId);
+        });
+    }
+
+    private boolean linked(UUID clientId, String sensorId, boolean lock) {
+        return !jdbc.queryForList("SELECT 1 FROM client_sensors WHERE client_id = ? AND sensor_id = ?"
+                + (lock ? " FOR UPDATE" : ""), Integer.class, clientId, sensorId).isEmpty();
+    }
+
+    private void clientsExist(List<Step> steps) {
+        for (Step s : steps) {
+            if (!Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM clients WHERE id = ?)",
+                    Boolean.class, s.clientId()))) {
+                throw new UnknownClient(s.step(), s.clientId());
+            }
+        }
+    }
+
+    private static final RowMapper<Step> STEP = (rs, i) -> new Step(rs.getInt(1), rs.getInt(2), rs.getObject(3, UUID.class));
 
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
@@ -173,9 +216,11 @@ public class AlarmStore {
         }
         try {
             List<Escalation> steps = new java.util.ArrayList<>();
-            for (com.fasterxml.jackson.databind.JsonNode e : JSON.readTree(json)) {
+            for (JsonNode e : JSON.readTree(json)) {
                 Instant sent = instant(e.get("sent_at")), stopped = instant(e.get("stopped_at"));
-                steps.add(new Escalation(e.get("step").asInt(), e.get("after_seconds").asInt(),
+                JsonNode chainOf = e.get("chain_client_id");
+                steps.add(new Escalation(chainOf == null || chainOf.isNull() ? null : UUID.fromString(chainOf.asText()),
+                        e.get("step").asInt(), e.get("after_seconds").asInt(),
                         UUID.fromString(e.get("client_id").asText()),
                         sent != null ? "sent" : stopped != null ? "stopped" : "pending", instant(e.get("due_at")), sent,
                         stopped));
@@ -187,7 +232,7 @@ public class AlarmStore {
     }
 
     /** PostgreSQL's JSON form of a timestamptz ("2026-11-28T07:42:49.123456+00:00"). */
-    private static Instant instant(com.fasterxml.jackson.databind.JsonNode value) {
+    private static Instant instant(JsonNode value) {
         return value == null || value.isNull() ? null
                 : java.time.OffsetDateTime.parse(value.asText()).toInstant();
     }

@@ -8,7 +8,10 @@ import java.util.UUID;
 import io.lockwatch.alarms.AlarmStore;
 import org.apache.camel.Exchange;
 
-/** Alarms: listed by sensor, client, activity and time; read; acknowledged by an operator; sensors' escalation chains. */
+/**
+ * Alarms: listed by sensor, client, activity and time; read; acknowledged by an operator; the escalation chains of
+ * sensors and of client links; expected-open schedules.
+ */
 public class AlarmsApi {
 
     private static final long DAY = 86_400_000L;
@@ -71,17 +74,48 @@ public class AlarmsApi {
 
     public void replaceChain(Exchange exchange) {
         String sensor = SensorsApi.sensorId(exchange);
+        List<AlarmStore.Step> steps = steps(exchange);
+        List<AlarmStore.Step> replaced = unknownClientNamed(() -> store.replaceChain(sensor, steps));
+        if (replaced == null) {
+            throw ApiProblem.notFound("sensor " + sensor);
+        }
+        Json.respond(exchange, 200, new ResponseBodies.EscalationChain(replaced));
+    }
+
+    public void linkChain(Exchange exchange) {
+        UUID client = Json.uuid(exchange, "clientId", "client");
+        String sensor = SensorsApi.sensorId(exchange);
+        List<AlarmStore.Step> steps = store.linkChain(client, sensor);
+        if (steps == null) {
+            throw ApiProblem.notFound("a link of client " + client + " to sensor " + sensor);
+        }
+        Json.respond(exchange, 200, new ResponseBodies.EscalationChain(steps));
+    }
+
+    public void replaceLinkChain(Exchange exchange) {
+        UUID client = Json.uuid(exchange, "clientId", "client");
+        String sensor = SensorsApi.sensorId(exchange);
+        List<AlarmStore.Step> steps = steps(exchange);
+        List<AlarmStore.Step> replaced = unknownClientNamed(() -> store.replaceLinkChain(client, sensor, steps));
+        if (replaced == null) {
+            throw ApiProblem.notFound("a link of client " + client + " to sensor " + sensor);
+        }
+        Json.respond(exchange, 200, new ResponseBodies.EscalationChain(replaced));
+    }
+
+    /** The chain in the request, its steps numbered from 1. */
+    private static List<AlarmStore.Step> steps(Exchange exchange) {
         RequestBodies.EscalationChainChange chain = Json.bind(exchange, RequestBodies.EscalationChainChange.class);
         List<AlarmStore.Step> steps = new java.util.ArrayList<>();
         for (RequestBodies.EscalationChainChange.Step s : chain.steps()) {
             steps.add(new AlarmStore.Step(steps.size() + 1, s.afterSeconds(), s.clientId()));
         }
+        return steps;
+    }
+
+    private static <T> T unknownClientNamed(java.util.function.Supplier<T> replace) {
         try {
-            List<AlarmStore.Step> replaced = store.replaceChain(sensor, steps);
-            if (replaced == null) {
-                throw ApiProblem.notFound("sensor " + sensor);
-            }
-            Json.respond(exchange, 200, new ResponseBodies.EscalationChain(replaced));
+            return replace.get();
         } catch (AlarmStore.UnknownClient e) {
             throw ApiProblem.badRequest("steps[" + (e.step - 1) + "].client_id", e.getMessage());
         }

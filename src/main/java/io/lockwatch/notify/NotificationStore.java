@@ -114,13 +114,18 @@ public class NotificationStore {
                 var ps = con.prepareStatement("""
                         SELECT n.id, n.client_id, c.url, c.webhook_secret,
                                CASE WHEN c.previous_secret_until > now() THEN c.previous_secret END,
-                               -- an escalation's client was named by the alarm's chain, linked or not
-                               cs.client_id IS NOT NULL OR e.type = 'sensor.alarm_escalated',
+                               -- an escalation's client was named by the alarm's chain, linked or not, and hears
+                               -- its clearing
+                               cs.client_id IS NOT NULL OR e.type = 'sensor.alarm_escalated'
+                                   OR e.type = 'sensor.alarm_cleared'
+                                      AND EXISTS (SELECT 1 FROM alarm_escalations ae
+                                                   WHERE ae.alarm_id = e.alarm_id AND ae.client_id = n.client_id
+                                                     AND ae.sent_at IS NOT NULL),
                                n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
                                e.occurred_at, n.attempts,
                                a.id, a.type, a.opened_at, a.threshold_seconds, a.raised_at, a.cleared_at,
                                n.trace_parent, c.max_events_per_request, n.replayed, a.severity, e.escalation_step,
-                               e.maintenance
+                               e.maintenance, e.escalation_link_client_id
                           FROM notifications n
                           JOIN sensor_events e ON e.id = n.event_id
                           LEFT JOIN alarms a ON a.id = e.alarm_id
@@ -182,7 +187,7 @@ public class NotificationStore {
                        WHERE p.client_id IS NOT NULL)
             """;
 
-    /** The alarm of an alarm's event, as its webhook shows it (columns 15 to 20, 24 and 25 of the claim); else null. */
+    /** The alarm of an alarm's event, as its webhook shows it (columns 15 to 20, 24, 25 and 27 of the claim); else null. */
     private static Map<String, Object> alarm(java.sql.ResultSet rs) throws java.sql.SQLException {
         UUID id = rs.getObject(15, UUID.class);
         if (id == null) {
@@ -201,6 +206,10 @@ public class NotificationStore {
         a.put("severity", rs.getString(24));
         if (rs.getObject(25) != null) {
             a.put("escalation_step", rs.getInt(25));
+            UUID chainOf = rs.getObject(27, UUID.class);
+            if (chainOf != null) {
+                a.put("escalation_chain_client_id", chainOf.toString());
+            }
         }
         return a;
     }

@@ -145,12 +145,16 @@ public final class Outbox {
         return notified;
     }
 
+    /** An event for one client. */
+    public record To(long eventId, UUID clientId) {
+    }
+
     /**
-     * A notification of each event for the one client given with it, linked to the sensor or not, whatever event
-     * types it asked for: an escalation step's client was named for that alarm. Then their queues are collapsed
-     * where they are to be, as for {@link #notificationsFor}.
+     * A notification of each event for the client given with it, linked to the sensor or not, whatever event types it
+     * asked for: an escalation step's client was named for that alarm. Then their queues are collapsed where they are
+     * to be, as for {@link #notificationsFor}.
      */
-    public static Notified notificationsTo(Connection c, java.util.Map<Long, UUID> eventClients, String traceParent)
+    public static Notified notificationsTo(Connection c, List<To> eventClients, String traceParent)
             throws SQLException {
         if (eventClients.isEmpty()) {
             return Notified.NONE;
@@ -166,8 +170,8 @@ public final class Outbox {
                 ON CONFLICT DO NOTHING
                 RETURNING client_id""")) {
             ps.setString(1, traceParent);
-            ps.setArray(2, c.createArrayOf("int8", eventClients.keySet().toArray()));
-            ps.setArray(3, c.createArrayOf("uuid", eventClients.values().toArray()));
+            ps.setArray(2, c.createArrayOf("int8", eventClients.stream().map(To::eventId).toArray()));
+            ps.setArray(3, c.createArrayOf("uuid", eventClients.stream().map(To::clientId).toArray()));
             try (var rs = ps.executeQuery()) {
                 while (rs.next()) {
                     clients.add(rs.getObject(1, UUID.class));
@@ -177,7 +181,7 @@ public final class Outbox {
         }
         try (PreparedStatement ps = c.prepareStatement(COLLAPSE.formatted(
                 "SELECT DISTINCT client_id, sensor_id FROM notifications WHERE event_id = ANY (?)"))) {
-            ps.setArray(1, c.createArrayOf("int8", eventClients.keySet().toArray()));
+            ps.setArray(1, c.createArrayOf("int8", eventClients.stream().map(To::eventId).distinct().toArray()));
             ps.executeUpdate();
         }
         return new Notified(pending, clients);

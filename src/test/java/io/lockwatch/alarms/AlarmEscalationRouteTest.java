@@ -119,6 +119,58 @@ class AlarmEscalationRouteTest {
         assertThat(Instant.parse(alarm.get("escalation").get(0).get("sent_at").asText())).isAfterOrEqualTo(due1);
     }
 
+    /**
+     * A linked client's own chain runs beside the sensor's, its step marked as of that client's chain; the clients
+     * sent a step hear the clearing though not linked; unlinking removes the link's chain.
+     */
+    @Test
+    void aLinksOwnChainRunsBesideTheSensorsAndItsStepClientsHearTheClearing() throws Exception {
+        String s = sensor(1);
+        String tenant = api.client(receiver, "/tenant"), onCall = api.client(receiver, "/on-call"),
+                nightGuard = api.client(receiver, "/night-guard");
+        assertThat(api.call("GET", "/clients/" + tenant + "/sensors/" + s + "/escalation", "test-read-token", null).status())
+                .as("not linked: no chain").isEqualTo(404);
+        api.link(tenant, s);
+        api.call("PUT", "/sensors/" + s + "/escalation", "test-admin-token",
+                Map.of("steps", List.of(Map.of("after_seconds", 1, "client_id", nightGuard))));
+        Answer chain = api.call("PUT", "/clients/" + tenant + "/sensors/" + s + "/escalation", "test-admin-token",
+                Map.of("steps", List.of(Map.of("after_seconds", 2, "client_id", onCall))));
+        assertThat(chain.status()).as(String.valueOf(chain.body())).isEqualTo(200);
+        assertThat(chain.body().at("/steps/0/client_id").asText()).isEqualTo(onCall);
+        assertThat(api.call("PUT", "/clients/" + tenant + "/sensors/" + s + "/escalation", "test-read-token",
+                Map.of("steps", List.of())).status()).isEqualTo(403);
+
+        publish(s, 0, System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(20)).until(() -> !receiver.at("/on-call").isEmpty() && !receiver.at("/night-guard").isEmpty());
+        JsonNode toOnCall = Api.bodies(receiver, "/on-call").get(0), toGuard = Api.bodies(receiver, "/night-guard").get(0);
+        assertThat(toOnCall.get("type").asText()).isEqualTo("sensor.alarm_escalated");
+        assertThat(toOnCall.at("/alarm/escalation_step").asInt()).isEqualTo(1);
+        assertThat(toOnCall.at("/alarm/escalation_chain_client_id").asText()).isEqualTo(tenant);
+        assertThat(toGuard.at("/alarm/escalation_step").asInt()).isEqualTo(1);
+        assertThat(toGuard.at("/alarm").has("escalation_chain_client_id")).as("the sensor's own chain").isFalse();
+        assertThat(toOnCall.get("sequence").asLong()).isGreaterThan(toGuard.get("sequence").asLong());
+        JsonNode steps = api.call("GET", "/alarms/" + toGuard.at("/alarm/id").asText(), "test-read-token", null).body()
+                .get("escalation");
+        assertThat(steps).hasSize(2);
+        assertThat(steps.get(0).get("chain_client_id").isNull()).isTrue();
+        assertThat(steps.get(1).get("chain_client_id").asText()).isEqualTo(tenant);
+        assertThat(steps.findValuesAsText("state")).containsExactly("sent", "sent");
+
+        publish(s, 1, System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at("/on-call").size() == 2 && receiver.at("/night-guard").size() == 2);
+        assertThat(Api.bodies(receiver, "/on-call").get(1).get("type").asText()).isEqualTo("sensor.alarm_cleared");
+        assertThat(Api.bodies(receiver, "/night-guard").get(1).get("type").asText()).isEqualTo("sensor.alarm_cleared");
+        assertThat(Api.bodies(receiver, "/on-call")).extracting(b -> b.get("type").asText())
+                .as("not linked: no state change").doesNotContain("sensor.state_changed");
+
+        assertThat(api.call("DELETE", "/clients/" + tenant + "/sensors/" + s, "test-admin-token", null).status()).isEqualTo(204);
+        assertThat(api.call("GET", "/clients/" + tenant + "/sensors/" + s + "/escalation", "test-read-token", null).status())
+                .isEqualTo(404);
+        api.link(tenant, s);
+        assertThat(api.call("GET", "/clients/" + tenant + "/sensors/" + s + "/escalation", "test-read-token", null).body()
+                .get("steps")).as("unlinking removed it").isEmpty();
+    }
+
     @Test
     void anAcknowledgedAlarmIsNeverEscalated() throws Exception {
         String s = sensor(1);
