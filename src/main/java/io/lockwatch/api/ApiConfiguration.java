@@ -80,6 +80,16 @@ class ApiConfiguration {
     }
 
     @Bean
+    ClientScope clientScope(ApiDocument contract, JdbcTemplate jdbc) {
+        return new ClientScope(contract, jdbc);
+    }
+
+    @Bean
+    ClientKeysApi clientKeysApi(io.lockwatch.selfservice.ClientKeys keys) {
+        return new ClientKeysApi(keys);
+    }
+
+    @Bean
     AlarmsApi alarmsApi(io.lockwatch.alarms.AlarmStore store, io.lockwatch.alarms.OpenSchedules schedules) {
         return new AlarmsApi(store, schedules);
     }

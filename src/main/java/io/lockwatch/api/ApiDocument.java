@@ -38,6 +38,45 @@ public final class ApiDocument {
         return document.path("components").path("schemas").path(name);
     }
 
+    /** An operation as the contract declares it: who may call it, and the names of its query parameters. */
+    record Operation(String id, java.util.Set<String> roles, java.util.Set<String> queryParameters) {
+    }
+
+    /** Every operation of the contract by its id. */
+    java.util.Map<String, Operation> operations() {
+        java.util.Map<String, Operation> operations = new java.util.HashMap<>();
+        java.util.Set<String> defaultRoles = roles(document.path("security"));
+        document.path("paths").forEach(path -> path.fields().forEachRemaining(entry -> {
+            JsonNode op = entry.getValue();
+            if (!op.has("operationId")) {
+                return; // the path's own parameters
+            }
+            java.util.Set<String> query = new java.util.HashSet<>();
+            for (JsonNode list : java.util.List.of(path.path("parameters"), op.path("parameters"))) {
+                for (JsonNode p : list) {
+                    JsonNode parameter = resolved(p);
+                    if ("query".equals(parameter.path("in").asText())) {
+                        query.add(parameter.path("name").asText());
+                    }
+                }
+            }
+            operations.put(op.get("operationId").asText(), new Operation(op.get("operationId").asText(),
+                    op.has("security") ? roles(op.get("security")) : defaultRoles, java.util.Set.copyOf(query)));
+        }));
+        return java.util.Map.copyOf(operations);
+    }
+
+    private static java.util.Set<String> roles(JsonNode security) {
+        java.util.Set<String> roles = new java.util.HashSet<>();
+        security.forEach(requirement -> requirement.fieldNames().forEachRemaining(roles::add));
+        return java.util.Set.copyOf(roles);
+    }
+
+    private JsonNode resolved(JsonNode node) {
+        String ref = node.path("$ref").asText("");
+        return ref.startsWith("#/") ? document.at(ref.substring(1)) : node;
+    }
+
     public void serve(Exchange exchange) {
         Json.respond(exchange, 200, document);
     }

@@ -71,6 +71,12 @@ public class ClientsApi {
     public void update(Exchange exchange) {
         UUID id = clientId(exchange);
         RequestBodies.ClientUpdate body = Json.bind(exchange, RequestBodies.ClientUpdate.class);
+        boolean byItself = ClientScope.holder(exchange) != null;
+        if (byItself && body.name() != null) {
+            // the operator's label for the client: its own key changes how it is served, not what it is called
+            throw ApiProblem.forbidden("a client's key may change its url, delivery, event types, severities and "
+                    + "pause or resume it, not its name", List.of("name"));
+        }
         JsonNullable<List<String>> types = body.eventTypes();
         JsonNullable<List<String>> severities = body.alarmSeverities() == null ? JsonNullable.undefined() : body.alarmSeverities();
         Client client = registry.updateClient(id, body.name(), guarded(body.url()),
@@ -80,7 +86,7 @@ public class ClientsApi {
             throw ApiProblem.notFound("client " + id);
         }
         Boolean enabled = body.enabled();
-        if (enabled != null && (enabled ? notifications.resume(id) : notifications.pause(id, "paused by an operator"))) {
+        if (enabled != null && (enabled ? notifications.resume(id) : notifications.pause(id, byItself ? "paused by the client" : "paused by an operator"))) {
             client = registry.client(id);
         }
         Json.respond(exchange, 200, client);

@@ -70,6 +70,29 @@ final class RequestBodies {
         }
     }
 
+    /** A client's new API key: what it is called, what it may do, and when it expires (never, unset). */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record ClientKeyCreate(String name, String role, OffsetDateTime expiresAt) {
+        ClientKeyCreate {
+            plain("name", name);
+            if (expiresAt != null && !expiresAt.toInstant().isAfter(java.time.Instant.now())) {
+                throw ApiProblem.badRequest("expires_at", "a new key expires in the future");
+            }
+        }
+
+        java.time.Instant expiry() {
+            return expiresAt == null ? null : expiresAt.toInstant();
+        }
+    }
+
+    /** When a key expires: null never, a time now or past at once. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record ClientKeyUpdate(JsonNullable<OffsetDateTime> expiresAt) {
+        java.time.Instant expiry() {
+            return expiresAt == null || !expiresAt.isPresent() || expiresAt.get() == null ? null : expiresAt.get().toInstant();
+        }
+    }
+
     record ReplayRequest(OffsetDateTime since) {
     }
 

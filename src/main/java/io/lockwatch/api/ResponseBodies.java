@@ -52,6 +52,10 @@ final class ResponseBodies {
         }
     }
 
+    /** A client's keys, without their secrets. */
+    record ClientKeyList(List<io.lockwatch.selfservice.ClientKeys.Key> items) {
+    }
+
     /** A sensor's escalation chain. */
     record EscalationChain(List<io.lockwatch.alarms.AlarmStore.Step> steps) {
     }

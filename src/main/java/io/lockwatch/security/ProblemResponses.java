@@ -18,6 +18,12 @@ final class ProblemResponses implements AuthenticationEntryPoint, AccessDeniedHa
     /** 401: no token, or one that is not valid. Browsers opening Hawtio are asked for Basic credentials. */
     @Override
     public void commence(HttpServletRequest request, HttpServletResponse response, AuthenticationException e) throws IOException {
+        if (e instanceof org.springframework.security.authentication.AuthenticationServiceException) {
+            // the registry that holds client keys is away: not the caller's fault, and soon over
+            response.setHeader("Retry-After", "5");
+            Problems.write(response, 503, "Service Unavailable", "the key cannot be checked now; try again shortly");
+            return;
+        }
         boolean api = request.getServletPath().startsWith("/api/");
         response.setHeader("WWW-Authenticate", (api ? "Bearer" : "Basic") + " realm=\"lockwatch\"");
         Problems.write(response, 401, "Unauthorized", "a valid bearer token is required");
@@ -26,7 +32,8 @@ final class ProblemResponses implements AuthenticationEntryPoint, AccessDeniedHa
     /** 403: a read token asking to change something. */
     @Override
     public void handle(HttpServletRequest request, HttpServletResponse response, AccessDeniedException e) throws IOException {
-        Problems.write(response, 403, "Forbidden", "this token may only read");
+        Problems.write(response, 403, "Forbidden", request.getAttribute(io.lockwatch.selfservice.ClientKeys.REQUEST_ATTRIBUTE) != null
+                ? "a client's key reaches only the API, for its own client" : "this token may only read");
     }
 
     /**

@@ -21,7 +21,7 @@ import org.springframework.security.web.servlet.util.matcher.PathPatternRequestM
  * Who may open which door, decided by Spring Security on the path the container routes on (decoded, with
  * {@code ;} parameters gone), after its strict firewall has refused every path that is not in normal form.
  * Deny by default: only health and the Prometheus scrape answer without a token; reading needs a read or a full
- * token; everything else needs a full token; Jolokia's operations are decided by {@link JolokiaPolicy}. The
+ * token; everything else needs a full token; a client's key reaches only the API, which holds it to its client; Jolokia's operations are decided by {@link JolokiaPolicy}. The
  * README's permissions matrix is this method in a table.
  */
 @Configuration(proxyBeanMethods = false)
@@ -29,7 +29,8 @@ import org.springframework.security.web.servlet.util.matcher.PathPatternRequestM
 @EnableConfigurationProperties({TokenProperties.class, ManagementProperties.class})
 class SecurityConfiguration {
 
-    private static final String READ = Caller.READ_ROLE, FULL = Caller.FULL_ROLE, DEVICE = Caller.DEVICE_ROLE;
+    private static final String READ = Caller.READ_ROLE, FULL = Caller.FULL_ROLE, DEVICE = Caller.DEVICE_ROLE,
+            CLIENT = Caller.CLIENT_ROLE;
 
     @Bean
     SecurityFilterChain doors(HttpSecurity http, TokenAuthentication tokens, ProblemResponses problems,
@@ -40,6 +41,11 @@ class SecurityConfiguration {
             // go on to the door asked for; a device's login goes with the request, for the API to hold it to its sensors
             if (auth.getAuthorities().containsAll(Caller.DEVICE.authorities())) {
                 request.setAttribute(io.lockwatch.devices.DeviceLogin.REQUEST_ATTRIBUTE, auth.getName());
+            }
+            request.setAttribute(io.lockwatch.selfservice.ClientKeys.CALLER_ATTRIBUTE, auth.getName());
+            // and a client's key, for the API to hold it to its client (ClientScope)
+            if (auth.getDetails() instanceof io.lockwatch.selfservice.ClientKeys.Holder holder) {
+                request.setAttribute(io.lockwatch.selfservice.ClientKeys.REQUEST_ATTRIBUTE, holder);
             }
         });
         authentication.setFailureHandler(new AuthenticationEntryPointFailureHandler(problems));
@@ -72,6 +78,11 @@ class SecurityConfiguration {
                         .requestMatchers(path.matcher(HttpMethod.POST, "/broker-auth/*")).access(fromNetworks(brokerNetworks))
                         // a device posts readings of its own sensors with its credential (ReadingsApi holds it to them)
                         .requestMatchers(path.matcher(HttpMethod.POST, "/api/v1/readings")).hasAnyRole(FULL, DEVICE)
+                        // a client's key reaches the API, where each operation admits it to its own client's
+                        // resources or answers 404 (ClientScope, by the roles the contract gives each operation)
+                        .requestMatchers(path.matcher(HttpMethod.GET, "/api/v1/**"), path.matcher(HttpMethod.HEAD, "/api/v1/**"))
+                        .hasAnyRole(READ, CLIENT)
+                        .requestMatchers(path.matcher("/api/v1/**")).hasAnyRole(FULL, CLIENT)
                         // Hawtio posts its reads too: what each token may do there is JolokiaPolicy's to say
                         .requestMatchers(path.matcher("/actuator/jolokia/**"), path.matcher("/actuator/hawtio/jolokia/**"))
                         .hasRole(READ)
@@ -97,11 +108,12 @@ class SecurityConfiguration {
 
     /** The one way in; being an {@code AuthenticationManager} bean, it keeps Boot from inventing a user. */
     @Bean
-    TokenAuthentication tokenAuthentication(TokenProperties props, io.lockwatch.devices.Devices devices) {
+    TokenAuthentication tokenAuthentication(TokenProperties props, io.lockwatch.devices.Devices devices,
+                                            io.lockwatch.selfservice.ClientKeys clientKeys) {
         if (props.tokens().isEmpty()) {
             throw new IllegalStateException("no API token configured: set lockwatch.api.tokens (LOCKWATCH_API_TOKENS)");
         }
-        return new TokenAuthentication(props, devices::authenticate);
+        return new TokenAuthentication(props, devices::authenticate, clientKeys::authenticate);
     }
 
 

@@ -6,7 +6,9 @@ import java.util.Base64;
 import java.util.List;
 
 import jakarta.servlet.http.HttpServletRequest;
+import io.lockwatch.selfservice.ClientKeys;
 import org.springframework.security.authentication.AuthenticationManager;
+import org.springframework.security.authentication.AuthenticationServiceException;
 import org.springframework.security.authentication.BadCredentialsException;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.core.Authentication;
@@ -14,7 +16,8 @@ import org.springframework.security.web.authentication.AuthenticationConverter;
 
 /**
  * Reads a token from {@code Authorization: Bearer <token>}, or, on Hawtio's and Jolokia's paths only, from HTTP Basic
- * with any user name and the token as password (what a browser opening Hawtio sends), and tells whose it is. On
+ * with any user name and the token as password (what a browser opening Hawtio sends), and tells whose it is: an
+ * operator's full or read token, or a client's key ({@code lwc_…}, looked up in the registry). On
  * {@code POST /api/v1/readings} alone, HTTP Basic is a device's own login and secret instead, checked by the registry. Tokens are compared in constant time
  * against every configured one, and never logged: the principal is named by the token's place in the list.
  */
@@ -23,14 +26,20 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
     private final List<byte[]> fullTokens;
     private final List<byte[]> readTokens;
     private final java.util.function.BiPredicate<String, String> devices;
+    private final java.util.function.Function<String, ClientKeys.Holder> clientKeys;
 
     TokenAuthentication(TokenProperties props) {
-        this(props, (login, secret) -> false);
+        this(props, (login, secret) -> false, token -> null);
     }
 
-    /** @param devices whether a device's login and secret are those of a live credential */
-    TokenAuthentication(TokenProperties props, java.util.function.BiPredicate<String, String> devices) {
+    /**
+     * @param devices    whether a device's login and secret are those of a live credential
+     * @param clientKeys who holds a client key, if it is a live one
+     */
+    TokenAuthentication(TokenProperties props, java.util.function.BiPredicate<String, String> devices,
+                        java.util.function.Function<String, ClientKeys.Holder> clientKeys) {
         this.devices = devices;
+        this.clientKeys = clientKeys;
         this.fullTokens = props.tokens().stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toList();
         this.readTokens = props.readTokens().stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toList();
     }
@@ -71,7 +80,24 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
             }
             throw new BadCredentialsException("not a live credential of " + login);
         }
-        byte[] token = String.valueOf(presented.getCredentials()).getBytes(StandardCharsets.UTF_8);
+        String presentedToken = String.valueOf(presented.getCredentials());
+        if (ClientKeys.looksLikeOne(presentedToken)) {
+            ClientKeys.Holder holder;
+            try {
+                holder = clientKeys.apply(presentedToken);
+            } catch (org.springframework.dao.DataAccessException e) {
+                throw new AuthenticationServiceException("client keys cannot be checked now", e);
+            }
+            if (holder == null) {
+                throw new BadCredentialsException("not a live client key");
+            }
+            UsernamePasswordAuthenticationToken client = UsernamePasswordAuthenticationToken.authenticated(
+                    "client-key-" + holder.keyId(), null, holder.admin() ? Caller.CLIENT_ADMIN.authorities()
+                            : Caller.CLIENT_READ.authorities());
+            client.setDetails(holder);
+            return client;
+        }
+        byte[] token = presentedToken.getBytes(StandardCharsets.UTF_8);
         int full = indexOf(token, fullTokens);
         if (full >= 0) {
             return UsernamePasswordAuthenticationToken.authenticated("full-token-" + (full + 1), null, Caller.FULL.authorities());

@@ -39,7 +39,7 @@ class ApiModelsTest {
                 models.add(c);
             }
         }
-        assertThat(models).hasSize(11);
+        assertThat(models).hasSize(13);
         for (Class<?> model : models) {
             Schema<?> schema = CONTRACT.getComponents().getSchemas().get(model.getSimpleName());
             assertThat(schema).as("openapi.yaml has a schema %s", model.getSimpleName()).isNotNull();
@@ -78,7 +78,10 @@ class ApiModelsTest {
                 Map.entry(io.lockwatch.registry.RegistryFile.NewCredential.class, "NewCredential"),
                 Map.entry(io.lockwatch.devices.Devices.Gateway.class, "Gateway"),
                 Map.entry(io.lockwatch.devices.Devices.Credential.class, "Credential"),
-                Map.entry(io.lockwatch.notify.NotificationQueries.Notification.class, "Notification"));
+                Map.entry(io.lockwatch.notify.NotificationQueries.Notification.class, "Notification"),
+                Map.entry(ResponseBodies.ClientKeyList.class, "ClientKeyList"),
+                Map.entry(io.lockwatch.selfservice.ClientKeys.Key.class, "ClientKey"),
+                Map.entry(io.lockwatch.selfservice.ClientKeys.NewKey.class, "NewClientKey"));
         schemas.forEach((model, name) -> {
             String[] path = name.split("\\.");
             Schema<?> schema = CONTRACT.getComponents().getSchemas().get(path[0]);

@@ -1,0 +1,157 @@
+package io.lockwatch.selfservice;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
+
+/**
+ * API keys scoped to one client, in PostgreSQL. A key is {@code lwc_<its id>_<secret>}: the id finds it, the secret
+ * proves it. The secret leaves this class only from {@link #create}, once; what is kept is its SHA-256.
+ */
+public class ClientKeys {
+
+    /** Where the security chain leaves the {@link Holder} of the request's key, for the API to hold it to its client. */
+    public static final String REQUEST_ATTRIBUTE = "io.lockwatch.client-key";
+
+    /** Where the security chain leaves the name of the request's caller (a token by its place, a key by its id). */
+    public static final String CALLER_ATTRIBUTE = "io.lockwatch.caller";
+
+    public static final String READ = "client-read", ADMIN = "client-admin";
+
+    private static final Pattern FORM = Pattern.compile("lwc_([0-9a-f]{32})_([A-Za-z0-9_-]{43})");
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    /** Who a presented key is: the key, its client, its role. */
+    public record Holder(UUID keyId, UUID clientId, String role) {
+        public boolean admin() {
+            return ADMIN.equals(role);
+        }
+    }
+
+    /**
+     * A key without its secret: {@code state} is {@code active}, {@code expired} or {@code revoked}.
+     */
+    @com.fasterxml.jackson.databind.annotation.JsonNaming(com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy.class)
+    public record Key(UUID id, UUID clientId, String name, String role, String state, Instant createdAt,
+                      String createdBy, Instant expiresAt, Instant revokedAt, Instant lastUsedAt) {
+    }
+
+    /** A new key and the token that is it, in clear: the only time it is seen. */
+    public record NewKey(Key key, String token) {
+    }
+
+    private static final String COLUMNS = """
+            id, client_id, name, role, created_at, created_by, expires_at, revoked_at, last_used_at,
+            CASE WHEN revoked_at IS NOT NULL THEN 'revoked' WHEN expires_at <= now() THEN 'expired' ELSE 'active' END AS state
+            """;
+
+    private final JdbcTemplate jdbc;
+
+    public ClientKeys(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** A token that has the form of a client key (whether it is one is {@link #authenticate}'s to say). */
+    public static boolean looksLikeOne(String token) {
+        return token != null && token.startsWith("lwc_");
+    }
+
+    /** A new key of the client; null if there is no such client. */
+    public NewKey create(UUID clientId, String name, String role, Instant expiresAt, String by) {
+        byte[] bytes = new byte[32];
+        RANDOM.nextBytes(bytes);
+        String secret = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        List<UUID> id = jdbc.queryForList("""
+                INSERT INTO client_keys (client_id, name, role, secret_hash, created_by, expires_at)
+                SELECT id, ?, ?, ?, ?, ? FROM clients WHERE id = ?
+                RETURNING id""", UUID.class, name, role, sha256(secret), by,
+                expiresAt == null ? null : Timestamp.from(expiresAt), clientId);
+        if (id.isEmpty()) {
+            return null;
+        }
+        return new NewKey(find(clientId, id.get(0)), "lwc_" + id.get(0).toString().replace("-", "") + "_" + secret);
+    }
+
+    /** The client's keys, oldest first; null if there is no such client. */
+    public List<Key> list(UUID clientId) {
+        if (!Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM clients WHERE id = ?)", Boolean.class,
+                clientId))) {
+            return null;
+        }
+        return jdbc.query("SELECT " + COLUMNS + " FROM client_keys WHERE client_id = ? ORDER BY created_at, id", KEY, clientId);
+    }
+
+    /** @return the key, or null if the client has no such key */
+    public Key find(UUID clientId, UUID keyId) {
+        List<Key> found = jdbc.query("SELECT " + COLUMNS + " FROM client_keys WHERE client_id = ? AND id = ?", KEY,
+                clientId, keyId);
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    /** Revokes the key at once (again: no change); null if the client has no such key. */
+    public Key revoke(UUID clientId, UUID keyId) {
+        jdbc.update("UPDATE client_keys SET revoked_at = now() WHERE client_id = ? AND id = ? AND revoked_at IS NULL",
+                clientId, keyId);
+        return find(clientId, keyId);
+    }
+
+    /** Sets when the key expires (null: never); null if the client has no such key. A revoked key stays revoked. */
+    public Key expire(UUID clientId, UUID keyId, Instant expiresAt) {
+        jdbc.update("UPDATE client_keys SET expires_at = ? WHERE client_id = ? AND id = ?",
+                expiresAt == null ? null : Timestamp.from(expiresAt), clientId, keyId);
+        return find(clientId, keyId);
+    }
+
+    /**
+     * Who holds this token, if it is a live key (neither revoked nor expired) of a client; else null. Its last use is
+     * recorded at most once a minute.
+     */
+    public Holder authenticate(String token) {
+        Matcher m = FORM.matcher(token == null ? "" : token);
+        if (!m.matches()) {
+            return null;
+        }
+        UUID id = UUID.fromString(m.group(1).replaceFirst("(.{8})(.{4})(.{4})(.{4})(.{12})", "$1-$2-$3-$4-$5"));
+        List<Object[]> rows = jdbc.query("""
+                SELECT client_id, role, secret_hash FROM client_keys
+                 WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())""",
+                (rs, i) -> new Object[] {rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3)}, id);
+        if (rows.isEmpty() || !MessageDigest.isEqual(sha256(m.group(2)).getBytes(StandardCharsets.US_ASCII),
+                ((String) rows.get(0)[2]).getBytes(StandardCharsets.US_ASCII))) {
+            return null;
+        }
+        jdbc.update("""
+                UPDATE client_keys SET last_used_at = now()
+                 WHERE id = ? AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')""", id);
+        return new Holder(id, (UUID) rows.get(0)[0], (String) rows.get(0)[1]);
+    }
+
+    private static String sha256(String secret) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.US_ASCII)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+
+    private static final RowMapper<Key> KEY = (rs, i) -> new Key(rs.getObject("id", UUID.class),
+            rs.getObject("client_id", UUID.class), rs.getString("name"), rs.getString("role"), rs.getString("state"),
+            instant(rs.getTimestamp("created_at")), rs.getString("created_by"), instant(rs.getTimestamp("expires_at")),
+            instant(rs.getTimestamp("revoked_at")), instant(rs.getTimestamp("last_used_at")));
+
+    private static Instant instant(Timestamp t) {
+        return t == null ? null : t.toInstant();
+    }
+}
