@@ -54,8 +54,9 @@ class ApiConfiguration {
     @Bean
     ClientsApi clientsApi(Registry registry, TargetGuard guard, io.lockwatch.notify.NotificationStore notifications,
                           io.lockwatch.notify.NotifyProperties notify, io.lockwatch.notify.TestPing ping,
-                          io.lockwatch.notify.Lanes lanes, ClaimWakeUp claims) {
-        return new ClientsApi(registry, guard, notifications, notify.secretGrace(), notify.replayMaxAge(), ping, lanes, claims);
+                          io.lockwatch.notify.Lanes lanes, ClaimWakeUp claims, io.lockwatch.notify.Feed feed) {
+        return new ClientsApi(registry, guard, notifications, notify.secretGrace(), notify.replayMaxAge(), ping, lanes, claims,
+                feed);
     }
 
     @Bean

@@ -27,8 +27,12 @@ public class ClientsApi {
     private final Lanes lanes;
     private final ClaimWakeUp claims;
 
+    private final io.lockwatch.notify.Feed feed;
+
     public ClientsApi(Registry registry, TargetGuard guard, NotificationStore notifications, java.time.Duration secretGrace,
-                      java.time.Duration replayMaxAge, TestPing ping, Lanes lanes, ClaimWakeUp claims) {
+                      java.time.Duration replayMaxAge, TestPing ping, Lanes lanes, ClaimWakeUp claims,
+                      io.lockwatch.notify.Feed feed) {
+        this.feed = feed;
         this.registry = registry;
         this.guard = guard;
         this.notifications = notifications;
@@ -159,9 +163,34 @@ public class ClientsApi {
         Json.respond(exchange, 200, stats);
     }
 
+    /**
+     * A page of the client's sensors with their state, connectivity and sequence, and the feed's cursor as of before
+     * the page was read: following the feed from the first page's cursor, skipping each sensor's events up to the
+     * sequence the snapshot gave, yields every change after the snapshot once.
+     */
     public void sensors(Exchange exchange) {
         existing(exchange);
-        Json.respond(exchange, 200, new ResponseBodies.Items<>(registry.sensorsOf(clientId(exchange))));
+        int limit = Json.limit(exchange);
+        String after = Json.header(exchange, "cursor");
+        if (after != null && !io.lockwatch.ingest.ReadingParser.SENSOR_ID.matcher(after).matches()) {
+            throw ApiProblem.badRequest("cursor", "invalid cursor");
+        }
+        String state = Json.header(exchange, "state");
+        String feedCursor = feed.head();
+        List<io.lockwatch.registry.RegistryViews.Sensor> rows = registry.sensorsOf(clientId(exchange), after,
+                Json.header(exchange, "connectivity"), state == null ? null : Integer.valueOf(state), limit + 1);
+        ResponseBodies.Page<io.lockwatch.registry.RegistryViews.Sensor> page = Json.pageById(rows, limit,
+                io.lockwatch.registry.RegistryViews.Sensor::id);
+        Json.respond(exchange, 200, new ResponseBodies.ClientSensorPage(page.items(), page.nextCursor(), feedCursor));
+    }
+
+    public void feed(Exchange exchange) {
+        existing(exchange);
+        try {
+            Json.respond(exchange, 200, feed.read(clientId(exchange), Json.header(exchange, "after"), Json.limit(exchange)));
+        } catch (io.lockwatch.notify.Feed.BadCursor e) {
+            throw ApiProblem.badRequest("after", e.getMessage());
+        }
     }
 
     public void link(Exchange exchange) {

@@ -52,6 +52,11 @@ final class ResponseBodies {
         }
     }
 
+    /** A page of a client's sensors, and the feed's cursor as of before it was read. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record ClientSensorPage(List<io.lockwatch.registry.RegistryViews.Sensor> items, String nextCursor, String feedCursor) {
+    }
+
     /** A client's keys, without their secrets. */
     record ClientKeyList(List<io.lockwatch.selfservice.ClientKeys.Key> items) {
     }

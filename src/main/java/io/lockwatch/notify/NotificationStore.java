@@ -123,9 +123,8 @@ public class NotificationStore {
                                                      AND ae.sent_at IS NOT NULL),
                                n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
                                e.occurred_at, n.attempts,
-                               a.id, a.type, a.opened_at, a.threshold_seconds, a.raised_at, a.cleared_at,
-                               n.trace_parent, c.max_events_per_request, n.replayed, a.severity, e.escalation_step,
-                               e.maintenance, e.escalation_link_client_id
+                               %s,
+                               n.trace_parent, c.max_events_per_request, n.replayed, e.maintenance
                           FROM notifications n
                           JOIN sensor_events e ON e.id = n.event_id
                           LEFT JOIN alarms a ON a.id = e.alarm_id
@@ -133,14 +132,15 @@ public class NotificationStore {
                           LEFT JOIN client_sensors cs ON cs.client_id = n.client_id AND cs.sensor_id = n.sensor_id
                           LEFT JOIN sensors s ON s.id = n.sensor_id
                          WHERE n.id = ANY (?)
-                         ORDER BY n.replayed, n.next_attempt_at""");
+                         ORDER BY n.replayed, n.next_attempt_at""".formatted(ALARM_COLUMNS));
                 ps.setArray(1, con.createArrayOf("uuid", claimed.toArray()));
                 return ps;
             }, (rs, i) -> new Delivery(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
                     openOrNull(rs.getString(4), rs.getObject(2, UUID.class)), openOrNull(rs.getString(5), null), rs.getBoolean(6), rs.getString(7), rs.getString(8), rs.getString(9),
                     (Integer) rs.getObject(10, Integer.class), (Integer) rs.getObject(11, Integer.class), rs.getLong(12),
-                    rs.getTimestamp(13).getTime(), rs.getInt(14), alarm(rs), rs.getString(21),
-                    rs.getObject(22) == null ? 1 : rs.getInt(22), rs.getBoolean(23), rs.getBoolean(26)));
+                    rs.getTimestamp(13).getTime(), rs.getInt(14), alarm(rs), rs.getString("trace_parent"),
+                    rs.getObject("max_events_per_request") == null ? 1 : rs.getInt("max_events_per_request"),
+                    rs.getBoolean("replayed"), rs.getBoolean("maintenance")));
         });
     }
 
@@ -187,26 +187,36 @@ public class NotificationStore {
                        WHERE p.client_id IS NOT NULL)
             """;
 
-    /** The alarm of an alarm's event, as its webhook shows it (columns 15 to 20, 24, 25 and 27 of the claim); else null. */
-    private static Map<String, Object> alarm(java.sql.ResultSet rs) throws java.sql.SQLException {
-        UUID id = rs.getObject(15, UUID.class);
+    /**
+     * The columns {@link #alarm} reads, of {@code sensor_events e LEFT JOIN alarms a ON a.id = e.alarm_id}: a query
+     * that shows an event as its webhook does selects them.
+     */
+    static final String ALARM_COLUMNS = """
+            a.id AS alarm_id, a.type AS alarm_type, a.opened_at AS alarm_opened_at,
+            a.threshold_seconds AS alarm_threshold_seconds, a.raised_at AS alarm_raised_at,
+            a.cleared_at AS alarm_cleared_at, a.severity AS alarm_severity, e.escalation_step AS alarm_escalation_step,
+            e.escalation_link_client_id AS alarm_escalation_chain_client_id""";
+
+    /** The alarm of an alarm's event, as its webhook shows it ({@link #ALARM_COLUMNS}); else null. */
+    static Map<String, Object> alarm(java.sql.ResultSet rs) throws java.sql.SQLException {
+        UUID id = rs.getObject("alarm_id", UUID.class);
         if (id == null) {
             return null;
         }
         Map<String, Object> a = new java.util.LinkedHashMap<>();
         a.put("id", id.toString());
-        a.put("type", rs.getString(16));
-        java.sql.Timestamp opened = rs.getTimestamp(17);
-        java.sql.Timestamp cleared = rs.getTimestamp(20);
+        a.put("type", rs.getString("alarm_type"));
+        java.sql.Timestamp opened = rs.getTimestamp("alarm_opened_at");
+        java.sql.Timestamp cleared = rs.getTimestamp("alarm_cleared_at");
         a.put("opened_at", opened.toInstant().toString());
-        a.put("threshold_seconds", rs.getInt(18));
-        a.put("raised_at", rs.getTimestamp(19).toInstant().toString());
+        a.put("threshold_seconds", rs.getInt("alarm_threshold_seconds"));
+        a.put("raised_at", rs.getTimestamp("alarm_raised_at").toInstant().toString());
         a.put("cleared_at", cleared == null ? null : cleared.toInstant().toString());
         a.put("open_seconds", cleared == null ? null : (cleared.getTime() - opened.getTime()) / 1000.0);
-        a.put("severity", rs.getString(24));
-        if (rs.getObject(25) != null) {
-            a.put("escalation_step", rs.getInt(25));
-            UUID chainOf = rs.getObject(27, UUID.class);
+        a.put("severity", rs.getString("alarm_severity"));
+        if (rs.getObject("alarm_escalation_step") != null) {
+            a.put("escalation_step", rs.getInt("alarm_escalation_step"));
+            UUID chainOf = rs.getObject("alarm_escalation_chain_client_id", UUID.class);
             if (chainOf != null) {
                 a.put("escalation_chain_client_id", chainOf.toString());
             }

@@ -22,6 +22,11 @@ class NotifyConfiguration {
     }
 
     @Bean
+    Feed feed(JdbcTemplate jdbc, @org.springframework.beans.factory.annotation.Value("${lockwatch.feed.scan-bound}") int scanBound) {
+        return new Feed(jdbc, scanBound);
+    }
+
+    @Bean
     TargetGuard targetGuard(NotifyProperties props) {
         return new TargetGuard(props.allowPrivateTargets());
     }

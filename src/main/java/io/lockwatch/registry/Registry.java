@@ -298,9 +298,17 @@ public class Registry {
         });
     }
 
-    public List<Sensor> sensorsOf(UUID clientId) {
-        return jdbc.query(SENSOR_VIEW + " WHERE s.id IN (SELECT sensor_id FROM client_sensors WHERE client_id = ?) ORDER BY s.id",
-                SENSOR, clientId);
+    /**
+     * A page of the sensors linked to the client, by id after {@code after} (null: from the first), of this
+     * connectivity and state if given; up to {@code limit}.
+     */
+    public List<Sensor> sensorsOf(UUID clientId, String after, String connectivity, Integer state, int limit) {
+        return jdbc.query(SENSOR_VIEW + """
+                 WHERE s.id IN (SELECT cs.sensor_id FROM client_sensors cs
+                                 WHERE cs.client_id = ? AND (?::text IS NULL OR cs.sensor_id > ?))
+                   AND (?::text IS NULL OR coalesce(st.connectivity, 'unknown') = ?)
+                   AND (?::integer IS NULL OR st.state = ?)
+                 ORDER BY s.id LIMIT ?""", SENSOR, clientId, after, after, connectivity, connectivity, state, state, limit);
     }
 
     public List<String> sensorIdsOf(UUID clientId) {

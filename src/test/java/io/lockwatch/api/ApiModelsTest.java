@@ -80,6 +80,8 @@ class ApiModelsTest {
                 Map.entry(io.lockwatch.devices.Devices.Credential.class, "Credential"),
                 Map.entry(io.lockwatch.notify.NotificationQueries.Notification.class, "Notification"),
                 Map.entry(ResponseBodies.ClientKeyList.class, "ClientKeyList"),
+                Map.entry(ResponseBodies.ClientSensorPage.class, "ClientSensorPage"),
+                Map.entry(io.lockwatch.notify.Feed.Page.class, "FeedPage"),
                 Map.entry(io.lockwatch.selfservice.ClientKeys.Key.class, "ClientKey"),
                 Map.entry(io.lockwatch.selfservice.ClientKeys.NewKey.class, "NewClientKey"));
         schemas.forEach((model, name) -> {

@@ -55,7 +55,7 @@ class ClientAccessMatrixTest {
     static final Set<String> CLIENT_READS = Set.of("getApiDocument", "getSensor", "listSensorReadings", "listSensorEvents",
             "getSensorStats", "getClient", "listClientSensors", "getClientStats", "getClientDeliveryStats",
             "listNotifications", "getNotification", "listAlarms", "getAlarm", "getOpenSchedule", "getLinkEscalationChain",
-            "listClientKeys");
+            "listClientKeys", "readClientFeed");
     static final Set<String> CLIENT_WRITES = Set.of("updateClient", "rotateClientSecret", "pingClient",
             "replayClientNotifications", "redeliverDeadNotifications", "redeliverNotification", "acknowledgeAlarm",
             "replaceLinkEscalationChain", "createClientKey", "revokeClientKey", "updateClientKey");

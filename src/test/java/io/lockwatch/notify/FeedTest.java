@@ -1,0 +1,262 @@
+package io.lockwatch.notify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lockwatch.ingest.IngestProperties;
+import io.lockwatch.testing.Api;
+import io.lockwatch.testing.Api.Answer;
+import io.lockwatch.testing.Readings;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import javax.sql.DataSource;
+
+/**
+ * The pull feed on the embedded default: a client's events in the order they were recorded, each sensor's in
+ * sequence order, as their webhooks carry them; a cursor read on by another reader (as after a restart: nothing of
+ * it is held in memory); a bounded scan that still moves on; a later event of a sensor never served before an
+ * earlier one, even when recorded by a transaction that began first; and a snapshot followed by the feed giving
+ * every change once.
+ */
+@CamelSpringBootTest
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class FeedTest {
+
+    @RegisterExtension
+    static final WebhookReceiver receiver = WebhookReceiver.forTheClass();
+
+    @Autowired RabbitTemplate rabbit;
+    @Autowired IngestProperties ingest;
+    @Autowired JdbcTemplate jdbc;
+    @Autowired DataSource dataSource;
+    @Autowired Feed feed;
+    @LocalServerPort int port;
+    Api api;
+
+    @BeforeEach
+    void api() {
+        api = new Api(port);
+    }
+
+    @Test
+    void aClientReadsItsEventsInOrderAndReadsOnFromItsCursor() throws Exception {
+        String client = api.client(receiver, "/feed-order");
+        String a = sensor(), b = sensor(), notMine = sensor();
+        api.link(client, a);
+        api.link(client, b);
+        Answer snapshot = api.call("GET", "/clients/" + client + "/sensors", Api.READER, null);
+        assertThat(snapshot.body().has("feed_cursor")).as(String.valueOf(snapshot.body())).isTrue();
+        String start = snapshot.body().get("feed_cursor").asText();
+        long t = System.currentTimeMillis() - 60_000;
+        for (int i = 0; i < 6; i++) {
+            publish(a, i % 2, t + i * 1000);
+            publish(b, (i + 1) % 2, t + i * 1000);
+            publish(notMine, i % 2, t + i * 1000);
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> sequence(a) == 6 && sequence(b) == 6);
+
+        List<JsonNode> items = new ArrayList<>();
+        String cursor = start;
+        for (int page = 0; page < 10 && items.size() < 12; page++) {
+            JsonNode body = api.call("GET", "/clients/" + client + "/feed?limit=5&after=" + cursor, Api.READER, null).body();
+            body.get("items").forEach(items::add);
+            cursor = body.get("next_cursor").asText();
+        }
+        assertThat(items).hasSize(12);
+        assertThat(items).extracting(i -> i.get("sensor_id").asText()).doesNotContain(notMine);
+        for (String s : List.of(a, b)) {
+            assertThat(items.stream().filter(i -> i.get("sensor_id").asText().equals(s)).map(i -> i.get("sequence").asLong()))
+                    .containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
+        }
+        JsonNode first = items.get(0);
+        assertThat(first.get("type").asText()).isEqualTo("sensor.state_changed");
+        assertThat(first.get("client_id").asText()).isEqualTo(client);
+        assertThat(first.get("address").asText()).isEqualTo("feed door");
+        assertThat(first.has("event_id")).isTrue();
+        // the same id as the webhook that posted the event to the client
+        String posted = jdbc.queryForObject("SELECT id::text FROM notifications WHERE event_id = ? AND client_id = ?::uuid",
+                String.class, first.get("event_id").asLong(), client);
+        assertThat(first.get("id").asText()).isEqualTo(posted);
+
+        JsonNode again = api.call("GET", "/clients/" + client + "/feed?after=" + cursor, Api.READER, null).body();
+        assertThat(again.get("items")).isEmpty();
+
+        // a reader with nothing in memory (another instance, or this one after a restart) reads on from the cursor
+        publish(a, 0, t + 10_000);
+        await().atMost(Duration.ofSeconds(20)).until(() -> sequence(a) == 7);
+        Feed.Page afterRestart = new Feed(jdbc, 20_000).read(UUID.fromString(client), cursor, 100);
+        assertThat(afterRestart.items()).extracting(i -> i.get("sequence")).containsExactly(7L);
+
+        assertThat(api.call("GET", "/clients/" + client + "/feed?after=12x", Api.READER, null).body().get("field").asText())
+                .isEqualTo("after");
+    }
+
+    @Test
+    void aBoundedScanStillMovesOnAndMissesNothing() throws Exception {
+        String client = api.client(receiver, "/feed-bounded");
+        String mine = sensor(), others = sensor();
+        api.link(client, mine);
+        String cursor = feed.head();
+        long t = System.currentTimeMillis() - 60_000;
+        for (int i = 0; i < 30; i++) {
+            publish(others, i % 2, t + i * 100);
+        }
+        publish(mine, 0, t + 5_000);
+        await().atMost(Duration.ofSeconds(20)).until(() -> sequence(others) == 30 && sequence(mine) == 1);
+
+        Feed small = new Feed(jdbc, 7);
+        List<Map<String, Object>> seen = new ArrayList<>();
+        int reads = 0;
+        boolean more = true;
+        while (more && reads < 20) {
+            Feed.Page page = small.read(UUID.fromString(client), cursor, 100);
+            seen.addAll(page.items());
+            assertThat(page.nextCursor()).as("moves on").isNotEqualTo(cursor);
+            cursor = page.nextCursor();
+            more = page.more();
+            reads++;
+        }
+        assertThat(reads).as("several bounded reads").isGreaterThan(3);
+        assertThat(seen).extracting(i -> i.get("sensor_id")).containsExactly(mine);
+    }
+
+    /**
+     * Transaction A takes its id first; B records event 1 of a sensor and commits; then A records event 2 of it. By
+     * transaction id alone A's event would sort first; the feed puts it after B's.
+     */
+    @Test
+    void aSensorsLaterEventComesAfterItsEarlierOneWhateverTheTransactionsIds() throws Exception {
+        String client = api.client(receiver, "/feed-inversion");
+        String s = sensor(), elsewhere = sensor();
+        api.link(client, s);
+        String cursor = feed.head();
+        try (Connection first = dataSource.getConnection(); Connection second = dataSource.getConnection()) {
+            first.setAutoCommit(false);
+            event(first, elsewhere, 1); // A has its id now
+            second.setAutoCommit(false);
+            event(second, s, 1);
+            second.commit();
+            event(first, s, 2);
+            first.commit();
+        }
+        List<Object> sequences = new ArrayList<>();
+        Feed.Page page = feed.read(UUID.fromString(client), cursor, 100);
+        page.items().forEach(i -> sequences.add(i.get("sequence")));
+        assertThat(sequences).containsExactly(1L, 2L);
+    }
+
+    /**
+     * Changes keep coming while a client reads its snapshot a page at a time and then follows the feed from the first
+     * page's cursor, skipping each sensor's events up to the sequence the snapshot gave: it ends with every door's
+     * state, and saw each change after the snapshot once.
+     */
+    @Test
+    void aSnapshotThenTheFeedGivesEveryChangeOnce() throws Exception {
+        String client = api.client(receiver, "/feed-snapshot");
+        List<String> sensors = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            String s = sensor();
+            sensors.add(s);
+            api.link(client, s);
+        }
+        long t = System.currentTimeMillis() - 600_000;
+        for (String s : sensors) {
+            publish(s, 1, t);
+        }
+        Thread writer = new Thread(() -> {
+            for (int round = 1; round <= 8; round++) {
+                for (String s : sensors) {
+                    publish(s, round % 2 == 0 ? 1 : 0, t + round * 1000L);
+                }
+            }
+        });
+        writer.start();
+
+        Map<String, Long> seq = new HashMap<>();
+        Map<String, Integer> state = new HashMap<>();
+        String feedCursor = null, page = null;
+        do {
+            Answer a = api.call("GET", "/clients/" + client + "/sensors?limit=5" + (page == null ? "" : "&cursor=" + page),
+                    Api.READER, null);
+            if (feedCursor == null) {
+                feedCursor = a.body().get("feed_cursor").asText();
+            }
+            for (JsonNode s : a.body().get("items")) {
+                seq.put(s.get("id").asText(), s.get("sequence").asLong());
+                state.put(s.get("id").asText(), s.get("state").isNull() ? null : s.get("state").asInt());
+            }
+            page = a.body().get("next_cursor").isNull() ? null : a.body().get("next_cursor").asText();
+        } while (page != null);
+        writer.join();
+        await().atMost(Duration.ofSeconds(30)).until(() -> sensors.stream().allMatch(s -> sequence(s) == 9));
+
+        String cursor = feedCursor;
+        boolean more = true;
+        for (int reads = 0; reads < 50 && (more || sensors.stream().anyMatch(s -> seq.get(s) < 9)); reads++) {
+            JsonNode body = api.call("GET", "/clients/" + client + "/feed?limit=7&after=" + cursor, Api.READER, null).body();
+            for (JsonNode e : body.get("items")) {
+                String s = e.get("sensor_id").asText();
+                long n = e.get("sequence").asLong();
+                if (n <= seq.get(s)) {
+                    continue; // the snapshot had it
+                }
+                assertThat(n).as("the next change of %s, once", s).isEqualTo(seq.get(s) + 1);
+                seq.put(s, n);
+                state.put(s, e.get("state").asInt());
+            }
+            cursor = body.get("next_cursor").asText();
+            more = body.get("more").asBoolean();
+        }
+        for (String s : sensors) {
+            assertThat(seq.get(s)).as(s).isEqualTo(9L);
+            assertThat(state.get(s)).as(s).isEqualTo(jdbc.queryForObject("SELECT state FROM sensor_state WHERE sensor_id = ?",
+                    Integer.class, s));
+        }
+    }
+
+    private void event(Connection c, String sensor, long sequence) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at)
+                VALUES (?, ?, 'sensor.state_changed', 0, now()) RETURNING id""")) {
+            ps.setString(1, sensor);
+            ps.setLong(2, sequence);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+            }
+        }
+    }
+
+    private String sensor() {
+        String id = "F" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);
+        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'feed door')", id);
+        return id;
+    }
+
+    private long sequence(String sensor) {
+        Long n = jdbc.queryForObject("SELECT coalesce(sequence, 0) FROM sensor_state WHERE sensor_id = ?", Long.class, sensor);
+        return n == null ? 0 : n;
+    }
+
+    private void publish(String sensor, int data, long ts) {
+        rabbit.send(ingest.exchange(), sensor, Readings.reading(sensor, data, ts));
+    }
+}
