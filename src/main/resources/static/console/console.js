@@ -278,7 +278,7 @@
     timeline(events.items, from, s.state);
     $('sensor-clients').replaceChildren(...linked.items.map((c) => {
       const li = document.createElement('li');
-      li.textContent = `${c.name} (${c.url})${c.enabled ? '' : ' · paused'}`;
+      li.textContent = `${c.name} (${c.url || 'pulls its feed'})${c.enabled ? '' : ' · paused'}`;
       return li;
     }));
     rows('credential-table', credentials.items, (tr, c) => {

@@ -106,6 +106,18 @@ class ApiConfiguration {
         return ApiDocument.load(ApiDocument.CONTRACT);
     }
 
+    /** After Spring Security's chain (order -100), so that the caller is known before a read is held. */
+    @Bean
+    org.springframework.boot.web.servlet.FilterRegistrationBean<FeedLongPoll> feedLongPoll(
+            io.lockwatch.notify.FeedWatch watch) {
+        var filter = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new FeedLongPoll(watch));
+        filter.addUrlPatterns("/api/v1/clients/*");
+        filter.setDispatcherTypes(jakarta.servlet.DispatcherType.REQUEST);
+        filter.setAsyncSupported(true);
+        filter.setOrder(0);
+        return filter;
+    }
+
     /** First of all filters: even a request the firewall refuses has an id to quote. */
     @Bean
     org.springframework.boot.web.servlet.FilterRegistrationBean<CorrelationIds> correlationIds() {

@@ -81,6 +81,10 @@ public class ClientsApi {
             throw ApiProblem.forbidden("a client's key may change its url, delivery, event types, severities and "
                     + "pause or resume it, not its name", List.of("name"));
         }
+        if (body.deliveryMode() != null && !body.deliveryMode().equals("pull") && body.url() == null
+                && existing(exchange).url() == null) {
+            throw ApiProblem.badRequest("url", "a client that is posted to needs a url: give one with delivery_mode");
+        }
         JsonNullable<List<String>> types = body.eventTypes();
         JsonNullable<List<String>> severities = body.alarmSeverities() == null ? JsonNullable.undefined() : body.alarmSeverities();
         Client client = registry.updateClient(id, body.name(), guarded(body.url()),
@@ -116,6 +120,7 @@ public class ClientsApi {
     /** A signed webhook.test event, sent at once; the answer says how the endpoint took it. */
     public void ping(Exchange exchange) {
         UUID id = clientId(exchange);
+        pushed(existing(exchange), "sent a test event");
         TestPing.Result result = ping.send(id);
         if (result == null) {
             throw ApiProblem.notFound("client " + id);
@@ -126,6 +131,7 @@ public class ClientsApi {
     /** Every notification since a time that the client was not sent (dead or superseded) is due again, in order. */
     public void replay(Exchange exchange) {
         UUID id = clientId(exchange);
+        pushed(existing(exchange), "replayed: it reads its feed again from an older cursor");
         java.time.Instant from = Json.storable(Json.bind(exchange, RequestBodies.ReplayRequest.class).since().toInstant(), "since");
         if (from.isBefore(java.time.Instant.now().minus(replayMaxAge))) {
             // what is replayed goes to the client behind its live events: a backlog, bounded
@@ -225,6 +231,13 @@ public class ClientsApi {
     }
 
     /** The URL, if given, once the target guard allows it (the contract has checked its form). */
+    /** A client that reads its feed is posted nothing: this act is not for it. */
+    private static void pushed(Client client, String what) {
+        if ("pull".equals(client.deliveryMode())) {
+            throw ApiProblem.conflict("client " + client.id() + " pulls its feed (delivery_mode pull): it is not " + what);
+        }
+    }
+
     private String guarded(String url) {
         if (url == null) {
             return null;

@@ -44,6 +44,10 @@ final class RequestBodies {
         ClientCreate {
             plain("name", name);
             plain("url", url);
+            if (url == null && !"pull".equals(deliveryMode)) {
+                throw ApiProblem.badRequest("url", "a client is posted to its url: give one, or delivery_mode pull for "
+                        + "a client that reads its feed");
+            }
         }
     }
 

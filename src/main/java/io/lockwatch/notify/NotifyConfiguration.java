@@ -22,6 +22,13 @@ class NotifyConfiguration {
     }
 
     @Bean
+    FeedWatch feedWatch(JdbcTemplate jdbc, Feed feed, io.micrometer.core.instrument.MeterRegistry meters) {
+        FeedWatch watch = new FeedWatch(jdbc, feed);
+        meters.gauge("lockwatch.feed.waiting", watch, FeedWatch::waiting);
+        return watch;
+    }
+
+    @Bean
     Feed feed(JdbcTemplate jdbc, @org.springframework.beans.factory.annotation.Value("${lockwatch.feed.scan-bound}") int scanBound) {
         return new Feed(jdbc, scanBound);
     }

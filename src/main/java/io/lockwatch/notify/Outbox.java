@@ -119,6 +119,8 @@ public final class Outbox {
                                   JOIN client_sensors cs ON cs.sensor_id = e.sensor_id
                                   JOIN clients cl ON cl.id = cs.client_id
                                  WHERE e.id = ANY (?)
+                                   -- a pull client reads its feed: nothing is posted to it
+                                   AND cl.delivery_mode <> 'pull'
                                    AND (cl.event_types IS NULL OR e.type = ANY (cl.event_types))
                                    AND (cl.alarm_severities IS NULL OR e.alarm_id IS NULL
                                         OR (SELECT a.severity FROM alarms a WHERE a.id = e.alarm_id)
@@ -166,7 +168,7 @@ public final class Outbox {
                 SELECT gen_random_uuid(), e.id, t.client_id, e.sensor_id, e.type, e.sequence, 'pending', ?::text
                   FROM unnest(?::int8[], ?::uuid[]) AS t (event_id, client_id)
                   JOIN sensor_events e ON e.id = t.event_id
-                  JOIN clients cl ON cl.id = t.client_id
+                  JOIN clients cl ON cl.id = t.client_id AND cl.delivery_mode <> 'pull'
                 ON CONFLICT DO NOTHING
                 RETURNING client_id""")) {
             ps.setString(1, traceParent);

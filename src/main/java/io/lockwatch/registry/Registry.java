@@ -254,7 +254,18 @@ public class Registry {
         return jdbc.query(CLIENT_VIEW + " WHERE (?::uuid IS NULL OR id > ?) ORDER BY id LIMIT ?", CLIENT, after, after, limit);
     }
 
+    /** A client changed; one that turns to pulling its feed has what still waits to be posted to it cancelled. */
     public Client updateClient(UUID id, String name, String url, DeliverySettings delivery) {
+        return tx.execute(status -> {
+            Client client = changeClient(id, name, url, delivery);
+            if (client != null && "pull".equals(delivery.mode())) {
+                cancelUndelivered("client_id = ?", id);
+            }
+            return client;
+        });
+    }
+
+    private Client changeClient(UUID id, String name, String url, DeliverySettings delivery) {
         int n = jdbc.update(con -> {
             var ps = con.prepareStatement("""
                     UPDATE clients SET name = coalesce(?, name), url = coalesce(?, url),

@@ -49,6 +49,8 @@ class FeedTest {
     @Autowired JdbcTemplate jdbc;
     @Autowired DataSource dataSource;
     @Autowired Feed feed;
+    @Autowired FeedWatch watch;
+    @Autowired io.lockwatch.selfservice.ClientKeys keys;
     @LocalServerPort int port;
     Api api;
 
@@ -108,6 +110,88 @@ class FeedTest {
 
         assertThat(api.call("GET", "/clients/" + client + "/feed?after=12x", Api.READER, null).body().get("field").asText())
                 .isEqualTo("after");
+    }
+
+    /**
+     * A long poll that finds nothing is held, without a thread, until an event of its client arrives, and then
+     * answers with it; one whose wait passes answers empty; a client's key asking for another's feed is not held.
+     */
+    @Test
+    void aLongPollIsHeldUntilItsClientsEventArrives() throws Exception {
+        String client = api.client(receiver, "/feed-long-poll");
+        String s = sensor(), other = sensor();
+        api.link(client, s);
+        String cursor = feed.head();
+        int before = watch.waiting();
+        java.util.concurrent.CompletableFuture<Answer> poll = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new Api(port, Duration.ofSeconds(90)).call("GET", "/clients/" + client + "/feed?wait=60&after=" + cursor,
+                        Api.READER, null);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> watch.waiting() == before + 1);
+        publish(other, 0, System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(10)).until(() -> sequence(other) == 1);
+        assertThat(poll).as("another client's sensor wakes nothing").isNotDone();
+
+        publish(s, 0, System.currentTimeMillis());
+        Answer answer = poll.get(50, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(answer.status()).isEqualTo(200);
+        assertThat(answer.body().get("items")).hasSize(1);
+        assertThat(answer.body().at("/items/0/sensor_id").asText()).isEqualTo(s);
+        assertThat(watch.waiting()).isEqualTo(before);
+
+        // nothing comes: an empty answer when its wait is over, with the cursor moved past the others' events
+        Answer quiet = api.call("GET", "/clients/" + client + "/feed?wait=1&after=" + answer.body().get("next_cursor").asText(),
+                Api.READER, null);
+        assertThat(quiet.status()).isEqualTo(200);
+        assertThat(quiet.body().get("items")).isEmpty();
+
+        // another client's key is answered at once (Api's client gives up after 10 s; the wait is 60)
+        String otherClient = api.client(receiver, "/feed-other");
+        String key = keys.create(UUID.fromString(otherClient), "k", io.lockwatch.selfservice.ClientKeys.READ, null, "test").token();
+        assertThat(api.call("GET", "/clients/" + client + "/feed?wait=60&after=" + cursor, key, null).status()).isEqualTo(404);
+    }
+
+    /**
+     * A client with delivery_mode pull needs no url, is posted nothing (no notification is even made for it) and reads
+     * its events in its feed; a client turning to pull has what waited to be posted to it cancelled.
+     */
+    @Test
+    void aPullClientIsPostedNothingAndReadsItsFeed() throws Exception {
+        Answer created = api.call("POST", "/clients", Api.ADMIN, Map.of("name", "puller", "delivery_mode", "pull"));
+        assertThat(created.status()).as(String.valueOf(created.body())).isEqualTo(201);
+        assertThat(created.body().get("url").isNull()).isTrue();
+        String puller = created.body().get("id").asText();
+        assertThat(api.call("POST", "/clients", Api.ADMIN, Map.of("name", "nowhere")).body().get("field").asText())
+                .isEqualTo("url");
+        String pushed = api.client(receiver, "/feed-pushed");
+        String s = sensor();
+        api.link(puller, s);
+        api.link(pushed, s);
+        String cursor = feed.head();
+
+        publish(s, 0, System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(20)).until(() -> receiver.at("/feed-pushed").size() == 1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM notifications WHERE client_id = ?::uuid", Integer.class, puller))
+                .isZero();
+        JsonNode pulled = api.call("GET", "/clients/" + puller + "/feed?after=" + cursor, Api.READER, null).body();
+        assertThat(pulled.get("items")).hasSize(1);
+        assertThat(pulled.at("/items/0/sensor_id").asText()).isEqualTo(s);
+        assertThat(api.call("POST", "/clients/" + puller + "/test", Api.ADMIN, null).status()).isEqualTo(409);
+        assertThat(api.call("PUT", "/clients/" + puller, Api.ADMIN, Map.of("delivery_mode", "every_event")).body()
+                .get("field").asText()).as("posted to where?").isEqualTo("url");
+
+        // a client paused with a backlog turns to pull: its backlog is not posted
+        assertThat(api.call("PUT", "/clients/" + pushed, Api.ADMIN, Map.of("enabled", false)).status()).isEqualTo(200);
+        publish(s, 1, System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM notifications WHERE client_id = ?::uuid AND status = 'pending'", Integer.class, pushed) == 1);
+        assertThat(api.call("PUT", "/clients/" + pushed, Api.ADMIN, Map.of("delivery_mode", "pull")).status()).isEqualTo(200);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM notifications WHERE client_id = ?::uuid AND status = 'pending'",
+                Integer.class, pushed)).isZero();
     }
 
     @Test

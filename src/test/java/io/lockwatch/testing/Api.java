@@ -27,15 +27,22 @@ public final class Api {
     }
 
     private final int port;
+    private final Duration timeout;
 
     public Api(int port) {
+        this(port, Duration.ofSeconds(10));
+    }
+
+    /** With a longer wait for each answer than the 10 s by default: a long poll's. */
+    public Api(int port, Duration timeout) {
         this.port = port;
+        this.timeout = timeout;
     }
 
     /** {@code path} under /api/v1; a body is sent as JSON. */
     public Answer call(String method, String path, String token, Object body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1" + path))
-                .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + token);
+                .timeout(timeout).header("Authorization", "Bearer " + token);
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
