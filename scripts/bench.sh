@@ -9,7 +9,7 @@
 #                           [--warmup 10] [--service-warmup 60] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
 #                           [--instances 1] [--partitions N] [--service-arg --name=value ...] [--service-cpus C]
 #                           [--drain N [--per-message M]] [--mqtt] [--receiver-delay-ms 0] [--max-events-per-request 1]
-#                           [--hold-after-setup FILE]
+#                           [--hold-after-setup FILE] [--feed-pollers N]
 #
 #   --sensors N      sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
 #   --clients C      clients registered, each with its own webhook endpoint (http://127.0.0.1:<port>/c/<index>)
@@ -63,6 +63,9 @@
 #                    an endpoint across the internet; latencies are still taken at the request's arrival
 #   --max-events-per-request B  every client asks for batched delivery: up to B events per request, a JSON array
 #                    (1, the default: one event per request, as every client has unless it asks)
+#   --feed-pollers N the first N clients also pull their feeds, each keeping a long poll open (wait 30 s) through the
+#                    timed run: prints their feed latency (event to answer received) beside their webhooks', and the
+#                    service's held polls, threads and heap mid-run
 #   --hold-after-setup FILE  once the sensors are registered, wait until FILE exists, so that a script beside the run
 #                    writes data of its own on an idle machine before anything is measured (bench-retention.sh)
 #   --isolated       use a RabbitMQ virtual host 'lockwatch-bench' and PostgreSQL and ClickHouse databases

@@ -1,5 +1,6 @@
 // The lockwatch console: the REST API (/api/v1) with the operator's token, kept for this browser tab only. What is
-// on the screen is read again every 2 s, so a door that opens shows without a reload.
+// on the screen is read again every 2 s, so a door that opens shows without a reload. With a client's key (its own,
+// or the session a portal link opens: #portal=lwp_… in the address) it is that client's portal instead.
 'use strict';
 (function () {
   const API = '/api/v1';
@@ -11,6 +12,7 @@
   let timer = null;
   let sensorShown = null;    // the sensor of the sensor page
   let spanHours = 24;
+  let me = null;             // who the token is (GET /me): an operator, or a client
 
   function token() { return sessionStorage.getItem('lockwatch.token'); }
 
@@ -429,11 +431,63 @@
     });
   }
 
-  const VIEWS = { overview, sensors, sensor, clients, deliveries, alarms, import: imports };
+  // --- the client portal: the client's own doors, deliveries and alarms, and its endpoint
+
+  async function portal() {
+    const id = encodeURIComponent(me.client_id);
+    const [client, stats, doors, alarmPage, deliveries] = await Promise.all([
+      api('GET', '/clients/' + id), api('GET', '/clients/' + id + '/delivery-stats'),
+      api('GET', '/clients/' + id + '/sensors?limit=200'), api('GET', '/alarms?active=true&limit=200'),
+      api('GET', '/notifications?limit=50')]);
+    $('portal-name').textContent = client.name;
+    $('portal-endpoint').textContent = (client.url ? `Posted to ${client.url}` : 'You read your feed (nothing is posted)') +
+      ` · ${client.enabled ? 'delivering' : 'paused' + (client.paused_reason ? ': ' + client.paused_reason : '')}` +
+      ` · last day: ${stats.last_day.delivered} delivered, ${stats.last_day.failed} failed attempts, ${stats.last_day.dead} dead` +
+      ` · ${me.role === 'client-admin' ? 'you may act' : 'read only'}`;
+    $('portal-pause').hidden = !client.enabled || me.role !== 'client-admin';
+    $('portal-resume').hidden = client.enabled || me.role !== 'client-admin';
+    $('portal-rotate').hidden = $('portal-test').hidden = me.role !== 'client-admin' || !client.url;
+    rows('portal-door-table', doors.items, (tr, d) => {
+      cell(tr, d.id);
+      cell(tr, d.address, 'wrap');
+      cell(tr, doorText(d.state), d.state === 0 ? 'open' : '');
+      cell(tr, d.connectivity);
+      cell(tr, when(d.last_seen_at));
+    });
+    rows('portal-alarm-table', alarmPage.items, (tr, a) => {
+      cell(tr, a.sensor_id);
+      cell(tr, a.severity, 'severity-' + a.severity);
+      cell(tr, when(a.raised_at));
+      cell(tr, a.acknowledged_at ? `${a.acknowledged_by} ${when(a.acknowledged_at)}` : null);
+      const action = cell(tr, '');
+      if (!a.acknowledged_at && me.role === 'client-admin') {
+        action.replaceChildren(button('Acknowledge', () =>
+          act(() => api('POST', '/alarms/' + a.id + '/acknowledge', { by: client.name, comment: 'acknowledged in the portal' }),
+            'Acknowledged the alarm of ' + a.sensor_id)));
+      }
+    });
+    rows('portal-delivery-table', deliveries.items, (tr, n) => {
+      cell(tr, when(n.created_at));
+      cell(tr, n.sensor_id);
+      cell(tr, n.type);
+      cell(tr, n.status);
+      cell(tr, n.attempts);
+      cell(tr, n.last_status ? n.last_status : n.last_error, 'wrap');
+    });
+  }
+
+  async function setEnabled(enabled) {
+    await act(() => api('PUT', '/clients/' + encodeURIComponent(me.client_id), { enabled }),
+      enabled ? 'Deliveries resumed' : 'Deliveries paused');
+  }
+
+  const VIEWS = { overview, sensors, sensor, clients, deliveries, alarms, import: imports, portal };
 
   async function refresh() {
     // sampled whatever the view, so that the overview's charts have the minutes before it was opened
-    try { await rates(); } catch (e) { /* the charts wait for the next sample */ }
+    if (view !== 'portal') {
+      try { await rates(); } catch (e) { /* the charts wait for the next sample */ }
+    }
     try { await VIEWS[view](); }
     catch (e) { if (e.message !== 'unauthorized') say(e.message, true); }
   }
@@ -448,7 +502,12 @@
     refresh();
   }
 
-  function start() {
+  async function start() {
+    me = await api('GET', '/me');
+    const client = me.kind === 'client';
+    // a client sees its portal, and nothing of the operator's sections
+    for (const b of document.querySelectorAll('nav button[data-view]')) b.hidden = client;
+    if (client) view = 'portal';
     $('login').hidden = true;
     $('nav').hidden = false;
     show(view);
@@ -524,8 +583,23 @@
     event.preventDefault();
     sessionStorage.setItem('lockwatch.token', $('token').value);
     $('token').value = '';
-    try { await api('GET', '/overview'); start(); }
+    try { await start(); }
     catch (e) { if (e.message !== 'unauthorized') say(e.message, true); }
+  });
+  $('portal-pause').addEventListener('click', () => setEnabled(false));
+  $('portal-resume').addEventListener('click', () => setEnabled(true));
+  $('portal-rotate').addEventListener('click', async () => {
+    try {
+      const c = await api('POST', '/clients/' + encodeURIComponent(me.client_id) + '/secret');
+      $('portal-detail').textContent = `Your new signing secret, shown this once (the old one also signs for a while):\n${c.webhook_secret}`;
+      say('Secret rotated');
+    } catch (e) { say(e.message, true); }
+  });
+  $('portal-test').addEventListener('click', async () => {
+    try {
+      const r = await api('POST', '/clients/' + encodeURIComponent(me.client_id) + '/test');
+      $('portal-detail').textContent = `Test event: ${r.delivered ? 'delivered' : 'not delivered'} (${r.status_code || r.error || ''})`;
+    } catch (e) { say(e.message, true); }
   });
   $('logout').addEventListener('click', () => logout());
   for (const b of document.querySelectorAll('nav button[data-view]')) b.addEventListener('click', () => show(b.dataset.view));
@@ -546,5 +620,20 @@
   $('import-form').addEventListener('submit', importFile);
   $('maintenance-form').addEventListener('submit', planMaintenance);
   $('export').addEventListener('click', exportFile);
-  if (token()) start();
+  /** A portal link opened: exchanged once for a session of its client's, and taken out of the address at once. */
+  async function openPortalLink(link) {
+    history.replaceState(null, '', location.pathname);
+    const r = await fetch(API + '/portal/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ link }) });
+    if (!r.ok) {
+      logout('This portal link has expired or was used already: ask for a new one.');
+      return;
+    }
+    sessionStorage.setItem('lockwatch.token', (await r.json()).token);
+    await start();
+  }
+
+  const portalLink = /^#portal=(lwp_[A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (portalLink) openPortalLink(portalLink[1]).catch((e) => say(e.message, true));
+  else if (token()) start().catch((e) => { if (e.message !== 'unauthorized') say(e.message, true); });
 })();

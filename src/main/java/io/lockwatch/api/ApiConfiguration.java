@@ -86,6 +86,11 @@ class ApiConfiguration {
     }
 
     @Bean
+    PortalApi portalApi(io.lockwatch.selfservice.PortalLinks links) {
+        return new PortalApi(links);
+    }
+
+    @Bean
     ClientKeysApi clientKeysApi(io.lockwatch.selfservice.ClientKeys keys) {
         return new ClientKeysApi(keys);
     }

@@ -24,6 +24,8 @@ import jakarta.servlet.http.HttpServletRequest;
  * would find nothing, the request is suspended (servlet async) and waits in {@link FeedWatch} until an event of the
  * client is recorded or {@code wait} seconds pass, then goes on, as it came, to its route, which reads the feed and
  * answers. A thread per waiting read would be a thread per pulling client; platform-http answers on a small pool.
+ * Whether there is anything to read is, for a cursor of the watch's time, what the watch has noted; the database is
+ * asked only of an older cursor.
  *
  * <p>After Spring Security (the caller is known), before the contract: anything that is not a plainly valid long poll
  * goes straight on, for the route and the contract to answer. A client's key asking for another client's feed goes
@@ -72,7 +74,7 @@ final class FeedLongPoll implements Filter {
         }
         Object key = request.getAttribute(ClientKeys.REQUEST_ATTRIBUTE);
         String after = request.getParameter("after");
-        if (key instanceof ClientKeys.Holder holder && !holder.clientId().equals(client) || !quietNow(client, after)) {
+        if (key instanceof ClientKeys.Holder holder ? !holder.clientId().equals(client) : !exists(client)) {
             chain.doFilter(req, res);
             return;
         }
@@ -86,11 +88,29 @@ final class FeedLongPoll implements Filter {
                 async.dispatch();
             }
         };
-        watch.await(client, goOn[0]);
-        timer.schedule(goOn[0], wait, TimeUnit.SECONDS);
-        // what was recorded while it was being registered
-        if (!quietNow(client, after)) {
-            goOn[0].run();
+        // what the watch has seen decides, without the database, for a cursor of this instance's time
+        if (watch.holdIfNothingNew(client, after, goOn[0])) {
+            timer.schedule(goOn[0], wait, TimeUnit.SECONDS);
+            return;
+        }
+        if (quietNow(client, after)) {
+            watch.await(client, goOn[0]);
+            timer.schedule(goOn[0], wait, TimeUnit.SECONDS);
+            // what was recorded while it was being registered
+            if (!quietNow(client, after)) {
+                goOn[0].run();
+            }
+            return;
+        }
+        goOn[0].run(); // something to read now: on to the route
+    }
+
+    /** An operator's long poll is held only for a client that exists (a client's key is its own client's). */
+    private boolean exists(UUID client) {
+        try {
+            return watch.exists(client);
+        } catch (RuntimeException e) {
+            return false;
         }
     }
 

@@ -97,6 +97,15 @@ final class RequestBodies {
         }
     }
 
+    /** A link to a client's portal: the role of the session it opens (client-admin unset), how long it is good. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record PortalLinkCreate(String role, Integer ttlSeconds) {
+    }
+
+    /** A portal link's token, to exchange for a session. */
+    record PortalSessionCreate(String link) {
+    }
+
     record ReplayRequest(OffsetDateTime since) {
     }
 

@@ -57,6 +57,16 @@ final class ResponseBodies {
     record ClientSensorPage(List<io.lockwatch.registry.RegistryViews.Sensor> items, String nextCursor, String feedCursor) {
     }
 
+    /** A link to a client's portal, to send to the client: good once, until it expires. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record PortalLink(java.util.UUID id, String url, java.time.Instant expiresAt) {
+    }
+
+    /** Who calls: an operator's token or a client's key, its role, and the client and key of a key. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record Caller(String kind, String role, String name, java.util.UUID clientId, java.util.UUID keyId) {
+    }
+
     /** A client's keys, without their secrets. */
     record ClientKeyList(List<io.lockwatch.selfservice.ClientKeys.Key> items) {
     }

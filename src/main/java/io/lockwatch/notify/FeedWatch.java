@@ -1,30 +1,61 @@
 package io.lockwatch.notify;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The long polls of the pull feed waiting on this instance, each by its client, and the watch that wakes them: every
- * {@code watch-interval} it reads the events recorded since its last look (on any instance: it reads the database)
- * and wakes the waiting reads of the clients they concern. A waiting read holds no thread, only its place here; the
- * watch costs one query per interval, however many wait, and none while nobody does.
+ * The long polls of the pull feed waiting on this instance, by client, and the watch that wakes them. Every
+ * {@code watch-interval} the watch reads the events recorded since its last look (on any instance: it reads the
+ * database), notes for each client concerned the place of its newest one, and wakes that client's waiting reads.
+ *
+ * <p>So a read can be held without asking the database: a cursor at or after the place where the watch began, and no
+ * event of the client's noted after it, means there is nothing to read yet. Deciding that and registering the read
+ * happen under the lock the watch takes to note and wake, so no event falls between them. A cursor from before the
+ * watch began is asked of the database ({@link #nothingToRead}). A waiting read holds no thread, only its place here;
+ * the watch costs one query per interval, however many clients pull.
  */
 public class FeedWatch {
 
-    /** The most events a look reads: after an outage of the watch, the clients of the rest are woken next time. */
+    /** The most events a look reads; the rest are the next look's. */
     private static final int LOOK = 10_000;
+
+    /** A place in the feed: (feed_tx, event id), in their order. */
+    record Place(long tx, long id) implements Comparable<Place> {
+
+        /** The place a cursor names, or null for one this watch cannot compare (none, or not of the feed). */
+        static Place of(String cursor) {
+            int dot = cursor == null ? -1 : cursor.indexOf('.');
+            if (dot <= 0) {
+                return null;
+            }
+            try {
+                return new Place(Long.parseLong(cursor.substring(0, dot)), Long.parseLong(cursor.substring(dot + 1)));
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+
+        @Override
+        public int compareTo(Place o) {
+            int byTx = Long.compare(tx, o.tx);
+            return byTx != 0 ? byTx : Long.compare(id, o.id);
+        }
+    }
 
     private final JdbcTemplate jdbc;
     private final Feed feed;
-    private final Map<UUID, Set<Runnable>> waiting = new ConcurrentHashMap<>();
-    /** Where the last look ended; null while nobody waits. */
-    private String watermark;
+    // all under this object's lock
+    private final Map<UUID, Set<Runnable>> waiting = new HashMap<>();
+    private final Map<UUID, Place> newest = new HashMap<>();
+    private Place began;
+    private Place watermark;
 
     public FeedWatch(JdbcTemplate jdbc, Feed feed) {
         this.jdbc = jdbc;
@@ -32,12 +63,28 @@ public class FeedWatch {
     }
 
     /**
-     * Whether a read of the client's feed after this cursor would find nothing now: a client that exists, a cursor
-     * that is the feed's, and no event of the client's after it (nor a full scan to move on from).
+     * Registers {@code wake} for the client's next event if the watch knows the read after this cursor would find
+     * nothing; true if so. False: read now, or ask {@link #nothingToRead}.
+     */
+    public synchronized boolean holdIfNothingNew(UUID client, String after, Runnable wake) {
+        Place from = Place.of(after);
+        if (from == null || began == null || from.compareTo(began) < 0) {
+            return false;
+        }
+        Place last = newest.get(client);
+        if (last != null && last.compareTo(from) > 0) {
+            return false;
+        }
+        waiting.computeIfAbsent(client, c -> new HashSet<>()).add(wake);
+        return true;
+    }
+
+    /**
+     * Asked of the database: whether a read of the client's feed after this cursor would find nothing now (a client
+     * that exists, a cursor that is the feed's, no event of the client's after it, nor a full scan to move on from).
      */
     public boolean nothingToRead(UUID client, String after) {
-        if (!Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM clients WHERE id = ?)", Boolean.class,
-                client))) {
+        if (!exists(client)) {
             return false;
         }
         try {
@@ -48,60 +95,67 @@ public class FeedWatch {
         }
     }
 
+    public boolean exists(UUID client) {
+        return Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM clients WHERE id = ?)", Boolean.class,
+                client));
+    }
+
     /**
-     * Holds {@code wake} until an event of the client is recorded. Register first, then look
-     * ({@link #nothingToRead}): what is recorded in between is after the watch's mark, and wakes it.
+     * Holds {@code wake} until an event of the client is noted. Register first, then ask {@link #nothingToRead}: what
+     * is recorded in between is after the watch's mark, and wakes it.
      */
     public synchronized void await(UUID client, Runnable wake) {
-        waiting.computeIfAbsent(client, c -> ConcurrentHashMap.newKeySet()).add(wake);
-        if (watermark == null) {
-            watermark = feed.head();
+        waiting.computeIfAbsent(client, c -> new HashSet<>()).add(wake);
+    }
+
+    public synchronized void cancel(UUID client, Runnable wake) {
+        Set<Runnable> wakes = waiting.get(client);
+        if (wakes != null && wakes.remove(wake) && wakes.isEmpty()) {
+            waiting.remove(client);
         }
     }
 
-    public void cancel(UUID client, Runnable wake) {
-        waiting.computeIfPresent(client, (c, wakes) -> {
-            wakes.remove(wake);
-            return wakes.isEmpty() ? null : wakes;
-        });
-    }
-
     /** Long polls waiting on this instance now. */
-    public int waiting() {
+    public synchronized int waiting() {
         return waiting.values().stream().mapToInt(Set::size).sum();
     }
 
-    /** Looks at what was recorded since the last look and wakes the waiting reads it concerns; how many. */
+    /** Looks at what was recorded since the last look, notes it by client and wakes the reads it concerns; how many. */
     public int wake() {
         List<Runnable> woken = new ArrayList<>();
         synchronized (this) {
-            if (waiting.isEmpty()) {
-                watermark = null;
+            if (watermark == null) {
+                watermark = Place.of(feed.head());
+                began = watermark;
                 return 0;
             }
-            int dot = watermark.indexOf('.');
-            UUID[] clients = waiting.keySet().toArray(UUID[]::new);
-            List<Object[]> look = jdbc.query("""
+            List<Object[]> touched = jdbc.query("""
                     WITH fresh AS MATERIALIZED (
                         SELECT e.feed_tx, e.id, e.sensor_id FROM sensor_events e
                          WHERE (e.feed_tx, e.id) > (?::xid8, ?::bigint)
                            AND e.feed_tx < pg_snapshot_xmin(pg_current_snapshot())
                          ORDER BY e.feed_tx, e.id
-                         LIMIT ?)
-                    SELECT (SELECT feed_tx::text || '.' || id FROM fresh ORDER BY feed_tx DESC, id DESC LIMIT 1),
-                           ARRAY(SELECT cs.client_id FROM client_sensors cs
-                                  WHERE cs.client_id = ANY (?::uuid[])
-                                    AND cs.sensor_id IN (SELECT sensor_id FROM fresh)
-                                 UNION
-                                 SELECT ae.client_id FROM alarm_escalations ae
-                                  WHERE ae.client_id = ANY (?::uuid[]) AND ae.event_id IN (SELECT id FROM fresh))""",
-                    (rs, i) -> new Object[] {rs.getString(1), rs.getArray(2).getArray()},
-                    watermark.substring(0, dot), Long.parseLong(watermark.substring(dot + 1)), LOOK, clients, clients);
-            if (look.get(0)[0] == null) {
-                return 0;
-            }
-            watermark = (String) look.get(0)[0];
-            for (UUID client : (UUID[]) look.get(0)[1]) {
+                         LIMIT ?),
+                    last AS (SELECT feed_tx, id FROM fresh ORDER BY feed_tx DESC, id DESC LIMIT 1),
+                    concerned AS (
+                        SELECT cs.client_id, f.feed_tx, f.id FROM fresh f JOIN client_sensors cs ON cs.sensor_id = f.sensor_id
+                        UNION ALL
+                        SELECT ae.client_id, f.feed_tx, f.id FROM fresh f JOIN alarm_escalations ae ON ae.event_id = f.id)
+                    SELECT NULL::uuid, feed_tx::text, id FROM last
+                    UNION ALL
+                    SELECT client_id, feed_tx::text, id
+                      FROM (SELECT DISTINCT ON (client_id) client_id, feed_tx, id FROM concerned
+                             ORDER BY client_id, feed_tx DESC, id DESC) newest""",
+                    (rs, i) -> new Object[] {rs.getObject(1, UUID.class), new Place(Long.parseLong(rs.getString(2)),
+                            rs.getLong(3))},
+                    String.valueOf(watermark.tx()), watermark.id(), LOOK);
+            for (Object[] row : touched) {
+                if (row[0] == null) {
+                    watermark = (Place) row[1];
+                    continue;
+                }
+                UUID client = (UUID) row[0];
+                newest.put(client, (Place) row[1]);
                 Set<Runnable> wakes = waiting.remove(client);
                 if (wakes != null) {
                     woken.addAll(wakes);

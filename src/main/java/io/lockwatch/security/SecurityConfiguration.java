@@ -76,6 +76,8 @@ class SecurityConfiguration {
                                 path.matcher(HttpMethod.GET, "/console/console.css")).permitAll()
                         // RabbitMQ's HTTP auth backend, which sends no token: its networks only
                         .requestMatchers(path.matcher(HttpMethod.POST, "/broker-auth/*")).access(fromNetworks(brokerNetworks))
+                        // a portal link is exchanged for a session by whoever holds it: the link is the credential
+                        .requestMatchers(path.matcher(HttpMethod.POST, "/api/v1/portal/sessions")).permitAll()
                         // a device posts readings of its own sensors with its credential (ReadingsApi holds it to them)
                         .requestMatchers(path.matcher(HttpMethod.POST, "/api/v1/readings")).hasAnyRole(FULL, DEVICE)
                         // a client's key reaches the API, where each operation admits it to its own client's

@@ -123,7 +123,7 @@ public class ClientKeys {
         if (!m.matches()) {
             return null;
         }
-        UUID id = UUID.fromString(m.group(1).replaceFirst("(.{8})(.{4})(.{4})(.{4})(.{12})", "$1-$2-$3-$4-$5"));
+        UUID id = uuid(m.group(1));
         List<Object[]> rows = jdbc.query("""
                 SELECT client_id, role, secret_hash FROM client_keys
                  WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())""",
@@ -138,7 +138,12 @@ public class ClientKeys {
         return new Holder(id, (UUID) rows.get(0)[0], (String) rows.get(0)[1]);
     }
 
-    private static String sha256(String secret) {
+    /** A UUID from its 32 hex digits, as a token holds it. */
+    static UUID uuid(String hex) {
+        return UUID.fromString(hex.replaceFirst("(.{8})(.{4})(.{4})(.{4})(.{12})", "$1-$2-$3-$4-$5"));
+    }
+
+    static String sha256(String secret) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.US_ASCII)));
         } catch (NoSuchAlgorithmException e) {

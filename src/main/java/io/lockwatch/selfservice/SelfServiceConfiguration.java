@@ -11,4 +11,11 @@ class SelfServiceConfiguration {
     ClientKeys clientKeys(JdbcTemplate jdbc) {
         return new ClientKeys(jdbc);
     }
+
+    @Bean
+    PortalLinks portalLinks(JdbcTemplate jdbc, org.springframework.transaction.support.TransactionTemplate tx, ClientKeys keys,
+                            @org.springframework.beans.factory.annotation.Value("${lockwatch.portal.session-length}")
+                            java.time.Duration sessionLength) {
+        return new PortalLinks(jdbc, tx, keys, sessionLength);
+    }
 }

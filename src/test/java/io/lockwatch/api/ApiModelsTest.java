@@ -39,7 +39,7 @@ class ApiModelsTest {
                 models.add(c);
             }
         }
-        assertThat(models).hasSize(13);
+        assertThat(models).hasSize(15);
         for (Class<?> model : models) {
             Schema<?> schema = CONTRACT.getComponents().getSchemas().get(model.getSimpleName());
             assertThat(schema).as("openapi.yaml has a schema %s", model.getSimpleName()).isNotNull();
@@ -80,6 +80,9 @@ class ApiModelsTest {
                 Map.entry(io.lockwatch.devices.Devices.Credential.class, "Credential"),
                 Map.entry(io.lockwatch.notify.NotificationQueries.Notification.class, "Notification"),
                 Map.entry(ResponseBodies.ClientKeyList.class, "ClientKeyList"),
+                Map.entry(ResponseBodies.PortalLink.class, "PortalLink"),
+                Map.entry(ResponseBodies.Caller.class, "Caller"),
+                Map.entry(io.lockwatch.selfservice.PortalLinks.Session.class, "PortalSession"),
                 Map.entry(ResponseBodies.ClientSensorPage.class, "ClientSensorPage"),
                 Map.entry(io.lockwatch.notify.Feed.Page.class, "FeedPage"),
                 Map.entry(io.lockwatch.selfservice.ClientKeys.Key.class, "ClientKey"),

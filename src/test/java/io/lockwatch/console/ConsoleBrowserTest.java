@@ -261,6 +261,76 @@ class ConsoleBrowserTest {
         assertThat(errors).as("errors in the browser's console").isEmpty();
     }
 
+    /**
+     * A portal link opens the console as its client's portal: only its doors, its endpoint paused, resumed and its
+     * secret rotated by the client itself; the link leaves the address bar, cannot be used twice, and an expired one
+     * is refused.
+     */
+    @Test
+    void aClientOpensItsPortalByALinkAndActsOnItsOwnEndpointOnly() throws Exception {
+        String p = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        io.lockwatch.testing.Api api = new io.lockwatch.testing.Api(port);
+        String mine = api.client(receiver, "/portal-" + p), theirs = api.client(receiver, "/theirs-" + p);
+        String front = "P" + p + "a", back = "P" + p + "b", notMine = "P" + p + "c";
+        for (String s : List.of(front, back, notMine)) {
+            jdbc.update("INSERT INTO sensors (id, address) VALUES (?, ?)", s, "Portal st. " + s);
+        }
+        api.link(mine, front);
+        api.link(mine, back);
+        api.link(theirs, notMine);
+        io.lockwatch.testing.Api.Answer link = api.call("POST", "/clients/" + mine + "/portal-links", "test-admin-token", java.util.Map.of());
+        assertThat(link.status()).as(String.valueOf(link.body())).isEqualTo(201);
+        String url = link.body().get("url").asText();
+        WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+        try {
+            open(url);
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("portal")));
+            wait.until(d -> d.findElement(By.id("portal-door-table")).getText().contains(back));
+            String doors = browser.findElement(By.id("portal-door-table")).getText();
+            assertThat(doors).contains(front).contains("Portal st. " + back).doesNotContain(notMine);
+            assertThat(browser.getCurrentUrl()).as("the link is out of the address at once").doesNotContain("lwp_");
+            assertThat(browser.findElement(By.cssSelector("nav button[data-view='clients']")).isDisplayed())
+                    .as("none of the operator's sections").isFalse();
+
+            clickWhenShown(wait, By.cssSelector("#portal-pause:not([hidden])"));
+            wait.until(d -> d.findElement(By.id("portal-endpoint")).getText().contains("paused"));
+            assertThat(api.call("GET", "/clients/" + mine, "test-read-token", null).body().get("enabled").asBoolean()).isFalse();
+            clickWhenShown(wait, By.cssSelector("#portal-resume:not([hidden])"));
+            wait.until(d -> d.findElement(By.id("portal-endpoint")).getText().contains("delivering"));
+            assertThat(api.call("GET", "/clients/" + theirs, "test-read-token", null).body().get("enabled").asBoolean())
+                    .as("the other client untouched").isTrue();
+            clickWhenShown(wait, By.id("portal-rotate"));
+            wait.until(d -> d.findElement(By.id("portal-detail")).getText().contains("whsec_"));
+            assertThat(jdbc.queryForObject("SELECT previous_secret_until IS NOT NULL FROM clients WHERE id = ?::uuid",
+                    Boolean.class, mine)).isTrue();
+            screenshot("console-portal");
+
+            // used once: refused the second time, in this browser or any other
+            open(url);
+            wait.until(d -> d.findElement(By.id("status")).getText().contains("expired or was used already"));
+            assertThat(browser.findElement(By.id("login")).isDisplayed()).isTrue();
+
+            io.lockwatch.testing.Api.Answer expiring = api.call("POST", "/clients/" + mine + "/portal-links",
+                    "test-admin-token", java.util.Map.of("ttl_seconds", 60));
+            jdbc.update("UPDATE portal_links SET expires_at = now() - interval '1 second' WHERE id = ?::uuid",
+                    expiring.body().get("id").asText());
+            open(expiring.body().get("url").asText());
+            wait.until(d -> d.findElement(By.id("status")).getText().contains("expired or was used already"));
+        } finally {
+            ((JavascriptExecutor) browser).executeScript("sessionStorage.clear()");
+            // the refused links' 404s are expected here: read, they leave the other test's look at the console clean
+            browser.manage().logs().get(LogType.BROWSER);
+        }
+    }
+
+    /** A page anew, whatever was open (a link to the page already open, bar its fragment, would not load it again). */
+    private static void open(String url) {
+        browser.get("about:blank");
+        ((JavascriptExecutor) browser).executeScript("try { sessionStorage.clear(); } catch (e) {}");
+        browser.get(url);
+    }
+
     /** Finds and clicks at once, again if the table was drawn anew in between (a stale element). */
     private static void clickWhenShown(WebDriverWait wait, By button) {
         wait.until(d -> {

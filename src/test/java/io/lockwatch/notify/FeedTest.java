@@ -149,6 +149,23 @@ class FeedTest {
         assertThat(quiet.status()).isEqualTo(200);
         assertThat(quiet.body().get("items")).isEmpty();
 
+        // a read from the feed's start (a cursor older than the watch) is asked of the database, held, and woken too
+        String newcomer = api.client(receiver, "/feed-newcomer");
+        String door = sensor();
+        api.link(newcomer, door);
+        java.util.concurrent.CompletableFuture<Answer> fromStart = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new Api(port, Duration.ofSeconds(90)).call("GET", "/clients/" + newcomer + "/feed?wait=60",
+                        Api.READER, null);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> watch.waiting() == before + 1);
+        publish(door, 1, System.currentTimeMillis());
+        assertThat(fromStart.get(50, java.util.concurrent.TimeUnit.SECONDS).body().at("/items/0/sensor_id").asText())
+                .isEqualTo(door);
+
         // another client's key is answered at once (Api's client gives up after 10 s; the wait is 60)
         String otherClient = api.client(receiver, "/feed-other");
         String key = keys.create(UUID.fromString(otherClient), "k", io.lockwatch.selfservice.ClientKeys.READ, null, "test").token();

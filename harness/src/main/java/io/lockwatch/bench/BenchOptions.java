@@ -41,6 +41,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param holdAfterSetup null, or a file: once the sensors are registered, the run waits until it exists, so that a
  *                    script beside it writes data of its own into the database on an otherwise idle machine
  *                    (bench-retention.sh's old notifications) before anything is measured
+ * @param feedPollers the first this many clients also pull their feeds, a long poll open each at all times
+ *                    (0: none); their feed latency, and the service's threads and heap with the polls open, are
+ *                    reported
  * @param mqtt        the warm-up and the timed run publish over MQTT (QoS 1, RabbitMQ's plugin on 127.0.0.1:1883) as
  *                    sensors would, instead of AMQP; the raw ceiling stays the AMQP one, the yardstick of both
  */
@@ -49,7 +52,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
                     int clients, int links, Drill drill, int partitions, int instances, double serviceCpus,
                     long drain, int perMessage, boolean mqtt, int receiverDelayMs, int maxEventsPerRequest,
-                    Path holdAfterSetup) {
+                    Path holdAfterSetup, int feedPollers) {
 
     static final String QUEUE = "lockwatch.readings";
 
@@ -125,6 +128,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         int receiverDelayMs = line.integer("--receiver-delay-ms", 0);
         int maxEventsPerRequest = line.integer("--max-events-per-request", 1);
         Path holdAfterSetup = line.path("--hold-after-setup", null);
+        int feedPollers = line.integer("--feed-pollers", 0);
         java.util.List<String> serviceArgs = line.all("--service-arg");
         Path jar = line.path("--jar", Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar"));
         Path out = line.path("--out", Path.of("target/bench"));
@@ -179,6 +183,9 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (receiverDelayMs < 0) {
             throw new IllegalArgumentException("--receiver-delay-ms must be 0 or more");
         }
+        if (feedPollers < 0 || feedPollers > clients || (feedPollers > 0 && (drain > 0 || drill != Drill.NONE))) {
+            throw new IllegalArgumentException("--feed-pollers must be 0 to --clients, and is for the live run");
+        }
         if (serviceCpus < 0) {
             throw new IllegalArgumentException("--service-cpus must be 0 (no limit) or more");
         }
@@ -191,6 +198,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 serviceArgs, jar, out, amqp, jdbc, user, password, clients, links, drill,
                 partitions, instances, serviceCpus, drain, perMessage, mqtt, receiverDelayMs,
-                maxEventsPerRequest, holdAfterSetup);
+                maxEventsPerRequest, holdAfterSetup, feedPollers);
     }
 }

@@ -59,6 +59,10 @@ public final class PipelineBenchmark {
     private ServiceProcess second;
     private final List<String> drillProblems = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile String drillNotes = "";
+    /** --feed-pollers: the clients pulling their feeds, and what the service held with their polls open. */
+    private FeedPollers feedPollers;
+    private volatile String feedHeld = "not sampled";
+    private String feedLine;
     /** The future-ts drill's readings measured ahead, once published. */
     private volatile long futurePublished;
     private Map<String, Long> invalidBefore = Map.of();
@@ -363,6 +367,7 @@ public final class PipelineBenchmark {
                     webhooks.malformed(), statuses, db.supersededByReason(), db.supersededByClient(),
                     clientDrill ? Set.of(0) : Set.of(), atLeastOnce);
             run = run.withNotifications(webhooks.arrivals(), webhooks.requests());
+            feedFigures(run);
             // the same window as the steady-state latency; a client drill's misbehaving client left out
             stages = db.stages(run.startMillis() + o.warmup() * 1000L, run.startMillis() + (long) (run.publishSeconds() * 1000),
                     clientDrill ? List.of("Bench client 0") : List.of());
@@ -487,6 +492,16 @@ public final class PipelineBenchmark {
         if (o.diagnostics()) {
             diagnostics.schedule(() -> writeDiagnostics(service, db), o.duration() / 2, TimeUnit.SECONDS);
         }
+        if (o.feedPollers() > 0) {
+            List<String> ids = new ArrayList<>();
+            for (int c = 0; c < o.feedPollers(); c++) {
+                ids.add(Links.clientId(c));
+            }
+            feedPollers = new FeedPollers(service.baseUri(), ids, 30);
+            feedPollers.start();
+            log("feed: %,d clients each keep a long poll open on their feed (wait 30 s)", o.feedPollers());
+            diagnostics.schedule(() -> sampleFeedHeld(prometheus), o.duration() / 2, TimeUnit.SECONDS);
+        }
         sampler.start();
         long published;
         double publishEnd, drainEnd, applied, historyEnd;
@@ -548,6 +563,38 @@ public final class PipelineBenchmark {
                 publisher.published() - publishedBefore, (long) (applied - appliedBefore), publishEnd, drainEnd,
                 backlog, lag, Stats.meanCpu(samples, from, publishEnd), Stats.maxHeap(samples),
                 reference.totalChanges() - changesBefore, samples, sampler.startMillis(), historyEnd, List.of(), 0);
+    }
+
+    /** Mid-run, with the feed's polls open: how many the service holds, its threads and heap. */
+    private void sampleFeedHeld(PrometheusScraper prometheus) {
+        try {
+            PrometheusScraper.Metrics m = prometheus.scrape();
+            feedHeld = String.format(Locale.US, "mid-run %,d polls open at the harness, %,.0f held by the service; service threads %,.0f, heap %.0f MB",
+                    feedPollers.open(), m.sum(PrometheusScraper.FEED_WAITING), m.sum(PrometheusScraper.JVM_THREADS),
+                    m.sum(PrometheusScraper.JVM_MEMORY_USED, "area", "heap") / 1048576);
+        } catch (Exception e) {
+            feedHeld = "not sampled: " + e;
+        }
+    }
+
+    /** The feed's figures over the steady state, against the same clients' webhooks. */
+    private void feedFigures(ServiceRun run) {
+        if (feedPollers == null) {
+            return;
+        }
+        long from = run.startMillis() + o.warmup() * 1000L, to = run.startMillis() + (long) (run.publishSeconds() * 1000);
+        long[] latencies = feedPollers.latencies(from, to);
+        long posted = run.arrivals().stream().filter(a -> a.client() < o.feedPollers())
+                .filter(a -> a.occurredAtMs() >= from && a.occurredAtMs() < to).count();
+        long[] webhook = run.steadyLatencies(o.warmup(), c -> c < o.feedPollers());
+        List<String> errors = feedPollers.errors();
+        feedLine = String.format(Locale.US, "feed latency, event to long poll answered (%,d clients, events of the steady state, %,d; the same clients' webhooks %,d): p50 %s ms, p95 %s ms, p99 %s ms, max %s ms; their webhooks p50 %s ms, p99 %s ms; %,d answers, %,d repeated events, %,d errors%s; %s",
+                o.feedPollers(), latencies.length, posted, ms(NotificationCheck.quantile(latencies, 0.5)),
+                ms(NotificationCheck.quantile(latencies, 0.95)), ms(NotificationCheck.quantile(latencies, 0.99)),
+                ms(NotificationCheck.quantile(latencies, 1)), ms(NotificationCheck.quantile(webhook, 0.5)),
+                ms(NotificationCheck.quantile(webhook, 0.99)), feedPollers.answers(), feedPollers.repeats(), errors.size(),
+                errors.isEmpty() ? "" : " (first: " + errors.get(0) + ")", feedHeld);
+        feedPollers.close();
     }
 
     /** Samples the service's applied readings, heap and history written, the publisher and the queue depth. */
@@ -1247,6 +1294,9 @@ public final class PipelineBenchmark {
                 steady.length, ms(NotificationCheck.quantile(steady, 0.5)), ms(NotificationCheck.quantile(steady, 0.95)),
                 ms(NotificationCheck.quantile(steady, 0.99)), ms(NotificationCheck.quantile(steady, 1))));
         stagesLine().ifPresent(lines::add);
+        if (feedLine != null) {
+            lines.add(feedLine);
+        }
         if (!run.arrivals().isEmpty()) {
             long[] at = run.arrivals().stream().mapToLong(Webhooks.Arrival::arrivedAtMs).sorted().toArray();
             lines.add(String.format(Locale.US, "notifications received: at most %s/s over %d s (receiver answering %d ms after each arrival)",
@@ -1350,6 +1400,9 @@ public final class PipelineBenchmark {
         s.put("not_applied_at_end", run.lagAtEnd());
         s.put("service_cpu_cores_mean", serviceCpu);
         s.put("heap_max_mb", run.maxHeapBytes() / 1048576);
+        if (feedLine != null) {
+            s.put("feed", feedLine);
+        }
         s.put("cpu_cores_mean", run.meanCpu());
         s.put("pre_seed_s", seedSeconds);
         s.put("counters", counters);

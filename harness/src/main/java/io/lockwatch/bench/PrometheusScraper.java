@@ -32,8 +32,12 @@ final class PrometheusScraper {
      * filtered without the {@code _total} of a counter, or the {@code _count} and {@code _sum} of a timer, with the unit
      * of a gauge: both forms are sent.
      */
+    static final String JVM_THREADS = "jvm_threads_live_threads";
+    static final String FEED_WAITING = "lockwatch_feed_waiting";
+
     static final java.util.Set<String> NAMES = java.util.Set.of(RECEIVED, CHANGES, UNKNOWN, STALE, DUPLICATE, INVALID,
-            HISTORY_WRITTEN, HISTORY_EXPORTED, JVM_MEMORY_USED, PARTITIONS_OWNED, CLAIMS, CLAIMS_SECONDS);
+            HISTORY_WRITTEN, HISTORY_EXPORTED, JVM_MEMORY_USED, PARTITIONS_OWNED, CLAIMS, CLAIMS_SECONDS, JVM_THREADS,
+            FEED_WAITING);
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final List<URI> uris = new ArrayList<>();
