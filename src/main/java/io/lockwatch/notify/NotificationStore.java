@@ -477,7 +477,9 @@ public class NotificationStore {
         return jdbc.update("""
                 UPDATE notifications SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
                        lease_until = NULL, replayed = true
-                 WHERE id = ? AND status IN ('dead', 'cancelled')""", id) > 0;
+                 WHERE id = ? AND status IN ('dead', 'cancelled')
+                   -- a pull client is posted nothing: it reads its feed
+                   AND client_id NOT IN (SELECT id FROM clients WHERE delivery_mode = 'pull')""", id) > 0;
     }
 
     /**

@@ -29,8 +29,8 @@ class NotifyConfiguration {
     }
 
     @Bean
-    Feed feed(JdbcTemplate jdbc, @org.springframework.beans.factory.annotation.Value("${lockwatch.feed.scan-bound}") int scanBound) {
-        return new Feed(jdbc, scanBound);
+    Feed feed(JdbcTemplate jdbc) {
+        return new Feed(jdbc);
     }
 
     @Bean

@@ -103,24 +103,25 @@ public final class Outbox {
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH created AS (
                 INSERT INTO notifications (id, event_id, client_id, sensor_id, type, sequence, status, finished_at,
-                                           superseded_by, superseded_reason, trace_parent)
+                                           superseded_by, superseded_reason, trace_parent, feed_tx)
                 SELECT x.id, x.event_id, x.client_id, x.sensor_id, x.type, x.sequence,
-                       CASE WHEN x.latest AND x.sequence < x.newest THEN 'superseded' ELSE 'pending' END,
-                       CASE WHEN x.latest AND x.sequence < x.newest THEN now() END,
-                       CASE WHEN x.latest AND x.sequence < x.newest THEN x.newest_id END,
-                       CASE WHEN x.latest AND x.sequence < x.newest THEN 'latest_state' END,
-                       ?::text
+                       -- a pull client's row is its feed's: never posted
+                       CASE WHEN x.pull THEN 'pulled'
+                            WHEN x.latest AND x.sequence < x.newest THEN 'superseded' ELSE 'pending' END,
+                       CASE WHEN x.pull OR x.latest AND x.sequence < x.newest THEN now() END,
+                       CASE WHEN NOT x.pull AND x.latest AND x.sequence < x.newest THEN x.newest_id END,
+                       CASE WHEN NOT x.pull AND x.latest AND x.sequence < x.newest THEN 'latest_state' END,
+                       ?::text, x.feed_tx
                   FROM (SELECT y.*,
                                max(y.sequence) OVER w AS newest,
                                first_value(y.id) OVER (w ORDER BY y.sequence DESC) AS newest_id
                           FROM (SELECT gen_random_uuid() AS id, e.id AS event_id, cs.client_id, e.sensor_id, e.type,
-                                       e.sequence, cl.delivery_mode = 'latest_state' AS latest
+                                       e.sequence, cl.delivery_mode = 'latest_state' AS latest,
+                                       cl.delivery_mode = 'pull' AS pull, e.feed_tx
                                   FROM sensor_events e
                                   JOIN client_sensors cs ON cs.sensor_id = e.sensor_id
                                   JOIN clients cl ON cl.id = cs.client_id
                                  WHERE e.id = ANY (?)
-                                   -- a pull client reads its feed: nothing is posted to it
-                                   AND cl.delivery_mode <> 'pull'
                                    AND (cl.event_types IS NULL OR e.type = ANY (cl.event_types))
                                    AND (cl.alarm_severities IS NULL OR e.alarm_id IS NULL
                                         OR (SELECT a.severity FROM alarms a WHERE a.id = e.alarm_id)
@@ -164,20 +165,25 @@ public final class Outbox {
         Set<UUID> clients = new HashSet<>();
         int pending = 0;
         try (PreparedStatement ps = c.prepareStatement("""
-                INSERT INTO notifications (id, event_id, client_id, sensor_id, type, sequence, status, trace_parent)
-                SELECT gen_random_uuid(), e.id, t.client_id, e.sensor_id, e.type, e.sequence, 'pending', ?::text
+                INSERT INTO notifications (id, event_id, client_id, sensor_id, type, sequence, status, finished_at,
+                                           trace_parent, feed_tx)
+                SELECT gen_random_uuid(), e.id, t.client_id, e.sensor_id, e.type, e.sequence,
+                       CASE WHEN cl.delivery_mode = 'pull' THEN 'pulled' ELSE 'pending' END,
+                       CASE WHEN cl.delivery_mode = 'pull' THEN now() END, ?::text, e.feed_tx
                   FROM unnest(?::int8[], ?::uuid[]) AS t (event_id, client_id)
                   JOIN sensor_events e ON e.id = t.event_id
-                  JOIN clients cl ON cl.id = t.client_id AND cl.delivery_mode <> 'pull'
+                  JOIN clients cl ON cl.id = t.client_id
                 ON CONFLICT DO NOTHING
-                RETURNING client_id""")) {
+                RETURNING client_id, status""")) {
             ps.setString(1, traceParent);
             ps.setArray(2, c.createArrayOf("int8", eventClients.stream().map(To::eventId).toArray()));
             ps.setArray(3, c.createArrayOf("uuid", eventClients.stream().map(To::clientId).toArray()));
             try (var rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    clients.add(rs.getObject(1, UUID.class));
-                    pending++;
+                    if (rs.getString(2).equals("pending")) {
+                        clients.add(rs.getObject(1, UUID.class));
+                        pending++;
+                    }
                 }
             }
         }

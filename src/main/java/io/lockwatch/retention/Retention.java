@@ -89,7 +89,7 @@ public class Retention {
             int[] gone = jdbc.queryForObject("""
                     WITH old AS (
                         SELECT n.id FROM notifications n
-                         WHERE n.status IN ('delivered', 'dead', 'superseded', 'cancelled') AND n.finished_at < ?
+                         WHERE n.status IN ('delivered', 'dead', 'superseded', 'cancelled', 'pulled') AND n.finished_at < ?
                            AND (NOT ? OR NOT EXISTS (SELECT 1 FROM delivery_attempts a
                                                       WHERE a.notification_id = n.id AND NOT a.exported))
                          ORDER BY n.finished_at LIMIT ?
