@@ -9,17 +9,17 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.camel.Exchange;
-import org.apache.camel.component.rest.openapi.validator.client.OpenApiRestClientRequestValidator;
 import org.apache.camel.spi.RestClientRequestValidator;
 
 /**
- * Camel's OpenAPI request validator, answering in the API's {@code application/problem+json} with the field
- * the first error points at, and without echoing the request's headers back.
+ * The contract's request validator ({@link ContractValidator}, Camel's, built once), answering in the API's
+ * {@code application/problem+json} with the field the first error points at, and without echoing the request's
+ * headers back.
  */
 class ProblemReportingValidator implements RestClientRequestValidator {
 
     private static final ObjectMapper JSON = Json.MAPPER;
-    private final OpenApiRestClientRequestValidator openApi = new OpenApiRestClientRequestValidator();
+    private final ContractValidator openApi = new ContractValidator();
 
     @Override
     public ValidationError validate(Exchange exchange, ValidationContext context) {
@@ -62,12 +62,12 @@ class ProblemReportingValidator implements RestClientRequestValidator {
         exchange.getMessage().setHeader(Exchange.HTTP_QUERY, decoded(query));
         ValidationError error;
         try {
-            error = openApi.validate(exchange, context);
+            error = openApi.validate(exchange);
         } finally {
             exchange.getMessage().setHeader("Accept", accept);
             exchange.getMessage().setHeader(Exchange.HTTP_QUERY, query);
         }
-        if (error == null || onlySecurity(error.body())) {
+        if (error == null) {
             return null;
         }
         exchange.getMessage().removeHeaders("*");
@@ -138,29 +138,6 @@ class ProblemReportingValidator implements RestClientRequestValidator {
         return out.toString();
     }
 
-    /**
-     * The validator's messages on the operation's security: Camel keeps the Authorization header from it, so it finds
-     * none on any request. Who may call what is Spring Security's and ClientScope's to decide, before and after it.
-     */
-    private static final String SECURITY = "validation.request.security.";
-
-    static boolean onlySecurity(String report) {
-        try {
-            JsonNode messages = JSON.readTree(report.getBytes(StandardCharsets.UTF_8)).path("messages");
-            if (!messages.isArray() || messages.isEmpty()) {
-                return false;
-            }
-            for (JsonNode m : messages) {
-                if (!m.path("key").asText().startsWith(SECURITY)) {
-                    return false;
-                }
-            }
-            return true;
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
-    }
-
     static Map<String, Object> problem(int status, String report) {
         String detail = "the request does not match the API description";
         String field = null;
@@ -168,9 +145,6 @@ class ProblemReportingValidator implements RestClientRequestValidator {
         if (report != null) {
             try {
                 for (JsonNode m : JSON.readTree(report.getBytes(StandardCharsets.UTF_8)).path("messages")) {
-                    if (m.path("key").asText().startsWith(SECURITY)) {
-                        continue;
-                    }
                     if (m.path("key").asText().endsWith(".invalidJson")) {
                         // the validator's parser speaks of tokens and sources: say it plainly, with where if it knows
                         errors.add(notJson(m.path("message").asText()));

@@ -54,6 +54,7 @@ public class FeedWatch {
     // all under this object's lock
     private final Map<UUID, Set<Runnable>> waiting = new HashMap<>();
     private final Map<UUID, Place> newest = new HashMap<>();
+    private final Map<UUID, Long> known = new java.util.concurrent.ConcurrentHashMap<>();
     private Place began;
     private Place watermark;
 
@@ -95,9 +96,25 @@ public class FeedWatch {
         }
     }
 
+    /**
+     * Whether the client exists; a yes is remembered for a minute, so that a client polling again and again is asked
+     * after once a minute, not at every poll (one deleted meanwhile has its poll held, then answered 404).
+     */
     public boolean exists(UUID client) {
-        return Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM clients WHERE id = ?)", Boolean.class,
-                client));
+        long now = System.nanoTime();
+        Long until = known.get(client);
+        if (until != null && until - now > 0) {
+            return true;
+        }
+        boolean exists = Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM clients WHERE id = ?)",
+                Boolean.class, client));
+        if (exists) {
+            if (known.size() > 100_000) {
+                known.clear();
+            }
+            known.put(client, now + java.util.concurrent.TimeUnit.MINUTES.toNanos(1));
+        }
+        return exists;
     }
 
     /**
