@@ -125,7 +125,7 @@ final class FeedLongPoll implements Filter {
 
     /** The seconds asked to wait, 1 to 60; 0 for none or anything the contract will refuse. */
     private static int seconds(String wait) {
-        if (wait == null || wait.length() > 2 || !wait.chars().allMatch(Character::isDigit)) {
+        if (wait == null || wait.isEmpty() || wait.length() > 2 || !wait.chars().allMatch(Character::isDigit)) {
             return 0;
         }
         int n = Integer.parseInt(wait);
