@@ -123,14 +123,7 @@ class FeedTest {
         api.link(client, s);
         String cursor = feed.head();
         int before = watch.waiting();
-        java.util.concurrent.CompletableFuture<Answer> poll = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-            try {
-                return new Api(port, Duration.ofSeconds(90)).call("GET", "/clients/" + client + "/feed?wait=60&after=" + cursor,
-                        Api.READER, null);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        java.util.concurrent.CompletableFuture<Answer> poll = longPoll("/clients/" + client + "/feed?wait=60&after=" + cursor);
         await().atMost(Duration.ofSeconds(10)).until(() -> watch.waiting() == before + 1);
         publish(other, 0, System.currentTimeMillis());
         await().atMost(Duration.ofSeconds(10)).until(() -> sequence(other) == 1);
@@ -153,14 +146,7 @@ class FeedTest {
         String newcomer = api.client(receiver, "/feed-newcomer");
         String door = sensor();
         api.link(newcomer, door);
-        java.util.concurrent.CompletableFuture<Answer> fromStart = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-            try {
-                return new Api(port, Duration.ofSeconds(90)).call("GET", "/clients/" + newcomer + "/feed?wait=60",
-                        Api.READER, null);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        java.util.concurrent.CompletableFuture<Answer> fromStart = longPoll("/clients/" + newcomer + "/feed?wait=60");
         await().atMost(Duration.ofSeconds(10)).until(() -> watch.waiting() == before + 1);
         publish(door, 1, System.currentTimeMillis());
         assertThat(fromStart.get(50, java.util.concurrent.TimeUnit.SECONDS).body().at("/items/0/sensor_id").asText())
@@ -238,14 +224,7 @@ class FeedTest {
         String next = api.call("GET", "/clients/" + client + "/feed?wait=1&after=" + page.nextCursor(), Api.READER, null)
                 .body().get("next_cursor").asText();
         int before = watch.waiting();
-        java.util.concurrent.CompletableFuture<Answer> poll = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-            try {
-                return new Api(port, Duration.ofSeconds(90)).call("GET", "/clients/" + client + "/feed?wait=2&after=" + next,
-                        Api.READER, null);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        java.util.concurrent.CompletableFuture<Answer> poll = longPoll("/clients/" + client + "/feed?wait=2&after=" + next);
         await().atMost(Duration.ofSeconds(10)).until(() -> watch.waiting() == before + 1 || poll.isDone());
         assertThat(poll).as("held: nothing of its own to read").isNotDone();
         assertThat(poll.get(30, java.util.concurrent.TimeUnit.SECONDS).body().get("items")).isEmpty();
@@ -361,6 +340,17 @@ class FeedTest {
         if (client != null) {
             Outbox.notificationsTo(c, List.of(new Outbox.To(id, UUID.fromString(client))), null);
         }
+    }
+
+    /** A long poll as a client makes it, answered in the background (its wait may be up to a minute). */
+    private java.util.concurrent.CompletableFuture<Answer> longPoll(String path) {
+        return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new Api(port, Duration.ofSeconds(90)).call("GET", path, Api.READER, null);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     private String sensor() {
