@@ -2,7 +2,6 @@ package io.lockwatch.api;
 
 import java.io.IOException;
 import java.util.UUID;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
@@ -40,7 +39,7 @@ final class FeedLongPoll implements Filter {
      * Ends the held reads no event ends first. Its own, not a bean: an Executor bean would displace Spring Boot's
      * task executor, on which platform-http answers.
      */
-    private final ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+    private final java.util.concurrent.ScheduledThreadPoolExecutor timer = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
         Thread t = new Thread(r, "feed-long-poll-timer");
         t.setDaemon(true);
         return t;
@@ -48,6 +47,8 @@ final class FeedLongPoll implements Filter {
 
     FeedLongPoll(FeedWatch watch) {
         this.watch = watch;
+        // a read woken by its event takes its timeout out of the queue, and the request it holds with it
+        timer.setRemoveOnCancelPolicy(true);
     }
 
     @Override
@@ -80,29 +81,54 @@ final class FeedLongPoll implements Filter {
         }
         AsyncContext async = request.startAsync();
         async.setTimeout(TimeUnit.SECONDS.toMillis(wait + 30L)); // the timer below ends it first
-        AtomicBoolean goneOn = new AtomicBoolean();
-        Runnable[] goOn = new Runnable[1];
-        goOn[0] = () -> {
-            if (goneOn.compareAndSet(false, true)) {
-                watch.cancel(client, goOn[0]);
-                async.dispatch();
-            }
-        };
+        Held held = new Held(client, async);
         // what the watch has seen decides, without the database, for a cursor of this instance's time
-        if (watch.holdIfNothingNew(client, after, goOn[0])) {
-            timer.schedule(goOn[0], wait, TimeUnit.SECONDS);
+        if (watch.holdIfNothingNew(client, after, held)) {
+            held.until(wait);
             return;
         }
         if (quietNow(client, after)) {
-            watch.await(client, goOn[0]);
-            timer.schedule(goOn[0], wait, TimeUnit.SECONDS);
+            watch.await(client, held);
+            held.until(wait);
             // what was recorded while it was being registered
             if (!quietNow(client, after)) {
-                goOn[0].run();
+                held.run();
             }
             return;
         }
-        goOn[0].run(); // something to read now: on to the route
+        held.run(); // something to read now: on to the route
+    }
+
+    /** A held read: goes on to its route once, woken by its client's event or at the end of its wait. */
+    private final class Held implements Runnable {
+        private final UUID client;
+        private final AsyncContext async;
+        private final AtomicBoolean goneOn = new AtomicBoolean();
+        private volatile java.util.concurrent.Future<?> timeout;
+
+        Held(UUID client, AsyncContext async) {
+            this.client = client;
+            this.async = async;
+        }
+
+        void until(int seconds) {
+            timeout = timer.schedule(this, seconds, TimeUnit.SECONDS);
+            if (goneOn.get()) {
+                timeout.cancel(false); // woken before its timeout was set
+            }
+        }
+
+        @Override
+        public void run() {
+            if (goneOn.compareAndSet(false, true)) {
+                watch.cancel(client, this);
+                java.util.concurrent.Future<?> t = timeout;
+                if (t != null) {
+                    t.cancel(false);
+                }
+                async.dispatch();
+            }
+        }
     }
 
     /** An operator's long poll is held only for a client that exists (a client's key is its own client's). */
