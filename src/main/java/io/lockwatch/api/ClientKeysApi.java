@@ -5,7 +5,6 @@ import java.util.UUID;
 
 import io.lockwatch.selfservice.ClientKeys;
 import org.apache.camel.Exchange;
-import org.apache.camel.component.platform.http.springboot.PlatformHttpMessage;
 
 /** A client's API keys: made (the token shown once), listed without it, set to expire, revoked. */
 public class ClientKeysApi {
@@ -39,7 +38,7 @@ public class ClientKeysApi {
             throw ApiProblem.conflict("client " + client + " holds " + MAX_LIVE_KEYS + " live keys, the most it may: "
                     + "revoke one first");
         }
-        ClientKeys.NewKey made = keys.create(client, body.name(), body.role(), body.expiry(), who(exchange));
+        ClientKeys.NewKey made = keys.create(client, body.name(), body.role(), body.expiry(), ClientScope.caller(exchange));
         if (made == null) {
             throw ApiProblem.notFound("client " + client);
         }
@@ -64,16 +63,5 @@ public class ClientKeysApi {
             throw ApiProblem.notFound("key " + key + " of client " + client);
         }
         Json.respond(exchange, 204, null);
-    }
-
-    /** Who made the key: the operator's token by its place, or the client's key that made it. */
-    private static String who(Exchange exchange) {
-        ClientKeys.Holder holder = ClientScope.holder(exchange);
-        if (holder != null) {
-            return "client-key-" + holder.keyId();
-        }
-        PlatformHttpMessage http = exchange.getIn(PlatformHttpMessage.class);
-        Object caller = http == null ? null : http.getRequest().getAttribute(ClientKeys.CALLER_ATTRIBUTE);
-        return caller == null ? "operator" : caller.toString();
     }
 }

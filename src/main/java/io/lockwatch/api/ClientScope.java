@@ -79,12 +79,22 @@ public class ClientScope {
 
     /** The client's key the request came with, or null for an operator's token. */
     static ClientKeys.Holder holder(Exchange exchange) {
+        return request(exchange).getAttribute(ClientKeys.REQUEST_ATTRIBUTE) instanceof ClientKeys.Holder h ? h : null;
+    }
+
+    /** Who calls, by name: an operator's token by its place ({@code full-token-1}), a key as {@code client-key-<id>}. */
+    static String caller(Exchange exchange) {
+        Object name = request(exchange).getAttribute(ClientKeys.CALLER_ATTRIBUTE);
+        return name == null ? "operator" : name.toString();
+    }
+
+    static jakarta.servlet.http.HttpServletRequest request(Exchange exchange) {
         PlatformHttpMessage http = exchange.getIn(PlatformHttpMessage.class);
         if (http == null || http.getRequest() == null) {
             // without the request nothing tells a client's key from an operator's token: refuse
             throw new IllegalStateException("the HTTP request of an API operation is not at hand");
         }
-        return http.getRequest().getAttribute(ClientKeys.REQUEST_ATTRIBUTE) instanceof ClientKeys.Holder h ? h : null;
+        return http.getRequest();
     }
 
     private boolean exists(String sql, Object... args) {

@@ -6,7 +6,6 @@ import java.util.UUID;
 import io.lockwatch.selfservice.ClientKeys;
 import io.lockwatch.selfservice.PortalLinks;
 import org.apache.camel.Exchange;
-import org.apache.camel.component.platform.http.springboot.PlatformHttpMessage;
 
 /** The client portal's doors: links an operator makes, the session a link opens once, and who the caller is. */
 public class PortalApi {
@@ -21,13 +20,13 @@ public class PortalApi {
         UUID client = Json.uuid(exchange, "clientId", "client");
         RequestBodies.PortalLinkCreate body = Json.bind(exchange, RequestBodies.PortalLinkCreate.class);
         PortalLinks.NewLink link = links.create(client, body.role() == null ? ClientKeys.ADMIN : body.role(),
-                Duration.ofSeconds(body.ttlSeconds() == null ? 900 : body.ttlSeconds()), caller(exchange));
+                Duration.ofSeconds(body.ttlSeconds() == null ? 900 : body.ttlSeconds()), ClientScope.caller(exchange));
         if (link == null) {
             throw ApiProblem.notFound("client " + client);
         }
         // the secret rides in the fragment, which browsers never send: it is in no server's log on the way
         String path = "/console/#portal=" + link.token();
-        var request = request(exchange);
+        var request = ClientScope.request(exchange);
         String url = request.getScheme() + "://" + request.getHeader("Host") + path;
         Json.respond(exchange, 201, new ResponseBodies.PortalLink(link.id(), url, link.expiresAt()));
     }
@@ -44,7 +43,7 @@ public class PortalApi {
     /** Who the caller is: an operator's token, or a client's key (and its client). */
     public void me(Exchange exchange) {
         ClientKeys.Holder holder = ClientScope.holder(exchange);
-        String name = caller(exchange);
+        String name = ClientScope.caller(exchange);
         if (holder != null) {
             Json.respond(exchange, 200, new ResponseBodies.Caller("client", holder.role(), name, holder.clientId(),
                     holder.keyId()));
@@ -52,18 +51,5 @@ public class PortalApi {
             Json.respond(exchange, 200, new ResponseBodies.Caller("operator",
                     name.startsWith("full-token") ? "operator-full" : "operator-read", name, null, null));
         }
-    }
-
-    private static jakarta.servlet.http.HttpServletRequest request(Exchange exchange) {
-        PlatformHttpMessage http = exchange.getIn(PlatformHttpMessage.class);
-        if (http == null || http.getRequest() == null) {
-            throw new IllegalStateException("the HTTP request of an API operation is not at hand");
-        }
-        return http.getRequest();
-    }
-
-    private static String caller(Exchange exchange) {
-        Object name = request(exchange).getAttribute(ClientKeys.CALLER_ATTRIBUTE);
-        return name == null ? "operator" : name.toString();
     }
 }

@@ -29,7 +29,7 @@ class ProblemReportingValidator implements RestClientRequestValidator {
             Object file = exchange.getMessage().getBody();
             exchange.getMessage().setBody("[]");
             try {
-                return checked(exchange, context);
+                return checked(exchange);
             } finally {
                 exchange.getMessage().setBody(file);
             }
@@ -45,7 +45,7 @@ class ProblemReportingValidator implements RestClientRequestValidator {
             exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, Problems.CONTENT_TYPE);
             return new ValidationError(400, Problems.json(Problems.body(400, "Bad request", notUtf8, null)));
         }
-        return checked(exchange, context);
+        return checked(exchange);
     }
 
     private static boolean registryFile(Exchange exchange) {
@@ -54,7 +54,7 @@ class ProblemReportingValidator implements RestClientRequestValidator {
                 && path != null && path.endsWith("/import");
     }
 
-    private ValidationError checked(Exchange exchange, ValidationContext context) {
+    private ValidationError checked(Exchange exchange) {
         Object accept = exchange.getMessage().getHeader("Accept");
         String query = exchange.getMessage().getHeader(Exchange.HTTP_QUERY, String.class);
         exchange.getMessage().setHeader("Accept", "application/json"); // the validator then reports in JSON

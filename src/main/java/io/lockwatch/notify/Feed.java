@@ -34,8 +34,6 @@ public class Feed {
         }
     }
 
-    private static final String START = "0.0";
-
     private final JdbcTemplate jdbc;
 
     public Feed(JdbcTemplate jdbc) {
@@ -44,11 +42,14 @@ public class Feed {
 
     /** @param after a cursor from this feed, or null for the oldest row kept */
     public Page read(UUID clientId, String after, int limit) {
-        Object[] place = place(after == null ? START : after);
+        FeedPlace from = after == null ? FeedPlace.START : FeedPlace.of(after);
+        if (from == null) {
+            throw new BadCursor(after);
+        }
         String sql = """
-                SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS below, x.*
+                SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS below, x.*
                   FROM (SELECT 1) one LEFT JOIN LATERAL (
-                    SELECT n.feed_tx::text AS feed_tx, n.event_id, n.id AS notification_id, e.sensor_id, s.address,
+                    SELECT n.feed_tx::text::bigint AS feed_tx, n.event_id, n.id AS notification_id, e.sensor_id, s.address,
                            e.type, e.state, e.previous_state, e.sequence, e.occurred_at, e.maintenance, %s
                       FROM notifications n
                       JOIN sensor_events e ON e.id = n.event_id
@@ -61,37 +62,26 @@ public class Feed {
                      ORDER BY n.feed_tx, n.event_id
                      LIMIT ?) x ON true""".formatted(NotificationStore.ALARM_COLUMNS);
         List<Map<String, Object>> items = new ArrayList<>();
-        String[] below = new String[1];
-        String[] lastItem = new String[1];
+        long[] below = new long[1];
+        FeedPlace[] lastItem = new FeedPlace[1];
         jdbc.query(sql, rs -> {
-            below[0] = rs.getString("below");
+            below[0] = rs.getLong("below");
             if (rs.getObject("event_id") != null) {
                 items.add(item(rs, clientId));
-                lastItem[0] = rs.getString("feed_tx") + "." + rs.getLong("event_id");
+                lastItem[0] = new FeedPlace(rs.getLong("feed_tx"), rs.getLong("event_id"));
             }
-        }, clientId, place[0], place[1], limit);
+        }, clientId, String.valueOf(from.tx()), from.id(), limit);
         if (items.size() == limit) {
-            return new Page(items, lastItem[0], true);
+            return new Page(items, lastItem[0].toString(), true);
         }
         // every row below the oldest running transaction was looked at: on from there
-        return new Page(items, later(after == null ? START : after, justBelow(below[0])), false);
+        return new Page(items, from.later(FeedPlace.justBelow(below[0])).toString(), false);
     }
 
     /** Where the feed ends now: a cursor after which a client reads only what is recorded from now on. */
     public String head() {
-        return justBelow(jdbc.queryForObject("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", String.class));
-    }
-
-    /** The last place before transaction {@code tx}: after every event of the transactions before it. */
-    private static String justBelow(String tx) {
-        return new java.math.BigInteger(tx).subtract(java.math.BigInteger.ONE) + "." + Long.MAX_VALUE;
-    }
-
-    /** The later of two cursors. */
-    private static String later(String a, String b) {
-        Object[] x = place(a), y = place(b);
-        int byTx = new java.math.BigInteger((String) x[0]).compareTo(new java.math.BigInteger((String) y[0]));
-        return byTx > 0 || byTx == 0 && (Long) x[1] >= (Long) y[1] ? a : b;
+        return FeedPlace.justBelow(jdbc.queryForObject("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
+                Long.class)).toString();
     }
 
     private static Map<String, Object> item(ResultSet rs, UUID clientId) throws SQLException {
@@ -108,20 +98,4 @@ public class Feed {
         return payload;
     }
 
-    /** A cursor's transaction id (as text, for the cast to xid8) and event id; else {@link BadCursor}. */
-    private static Object[] place(String cursor) {
-        int dot = cursor.indexOf('.');
-        if (dot > 0 && cursor.length() <= 42 && cursor.substring(0, dot).chars().allMatch(Character::isDigit)
-                && cursor.substring(dot + 1).chars().allMatch(Character::isDigit)) {
-            try {
-                String tx = new java.math.BigInteger(cursor.substring(0, dot)).toString();
-                if (tx.length() <= 20) {
-                    return new Object[] {tx, Long.parseLong(cursor.substring(dot + 1))};
-                }
-            } catch (NumberFormatException e) {
-                // not a number a cursor holds: refused below
-            }
-        }
-        throw new BadCursor(cursor);
-    }
 }

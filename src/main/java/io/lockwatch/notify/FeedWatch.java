@@ -26,37 +26,14 @@ public class FeedWatch {
     /** The most events a look reads; the rest are the next look's. */
     private static final int LOOK = 10_000;
 
-    /** A place in the feed: (feed_tx, event id), in their order. */
-    record Place(long tx, long id) implements Comparable<Place> {
-
-        /** The place a cursor names, or null for one this watch cannot compare (none, or not of the feed). */
-        static Place of(String cursor) {
-            int dot = cursor == null ? -1 : cursor.indexOf('.');
-            if (dot <= 0) {
-                return null;
-            }
-            try {
-                return new Place(Long.parseLong(cursor.substring(0, dot)), Long.parseLong(cursor.substring(dot + 1)));
-            } catch (NumberFormatException e) {
-                return null;
-            }
-        }
-
-        @Override
-        public int compareTo(Place o) {
-            int byTx = Long.compare(tx, o.tx);
-            return byTx != 0 ? byTx : Long.compare(id, o.id);
-        }
-    }
-
     private final JdbcTemplate jdbc;
     private final Feed feed;
+    private final Map<UUID, Long> known = new java.util.concurrent.ConcurrentHashMap<>();
     // all under this object's lock
     private final Map<UUID, Set<Runnable>> waiting = new HashMap<>();
-    private final Map<UUID, Place> newest = new HashMap<>();
-    private final Map<UUID, Long> known = new java.util.concurrent.ConcurrentHashMap<>();
-    private Place began;
-    private Place watermark;
+    private final Map<UUID, FeedPlace> newest = new HashMap<>();
+    private FeedPlace began;
+    private FeedPlace watermark;
 
     public FeedWatch(JdbcTemplate jdbc, Feed feed) {
         this.jdbc = jdbc;
@@ -68,11 +45,11 @@ public class FeedWatch {
      * nothing; true if so. False: read now, or ask {@link #nothingToRead}.
      */
     public synchronized boolean holdIfNothingNew(UUID client, String after, Runnable wake) {
-        Place from = Place.of(after);
+        FeedPlace from = FeedPlace.of(after);
         if (from == null || began == null || from.compareTo(began) < 0) {
             return false;
         }
-        Place last = newest.get(client);
+        FeedPlace last = newest.get(client);
         if (last != null && last.compareTo(from) > 0) {
             return false;
         }
@@ -82,7 +59,7 @@ public class FeedWatch {
 
     /**
      * Asked of the database: whether a read of the client's feed after this cursor would find nothing now (a client
-     * that exists, a cursor that is the feed's, no event of the client's after it, nor a full scan to move on from).
+     * that exists, a cursor that is the feed's, and no row of the client's after it).
      */
     public boolean nothingToRead(UUID client, String after) {
         if (!exists(client)) {
@@ -142,7 +119,7 @@ public class FeedWatch {
         List<Runnable> woken = new ArrayList<>();
         synchronized (this) {
             if (watermark == null) {
-                watermark = Place.of(feed.head());
+                watermark = FeedPlace.of(feed.head());
                 began = watermark;
                 return 0;
             }
@@ -163,16 +140,16 @@ public class FeedWatch {
                     SELECT client_id, feed_tx::text, id
                       FROM (SELECT DISTINCT ON (client_id) client_id, feed_tx, id FROM concerned
                              ORDER BY client_id, feed_tx DESC, id DESC) newest""",
-                    (rs, i) -> new Object[] {rs.getObject(1, UUID.class), new Place(Long.parseLong(rs.getString(2)),
+                    (rs, i) -> new Object[] {rs.getObject(1, UUID.class), new FeedPlace(Long.parseLong(rs.getString(2)),
                             rs.getLong(3))},
                     String.valueOf(watermark.tx()), watermark.id(), LOOK);
             for (Object[] row : touched) {
                 if (row[0] == null) {
-                    watermark = (Place) row[1];
+                    watermark = (FeedPlace) row[1];
                     continue;
                 }
                 UUID client = (UUID) row[0];
-                newest.put(client, (Place) row[1]);
+                newest.put(client, (FeedPlace) row[1]);
                 Set<Runnable> wakes = waiting.remove(client);
                 if (wakes != null) {
                     woken.addAll(wakes);
