@@ -114,8 +114,8 @@ class ApiConfiguration {
     /** After Spring Security's chain (order -100), so that the caller is known before a read is held. */
     @Bean
     org.springframework.boot.web.servlet.FilterRegistrationBean<FeedLongPoll> feedLongPoll(
-            io.lockwatch.notify.FeedWatch watch) {
-        var filter = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new FeedLongPoll(watch));
+            io.lockwatch.notify.FeedWatch watch, io.lockwatch.notify.Feed feed) {
+        var filter = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new FeedLongPoll(watch, feed));
         filter.addUrlPatterns("/api/v1/clients/*");
         filter.setDispatcherTypes(jakarta.servlet.DispatcherType.REQUEST);
         filter.setAsyncSupported(true);

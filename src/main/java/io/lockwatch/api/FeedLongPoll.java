@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.lockwatch.notify.Feed;
 import io.lockwatch.notify.FeedWatch;
 import io.lockwatch.selfservice.ClientKeys;
 import jakarta.servlet.AsyncContext;
@@ -17,14 +18,20 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 
 /**
  * The long poll of the pull feed ({@code GET /api/v1/clients/{id}/feed?wait=N}), held without a thread: when the read
  * would find nothing, the request is suspended (servlet async) and waits in {@link FeedWatch} until an event of the
- * client is recorded or {@code wait} seconds pass, then goes on, as it came, to its route, which reads the feed and
- * answers. A thread per waiting read would be a thread per pulling client; platform-http answers on a small pool.
- * Whether there is anything to read is, for a cursor of the watch's time, what the watch has noted; the database is
- * asked only of an older cursor.
+ * client is recorded or {@code wait} seconds pass. A thread per waiting read would be a thread per pulling client;
+ * platform-http answers on a small pool. Whether there is anything to read is, for a cursor of the watch's time, what
+ * the watch has noted; the database is asked only of an older cursor.
+ *
+ * <p>A held read is answered where it is held: the same {@link Feed#read} and the same JSON its route gives. Sent on
+ * to the route again (an async dispatch), it would pass Spring Security, Spring MVC, Camel and the contract a second
+ * time: most of the cost of a pulling client, at one answer per event. Only a read whose every part the contract and
+ * the route would take is held; if the read fails when woken (a database away), it goes on to its route after all,
+ * which answers as it does any failure.
  *
  * <p>After Spring Security (the caller is known), before the contract: anything that is not a plainly valid long poll
  * goes straight on, for the route and the contract to answer. A client's key asking for another client's feed goes
@@ -33,8 +40,10 @@ import jakarta.servlet.http.HttpServletRequest;
 final class FeedLongPoll implements Filter {
 
     private static final Pattern FEED = Pattern.compile("/api/v1/clients/([0-9a-fA-F-]{36})/feed");
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ClientScope.class);
 
     private final FeedWatch watch;
+    private final Feed feed;
     /**
      * Ends the held reads no event ends first. Its own, not a bean: an Executor bean would displace Spring Boot's
      * task executor, on which platform-http answers.
@@ -45,8 +54,9 @@ final class FeedLongPoll implements Filter {
         return t;
     });
 
-    FeedLongPoll(FeedWatch watch) {
+    FeedLongPoll(FeedWatch watch, Feed feed) {
         this.watch = watch;
+        this.feed = feed;
         // a read woken by its event takes its timeout out of the queue, and the request it holds with it
         timer.setRemoveOnCancelPolicy(true);
     }
@@ -61,8 +71,9 @@ final class FeedLongPoll implements Filter {
         HttpServletRequest request = (HttpServletRequest) req;
         Matcher feed = FEED.matcher(request.getRequestURI().substring(request.getContextPath().length()));
         int wait = seconds(request.getParameter("wait"));
+        int limit = limit(request.getParameter("limit"));
         if (request.getDispatcherType() != DispatcherType.REQUEST || !"GET".equals(request.getMethod())
-                || !feed.matches() || wait == 0) {
+                || !feed.matches() || wait == 0 || limit == 0 || !takesJson(request)) {
             chain.doFilter(req, res);
             return;
         }
@@ -79,9 +90,13 @@ final class FeedLongPoll implements Filter {
             chain.doFilter(req, res);
             return;
         }
+        if (key instanceof ClientKeys.Holder holder) {
+            // as ClientScope logs every request by a client's key: this one may never reach the route
+            log.info("Client key {} of client {}: readClientFeed (held)", holder.keyId(), holder.clientId());
+        }
         AsyncContext async = request.startAsync();
         async.setTimeout(TimeUnit.SECONDS.toMillis(wait + 30L)); // the timer below ends it first
-        Held held = new Held(client, async);
+        Held held = new Held(client, after, limit, async);
         // what the watch has seen decides, without the database, for a cursor of this instance's time
         if (watch.holdIfNothingNew(client, after, held)) {
             held.until(wait);
@@ -96,18 +111,22 @@ final class FeedLongPoll implements Filter {
             }
             return;
         }
-        held.run(); // something to read now: on to the route
+        held.run(); // something to read now
     }
 
-    /** A held read: goes on to its route once, woken by its client's event or at the end of its wait. */
+    /** A held read: answered once, woken by its client's event or at the end of its wait. */
     private final class Held implements Runnable {
         private final UUID client;
+        private final String after;
+        private final int limit;
         private final AsyncContext async;
         private final AtomicBoolean goneOn = new AtomicBoolean();
         private volatile java.util.concurrent.Future<?> timeout;
 
-        Held(UUID client, AsyncContext async) {
+        Held(UUID client, String after, int limit, AsyncContext async) {
             this.client = client;
+            this.after = after;
+            this.limit = limit;
             this.async = async;
         }
 
@@ -126,7 +145,30 @@ final class FeedLongPoll implements Filter {
                 if (t != null) {
                     t.cancel(false);
                 }
+                // on the container's threads: neither the watch nor the timer waits for the database
+                async.start(this::answer);
+            }
+        }
+
+        /** The page its route would give, as its route would give it; a failure is the route's to answer. */
+        private void answer() {
+            byte[] body;
+            try {
+                body = Json.MAPPER.writeValueAsBytes(feed.read(client, after, limit));
+            } catch (RuntimeException | java.io.IOException e) {
                 async.dispatch();
+                return;
+            }
+            HttpServletResponse response = (HttpServletResponse) async.getResponse();
+            try {
+                response.setStatus(200);
+                response.setContentType("application/json");
+                response.setContentLength(body.length);
+                response.getOutputStream().write(body);
+            } catch (java.io.IOException e) {
+                // the client went away: nothing to answer
+            } finally {
+                async.complete();
             }
         }
     }
@@ -147,6 +189,35 @@ final class FeedLongPoll implements Filter {
         } catch (RuntimeException e) {
             return false;
         }
+    }
+
+    /** The page's size asked, 100 if none; 0 for anything the contract will refuse. */
+    private static int limit(String limit) {
+        if (limit == null) {
+            return 100;
+        }
+        if (limit.isEmpty() || limit.length() > 4 || !limit.chars().allMatch(Character::isDigit)) {
+            return 0;
+        }
+        int n = Integer.parseInt(limit);
+        return n <= 1000 ? n : 0;
+    }
+
+    /** Whether the caller takes the answer's one media type; else the route answers its 406. */
+    private static boolean takesJson(HttpServletRequest request) {
+        java.util.Enumeration<String> accepts = request.getHeaders("Accept");
+        if (accepts == null || !accepts.hasMoreElements()) {
+            return true;
+        }
+        while (accepts.hasMoreElements()) {
+            for (String range : accepts.nextElement().split(",")) {
+                String type = range.split(";", 2)[0].trim().toLowerCase(java.util.Locale.ROOT);
+                if (type.equals("application/json") || type.equals("application/*") || type.equals("*/*")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The seconds asked to wait, 1 to 60; 0 for none or anything the contract will refuse. */

@@ -135,12 +135,33 @@ class FeedTest {
         assertThat(answer.body().get("items")).hasSize(1);
         assertThat(answer.body().at("/items/0/sensor_id").asText()).isEqualTo(s);
         assertThat(watch.waiting()).isEqualTo(before);
+        // answered where it was held, it is the page its route gives for the same cursor
+        assertThat(answer.body().get("items")).isEqualTo(
+                api.call("GET", "/clients/" + client + "/feed?after=" + cursor, Api.READER, null).body().get("items"));
 
-        // nothing comes: an empty answer when its wait is over, with the cursor moved past the others' events
-        Answer quiet = api.call("GET", "/clients/" + client + "/feed?wait=1&after=" + answer.body().get("next_cursor").asText(),
-                Api.READER, null);
-        assertThat(quiet.status()).isEqualTo(200);
-        assertThat(quiet.body().get("items")).isEmpty();
+        // nothing comes: an empty answer when its wait is over, with the cursor moved past the others' events, as
+        // JSON with its correlation id like any answer of the API
+        var quiet = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://localhost:" + port + "/api/v1/clients/" + client + "/feed?wait=1&after="
+                                + answer.body().get("next_cursor").asText()))
+                .header("Authorization", "Bearer " + Api.READER).header("X-Correlation-Id", "quiet-poll").build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(quiet.statusCode()).isEqualTo(200);
+        assertThat(quiet.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(quiet.headers().firstValue("X-Correlation-Id")).hasValue("quiet-poll");
+        JsonNode quietBody = new com.fasterxml.jackson.databind.ObjectMapper().readTree(quiet.body());
+        assertThat(quietBody.get("items")).isEmpty();
+        assertThat(quietBody.get("more").asBoolean()).isFalse();
+        assertThat(FeedPlace.of(quietBody.get("next_cursor").asText())).isGreaterThan(FeedPlace.of(answer.body().get("next_cursor").asText()));
+
+        // what the contract or the route refuses is refused at once, never held
+        String held = "/clients/" + client + "/feed?wait=60&after=" + quietBody.get("next_cursor").asText();
+        assertThat(api.call("GET", held + "&limit=0", Api.READER, null).status()).isEqualTo(400);
+        assertThat(api.call("GET", "/clients/" + client + "/feed?wait=60&after=12x", Api.READER, null).status()).isEqualTo(400);
+        assertThat(java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://localhost:" + port + "/api/v1" + held))
+                .header("Authorization", "Bearer " + Api.READER).header("Accept", "text/csv").build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(406);
 
         // a read from the feed's start (a cursor older than the watch) is asked of the database, held, and woken too
         String newcomer = api.client(receiver, "/feed-newcomer");
