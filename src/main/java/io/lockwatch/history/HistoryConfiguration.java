@@ -23,8 +23,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 class HistoryConfiguration {
 
     @Bean
-    Queue historyQueue(HistoryProperties props) {
-        return new Queue(props.queue(), true);
+    Queue historyQueue(HistoryProperties props, io.lockwatch.infra.amqp.QueueTypes types) {
+        return types.durable(props.queue());
     }
 
     /** The history queue's backlog is reported. */

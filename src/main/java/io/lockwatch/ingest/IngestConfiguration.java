@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.lockwatch.infra.amqp.ConfirmedPublisher;
+import io.lockwatch.infra.amqp.QueueTypes;
 import io.lockwatch.infra.amqp.WatchedQueues;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.amqp.core.Binding;
@@ -27,10 +28,11 @@ class IngestConfiguration {
 
     /**
      * The ingest topology, declared by the service (again on every reconnection): a durable topic exchange that
-     * sensors publish to with their id as routing key, and the durable queue of parked messages. Then either
+     * sensors publish to with their id as routing key, and the durable queue of parked messages. Every queue is of
+     * {@code lockwatch.amqp.queue-type} (quorum on RabbitMQ by default, classic on the embedded broker). Then either
      * <ul>
-     * <li>one durable queue taking every key (the default, {@code partitions} 1): no broker-specific arguments, so
-     * that RabbitMQ and the embedded Qpid broker accept the same; one instance consumes it in order; or</li>
+     * <li>one durable queue taking every key (the default, {@code partitions} 1); one instance consumes it in
+     * order; or</li>
      * <li>({@code partitions} N &gt; 1, RabbitMQ only) a consistent-hash exchange bound to the topic exchange,
      * hashing the routing key onto N durable single-active-consumer queues, so that each sensor's readings stay in
      * one queue, consumed in order by one instance at a time ({@link IngestPartitions}).</li>
@@ -40,9 +42,9 @@ class IngestConfiguration {
      * level, so that a topic naming no sensor is parked with its reason rather than dropped by the broker.
      */
     @Bean
-    Declarables ingestTopology(IngestProperties props, MqttProperties mqtt) {
+    Declarables ingestTopology(IngestProperties props, MqttProperties mqtt, QueueTypes types) {
         TopicExchange readings = new TopicExchange(props.exchange(), true, false);
-        Queue invalid = new Queue(props.invalidQueue(), true);
+        Queue invalid = types.durable(props.invalidQueue());
         java.util.List<org.springframework.amqp.core.Declarable> declarables = new java.util.ArrayList<>();
         declarables.add(readings);
         declarables.add(invalid);
@@ -52,7 +54,7 @@ class IngestConfiguration {
                     IngestSteps.MQTT_ROUTING_KEY_PREFIX + "#", null));
         }
         if (props.partitions() <= 1) {
-            Queue queue = new Queue(props.queue(), true);
+            Queue queue = types.durable(props.queue());
             declarables.add(queue);
             declarables.add(BindingBuilder.bind(queue).to(readings).with("#"));
             return new Declarables(declarables);
@@ -62,7 +64,7 @@ class IngestConfiguration {
         declarables.add(hash);
         declarables.add(BindingBuilder.bind(hash).to(readings).with("#"));
         for (String name : IngestPartitions.readingQueues(props)) {
-            Queue queue = org.springframework.amqp.core.QueueBuilder.durable(name).singleActiveConsumer().build();
+            Queue queue = types.singleActiveConsumer(name);
             declarables.add(queue);
             // the binding key of a consistent-hash exchange is the queue's weight
             declarables.add(BindingBuilder.bind(queue).to(hash).with("1").noargs());

@@ -28,11 +28,31 @@ class ExternalFoundationIT extends FoundationContract {
     @Autowired
     ClickHouse clickHouse;
 
+    @Autowired
+    org.springframework.context.ApplicationContext context;
+
     @Test
     void brokerIsRabbitMq() {
         // Qpid reports its own version (10.x) in the AMQP handshake; RabbitMQ reports 3.x or later
         String product = rabbitProduct();
         assertThat(product).isEqualTo("RabbitMQ");
+    }
+
+    /** On RabbitMQ every queue the service declares is a quorum queue (the external profile's default). */
+    @Test
+    void everyQueueTheServiceDeclaresIsAQuorumQueue() throws Exception {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        context.getBeansOfType(org.springframework.amqp.core.Queue.class).values().forEach(q -> names.add(q.getName()));
+        context.getBeansOfType(org.springframework.amqp.core.Declarables.class).values().forEach(d ->
+                d.getDeclarablesByType(org.springframework.amqp.core.Queue.class).forEach(q -> names.add(q.getName())));
+        assertThat(names).contains("lockwatch.readings", "lockwatch.readings.invalid", "lockwatch.history.readings");
+        io.lockwatch.testing.RabbitManagement management = new io.lockwatch.testing.RabbitManagement(15672);
+        for (String name : names) {
+            com.fasterxml.jackson.databind.JsonNode queue = management.queue("/", name);
+            assertThat(queue).as(name).isNotNull();
+            assertThat(queue.get("type").asText()).as(name).isEqualTo("quorum");
+            assertThat(queue.get("durable").asBoolean()).as(name).isTrue();
+        }
     }
 
     @Test

@@ -23,6 +23,40 @@ class PartitionedIngestIT extends IngestIT {
     @Autowired AmqpAdmin admin;
     @Autowired IngestPartitions partitions;
 
+    /**
+     * A partition is a quorum queue with single active consumer: a second consumer (another instance's, here a bare
+     * one) waits and is given nothing while the service's consumes, so each sensor's readings keep their order.
+     */
+    @Test
+    void aPartitionsQuorumQueueGivesItsReadingsToOneConsumerAtATime() throws Exception {
+        String p0 = IngestPartitions.queueOf(props, 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> partitions.owned().size() == 4);
+        com.fasterxml.jackson.databind.JsonNode queue = new io.lockwatch.testing.RabbitManagement(15672).queue("/", p0);
+        assertThat(queue.get("type").asText()).isEqualTo("quorum");
+        assertThat(queue.at("/arguments/x-single-active-consumer").asBoolean()).isTrue();
+
+        java.util.concurrent.atomic.AtomicInteger stolen = new java.util.concurrent.atomic.AtomicInteger();
+        try (var connection = rabbit.getConnectionFactory().createConnection();
+             var channel = connection.createChannel(false)) {
+            channel.basicConsume(p0, false, new com.rabbitmq.client.DefaultConsumer(channel) {
+                @Override
+                public void handleDelivery(String tag, com.rabbitmq.client.Envelope envelope,
+                                           com.rabbitmq.client.AMQP.BasicProperties properties, byte[] body) {
+                    stolen.incrementAndGet();
+                }
+            });
+            // readings of unknown sensors, spread over every partition: the service counts each and acks it
+            double before = meters.find("lockwatch.readings.received").counter().count();
+            for (int i = 0; i < 200; i++) {
+                String sensor = "NoSuchSac" + i;
+                rabbit.convertAndSend(props.exchange(), sensor, "{\"sensor_id\":\"" + sensor + "\",\"data\":1}");
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() ->
+                    meters.find("lockwatch.readings.received").counter().count() >= before + 200);
+        }
+        assertThat(stolen.get()).as("readings given to the waiting consumer").isZero();
+    }
+
     @Test
     void theOneInstanceConsumesEveryPartitionAndTheSingleQueueNoLongerFills() {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {

@@ -99,20 +99,27 @@ public class DependencyCheck implements ApplicationListener<ApplicationEnvironme
         });
     }
 
+    /** Any node of {@code spring.rabbitmq.addresses} (a cluster's) will do: the client connects to the first that answers. */
     static Probe rabbit(ConfigurableEnvironment env) {
         String addresses = env.getProperty("spring.rabbitmq.addresses", "");
-        String first = addresses.isBlank()
-                ? env.getProperty("spring.rabbitmq.host", "localhost") + ":" + env.getProperty("spring.rabbitmq.port", "5672")
-                : addresses.split(",")[0].trim().replaceFirst("^amqps?://([^@]*@)?", "").replaceFirst("/.*$", "");
-        String host = first.contains(":") ? first.substring(0, first.lastIndexOf(':')) : first;
-        int port = first.contains(":") ? Integer.parseInt(first.substring(first.lastIndexOf(':') + 1)) : 5672;
-        return new Probe("RabbitMQ", host + ":" + port, "spring.rabbitmq.host/port", () -> {
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(host, port), (int) PROBE_TIMEOUT.toMillis());
-                return null;
-            } catch (IOException e) {
-                return oneLine(e);
+        List<String> nodes = addresses.isBlank()
+                ? List.of(env.getProperty("spring.rabbitmq.host", "localhost") + ":" + env.getProperty("spring.rabbitmq.port", "5672"))
+                : java.util.Arrays.stream(addresses.split(",")).map(String::trim).filter(a -> !a.isEmpty())
+                        .map(a -> a.replaceFirst("^amqps?://([^@]*@)?", "").replaceFirst("/.*$", "")).toList();
+        return new Probe("RabbitMQ", String.join(",", nodes),
+                addresses.isBlank() ? "spring.rabbitmq.host/port" : "spring.rabbitmq.addresses", () -> {
+            String failure = null;
+            for (String node : nodes) {
+                String host = node.contains(":") ? node.substring(0, node.lastIndexOf(':')) : node;
+                int port = node.contains(":") ? Integer.parseInt(node.substring(node.lastIndexOf(':') + 1)) : 5672;
+                try (Socket socket = new Socket()) {
+                    socket.connect(new InetSocketAddress(host, port), (int) PROBE_TIMEOUT.toMillis());
+                    return null;
+                } catch (IOException e) {
+                    failure = (nodes.size() > 1 ? node + ": " : "") + oneLine(e);
+                }
             }
+            return failure;
         });
     }
 

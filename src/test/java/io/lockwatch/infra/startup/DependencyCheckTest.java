@@ -52,6 +52,20 @@ class DependencyCheckTest {
                 .hasMessageStartingWith("RabbitMQ at 127.0.0.1:" + closedPort + " is not reachable: ");
     }
 
+    @Test
+    void aClusterIsThereWhenAnyOfItsNodesAnswers() throws Exception {
+        int closedPort = closedPort();
+        try (ServerSocket open = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            org.springframework.mock.env.MockEnvironment env = new org.springframework.mock.env.MockEnvironment()
+                    .withProperty("spring.rabbitmq.addresses", "127.0.0.1:" + closedPort + ", amqp://guest:guest@127.0.0.1:"
+                            + open.getLocalPort() + "/vhost");
+            assertThat(DependencyCheck.rabbit(env).check().get()).isNull();
+
+            env.setProperty("spring.rabbitmq.addresses", "127.0.0.1:" + closedPort + ",127.0.0.1:" + closedPort);
+            assertThat(DependencyCheck.rabbit(env).check().get()).startsWith("127.0.0.1:" + closedPort + ": ");
+        }
+    }
+
     private static int closedPort() throws Exception {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort(); // closed again when this returns: nothing listens there
