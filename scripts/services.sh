@@ -8,6 +8,7 @@
 #   scripts/services.sh down    [rabbitmq|postgres|clickhouse ...]
 #   scripts/services.sh restart [rabbitmq|postgres|clickhouse ...]
 #   scripts/services.sh status  [rabbitmq|postgres|clickhouse ...]
+#   scripts/services.sh --ha up|down|restart|status [rabbitmq]
 #
 #   With no service names the command acts on all three services.
 #   up      installs missing packages (apt-get), writes config, starts the
@@ -18,6 +19,10 @@
 #   status  prints one line per service and exits non-zero if any requested
 #           service is down.
 #   Must run as root (it installs packages and switches to service users).
+#   --ha    the high-availability topology instead, beside the single-node one
+#           (scripts/lib/ha.sh says what it is): RabbitMQ as a cluster of three
+#           nodes. ClickHouse stays one node here (its replicated schema is in
+#           docker/ and docs/SCALING.md).
 #
 # What it sets up (everything listens on 127.0.0.1 only):
 #   RabbitMQ 3.10   amqp://guest:guest@127.0.0.1:5672   node rabbit@localhost
@@ -287,24 +292,17 @@ postgres_status() {
 
 rabbitmq_install() { ensure_packages rabbitmq-server; }
 
-rabbitmq_configure() {
-  local changed=1
-  write_if_changed "${RMQ_ETC}/rabbitmq-env.conf" rabbitmq:rabbitmq <<EOF && changed=0
-# Managed by lockwatch scripts/services.sh (sourced by the rabbitmq scripts).
-NODENAME=${RMQ_NODE}
-# epmd (started by the first Erlang node) listens on loopback only.
-export ERL_EPMD_ADDRESS=127.0.0.1
-# Every MQTT device holds a connection, so a file each: as many as the hard limit allows (the soft one is 1,024).
-ulimit -S -n "\$(ulimit -H -n)" 2>/dev/null || true
-EOF
-  write_if_changed "${RMQ_ETC}/rabbitmq.conf" rabbitmq:rabbitmq <<EOF && changed=0
+# rabbitmq_conf AMQP_PORT MANAGEMENT_PORT DISTRIBUTION_PORT MQTT_PORT: a node's rabbitmq.conf (the single node's,
+# and each node's of the HA cluster, which adds its cluster's lines)
+rabbitmq_conf() {
+  cat <<EOF
 # Managed by lockwatch scripts/services.sh
-listeners.tcp.default = 127.0.0.1:${RMQ_PORT}
+listeners.tcp.default = 127.0.0.1:$1
 management.tcp.ip = 127.0.0.1
-management.tcp.port = ${RMQ_MGMT_PORT}
+management.tcp.port = $2
 distribution.listener.interface = 127.0.0.1
-distribution.listener.port_range.min = ${RMQ_DIST_PORT}
-distribution.listener.port_range.max = ${RMQ_DIST_PORT}
+distribution.listener.port_range.min = $3
+distribution.listener.port_range.max = $3
 # guest/guest stays enabled and restricted to loopback connections.
 loopback_users.guest = true
 # Larger messages are refused at publish: the service reads each whole before its 4 KB check, up to its prefetch
@@ -312,7 +310,7 @@ loopback_users.guest = true
 max_message_size = 131072
 # Sensors over MQTT (QoS 1) to lockwatch/readings/<sensor id>: the plugin publishes to amq.topic with routing key
 # lockwatch.readings.<sensor id>, which the service binds to its readings exchange.
-mqtt.listeners.tcp.default = 127.0.0.1:${RMQ_MQTT_PORT}
+mqtt.listeners.tcp.default = 127.0.0.1:$4
 mqtt.vhost = /
 mqtt.exchange = amq.topic
 # Devices log in with their own credentials (no anonymous MQTT): the broker's own users first (guest, the service's),
@@ -330,6 +328,20 @@ auth_http.resource_path = ${LOCKWATCH_URL}/broker-auth/resource
 auth_http.topic_path = ${LOCKWATCH_URL}/broker-auth/topic
 mqtt.allow_anonymous = false
 EOF
+}
+
+rabbitmq_configure() {
+  local changed=1
+  write_if_changed "${RMQ_ETC}/rabbitmq-env.conf" rabbitmq:rabbitmq <<EOF && changed=0
+# Managed by lockwatch scripts/services.sh (sourced by the rabbitmq scripts).
+NODENAME=${RMQ_NODE}
+# epmd (started by the first Erlang node) listens on loopback only.
+export ERL_EPMD_ADDRESS=127.0.0.1
+# Every MQTT device holds a connection, so a file each: as many as the hard limit allows (the soft one is 1,024).
+ulimit -S -n "\$(ulimit -H -n)" 2>/dev/null || true
+EOF
+  write_if_changed "${RMQ_ETC}/rabbitmq.conf" rabbitmq:rabbitmq \
+    < <(rabbitmq_conf "$RMQ_PORT" "$RMQ_MGMT_PORT" "$RMQ_DIST_PORT" "$RMQ_MQTT_PORT") && changed=0
   # Same format rabbitmq-plugins --offline writes; written directly because
   # it is much faster than booting an Erlang VM on every `up`.
   write_if_changed "${RMQ_ETC}/enabled_plugins" rabbitmq:rabbitmq <<EOF && changed=0
@@ -516,11 +528,18 @@ clickhouse_status() {
 # ============================================================================
 
 usage() {
-  sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
 main() {
+  local ha=0
+  if [[ "${1:-}" == --ha ]]; then
+    ha=1
+    shift
+    # shellcheck source=scripts/lib/ha.sh
+    source "$(dirname "$0")/lib/ha.sh"
+  fi
   (($# >= 1)) || usage
   local action=$1
   shift
@@ -531,10 +550,17 @@ main() {
   esac
 
   local services=("$@") s
+  if ((ha)); then
+    ((${#services[@]} > 0)) || services=(rabbitmq)
+    for s in "${services[@]}"; do
+      [[ "$s" == rabbitmq ]] || die "unknown HA service: ${s} (expected: rabbitmq)"
+    done
+    services=("${services[@]/%/_ha}")
+  fi
   ((${#services[@]} > 0)) || services=("${ALL_SERVICES[@]}")
   for s in "${services[@]}"; do
     case "$s" in
-      postgres | rabbitmq | clickhouse) ;;
+      postgres | rabbitmq | clickhouse | rabbitmq_ha) ;;
       *) die "unknown service: ${s} (expected: ${ALL_SERVICES[*]})" ;;
     esac
   done
