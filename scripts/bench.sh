@@ -9,7 +9,7 @@
 #                           [--warmup 10] [--service-warmup 60] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
 #                           [--instances 1] [--partitions N] [--service-arg --name=value ...] [--service-cpus C]
 #                           [--drain N [--per-message M]] [--mqtt] [--receiver-delay-ms 0] [--max-events-per-request 1]
-#                           [--hold-after-setup FILE] [--feed-pollers N]
+#                           [--hold-after-setup FILE] [--feed-pollers N] [--queue-type quorum|classic] [--ha]
 #
 #   --sensors N      sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
 #   --clients C      clients registered, each with its own webhook endpoint (http://127.0.0.1:<port>/c/<index>)
@@ -68,6 +68,13 @@
 #                    service's held polls, threads and heap mid-run
 #   --hold-after-setup FILE  once the sensors are registered, wait until FILE exists, so that a script beside the run
 #                    writes data of its own on an idle machine before anything is measured (bench-retention.sh)
+#   --queue-type T   the type of the service's queues (lockwatch.amqp.queue-type) and of the raw ceiling's queue, so
+#                    that the yardstick is the same kind of queue: quorum (the default, as on the external profile) or
+#                    classic
+#   --ha             against the HA topology's RabbitMQ cluster (scripts/services.sh --ha up, started if down): the
+#                    service is given its three nodes, the harness publishes, consumes the ceiling and measures through
+#                    the first (127.0.0.1:5681); the CPU of "rabbitmq" is every node's (beam.smp), the single node's
+#                    idle one too
 #   --isolated       use a RabbitMQ virtual host 'lockwatch-bench' and PostgreSQL and ClickHouse databases
 #                    'lockwatch_bench' of the benchmark's own (created here if missing, which needs root) instead
 #                    of the dev ones, so that neither the dev data nor integration tests running meanwhile are
@@ -125,6 +132,9 @@ cd "$(dirname "$0")/.."
 . scripts/lib/bench.sh
 bench_help "$0" "$@"
 
+for arg in "$@"; do
+  if [[ "$arg" == --ha ]]; then BENCH_HA=1; fi
+done
 bench_services
 for arg in "$@"; do
   if [[ "$arg" == --isolated ]]; then bench_isolation lockwatch-bench lockwatch_bench; fi

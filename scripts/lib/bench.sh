@@ -29,7 +29,16 @@ bench_services() {
     log "starting the services (scripts/services.sh up)"
     scripts/services.sh up
   fi
+  if ((BENCH_HA)) && ! scripts/services.sh --ha status >/dev/null 2>&1; then
+    ((EUID == 0)) || die "the HA topology is down: run scripts/services.sh --ha up as root"
+    log "starting the HA topology (scripts/services.sh --ha up)"
+    scripts/services.sh --ha up
+  fi
 }
+
+# --ha: the benchmark's broker is the HA topology's RabbitMQ cluster (scripts/lib/ha.sh), managed through its first node
+BENCH_HA=0
+bench_rabbitmqctl() { if ((BENCH_HA)); then rabbitmqctl -n lwha1@localhost "$@"; else rabbitmqctl "$@"; fi; }
 
 # bench_isolation VHOST DATABASE: the benchmark's own RabbitMQ virtual host and PostgreSQL and ClickHouse
 # databases, created if missing (the service migrates the schemas into them)
@@ -42,11 +51,19 @@ bench_isolation() {
   fi
   curl -fsS --max-time 30 --data-binary "CREATE DATABASE IF NOT EXISTS $db" http://127.0.0.1:8123/ ||
     die "cannot create the ClickHouse database $db"
-  if ! rabbitmqctl -q list_vhosts 2>/dev/null | grep -qx "$vhost"; then
+  if ! bench_rabbitmqctl -q list_vhosts 2>/dev/null | grep -qx "$vhost"; then
     ((EUID == 0)) || die "the RabbitMQ virtual host $vhost is missing; create it as root: $script"
     log "creating the RabbitMQ virtual host $vhost (guest may use it)"
-    rabbitmqctl -q add_vhost "$vhost"
-    rabbitmqctl -q set_permissions -p "$vhost" guest '.*' '.*' '.*'
+    bench_rabbitmqctl -q add_vhost "$vhost"
+    bench_rabbitmqctl -q set_permissions -p "$vhost" guest '.*' '.*' '.*'
+  fi
+  # the service declares its queues, of the type it is configured with (lockwatch.amqp.queue-type): a run starts
+  # with none left by an earlier one, of another type or with the backlog of a run cut short
+  if ((EUID == 0)); then
+    local q
+    for q in $(bench_rabbitmqctl -q list_queues -p "$vhost" name 2>/dev/null | grep '^lockwatch\.' || true); do
+      bench_rabbitmqctl -q delete_queue -p "$vhost" "$q" >/dev/null
+    done
   fi
 }
 

@@ -44,6 +44,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param feedPollers the first this many clients also pull their feeds, a long poll open each at all times
  *                    (0: none); their feed latency, and the service's threads and heap with the polls open, are
  *                    reported
+ * @param queueType   the type of the service's queues ({@code lockwatch.amqp.queue-type}) and of the raw ceiling's
+ *                    queue, so that the yardstick is the same kind of queue: quorum (the external default) or classic
+ * @param ha          against the HA topology ({@code scripts/services.sh --ha up}): the service is given the
+ *                    cluster's three nodes, the harness publishes and measures through the first
  * @param mqtt        the warm-up and the timed run publish over MQTT (QoS 1, RabbitMQ's plugin on 127.0.0.1:1883) as
  *                    sensors would, instead of AMQP; the raw ceiling stays the AMQP one, the yardstick of both
  */
@@ -52,7 +56,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
                     int clients, int links, Drill drill, int partitions, int instances, double serviceCpus,
                     long drain, int perMessage, boolean mqtt, int receiverDelayMs, int maxEventsPerRequest,
-                    Path holdAfterSetup, int feedPollers) {
+                    Path holdAfterSetup, int feedPollers, String queueType, boolean ha) {
 
     static final String QUEUE = "lockwatch.readings";
 
@@ -69,6 +73,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
     }
 
     static final String ISOLATED_VHOST = "lockwatch-bench";
+    /** The HA topology's RabbitMQ nodes (scripts/lib/ha.sh). */
+    static final String HA_ADDRESSES = "127.0.0.1:5681,127.0.0.1:5682,127.0.0.1:5683";
     static final String ISOLATED_DATABASE = "lockwatch_bench";
 
     /** Properties given to the service on top of {@code --spring.profiles.active=external}. */
@@ -82,6 +88,10 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
             args.add("--lockwatch.clickhouse.url=jdbc:clickhouse://127.0.0.1:8123/" + ISOLATED_DATABASE);
         }
         args.add("--lockwatch.ingest.partitions=" + partitions);
+        args.add("--lockwatch.amqp.queue-type=" + queueType);
+        if (ha) {
+            args.add("--spring.rabbitmq.addresses=" + HA_ADDRESSES);
+        }
         args.addAll(drill.serviceArgs());
         serviceArgs.stream().filter(a -> a.startsWith("--")).forEach(args::add);
         return args;
@@ -97,6 +107,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--duration 60] [--rate 0] [--warmup 10] [--service-warmup 60] [--drill NAME]
                                    [--instances 1] [--partitions 1, 4 with several instances]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
+                                   [--queue-type quorum|classic] [--ha]
                                    [--service-arg --name=value ...] [--service-cpus 0] [--drain N]
                                    [--receiver-delay-ms 0] [--max-events-per-request 1] [--hold-after-setup FILE]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
@@ -105,7 +116,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--db-password lockwatch]""";
 
     static BenchOptions parse(String[] args) {
-        CommandLine line = new CommandLine(args, "--diagnostics", "--isolated", "--mqtt");
+        CommandLine line = new CommandLine(args, "--diagnostics", "--isolated", "--mqtt", "--ha");
         int sensors = line.integer("--sensors", 100_000);
         int clients = line.integer("--clients", 1000);
         int links = line.integer("--links", 200);
@@ -130,6 +141,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         Path holdAfterSetup = line.path("--hold-after-setup", null);
         int feedPollers = line.integer("--feed-pollers", 0);
         java.util.List<String> serviceArgs = line.all("--service-arg");
+        String queueType = line.text("--queue-type", "quorum");
+        boolean ha = line.on("--ha");
         Path jar = line.path("--jar", Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar"));
         Path out = line.path("--out", Path.of("target/bench"));
         String amqp = line.text("--amqp", null);
@@ -189,8 +202,11 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (serviceCpus < 0) {
             throw new IllegalArgumentException("--service-cpus must be 0 (no limit) or more");
         }
+        if (!queueType.equals("quorum") && !queueType.equals("classic")) {
+            throw new IllegalArgumentException("--queue-type is quorum or classic");
+        }
         if (amqp == null) {
-            amqp = "amqp://guest:guest@127.0.0.1:5672/" + (isolated ? ISOLATED_VHOST : "%2F");
+            amqp = "amqp://guest:guest@127.0.0.1:" + (ha ? 5681 : 5672) + "/" + (isolated ? ISOLATED_VHOST : "%2F");
         }
         if (jdbc == null) {
             jdbc = "jdbc:postgresql://127.0.0.1:5432/" + (isolated ? ISOLATED_DATABASE : "lockwatch");
@@ -198,6 +214,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 serviceArgs, jar, out, amqp, jdbc, user, password, clients, links, drill,
                 partitions, instances, serviceCpus, drain, perMessage, mqtt, receiverDelayMs,
-                maxEventsPerRequest, holdAfterSetup, feedPollers);
+                maxEventsPerRequest, holdAfterSetup, feedPollers, queueType, ha);
     }
 }

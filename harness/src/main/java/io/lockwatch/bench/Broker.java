@@ -54,11 +54,15 @@ final class Broker implements AutoCloseable {
         }
     }
 
-    /** Declares a durable topic exchange and a durable queue bound to it with {@code #}, like the service's. */
-    void declareTopology(String exchange, String queue) throws IOException {
+    /**
+     * Declares a durable topic exchange and a durable queue bound to it with {@code #}, like the service's, of the
+     * service's queue type ({@code quorum} or {@code classic}).
+     */
+    void declareTopology(String exchange, String queue, String queueType) throws IOException {
         try (Channel channel = connection.createChannel()) {
             channel.exchangeDeclare(exchange, "topic", true);
-            channel.queueDeclare(queue, true, false, false, null);
+            channel.queueDeclare(queue, true, false, false,
+                    "quorum".equals(queueType) ? java.util.Map.of("x-queue-type", "quorum") : null);
             channel.queueBind(queue, exchange, "#");
         } catch (TimeoutException e) {
             throw new IOException(e);

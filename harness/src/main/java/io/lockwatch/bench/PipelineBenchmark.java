@@ -120,7 +120,8 @@ public final class PipelineBenchmark {
         log("%,d sensors, %.1f%% changes, %d s per phase, rate %s, warm-up %d s, seed %d", o.sensors(),
                 o.changes() * 100, o.duration(), o.rate() == 0 ? "as fast as possible" : fmt(o.rate()) + "/s",
                 o.warmup(), o.seed());
-        log("RabbitMQ %s, PostgreSQL %s", o.amqpUri().replaceAll("//[^@]*@", "//"), o.jdbcUrl());
+        log("RabbitMQ %s%s (%s queues), PostgreSQL %s", o.amqpUri().replaceAll("//[^@]*@", "//"),
+                o.ha() ? " and the rest of its cluster" : "", o.queueType(), o.jdbcUrl());
         if (!o.serviceArgs().isEmpty()) {
             log("service arguments: %s", String.join(" ", o.serviceArgs()));
         }
@@ -297,14 +298,14 @@ public final class PipelineBenchmark {
         if (o.drain() > 0) {
             log("drain ceiling: %,d messages queued to a temporary queue, then drained by a plain consumer", o.drain());
             ReadingSource ceilingSource = new ReadingSource(new Reference(o.sensors()), o.changes(), ~o.seed());
-            drainCeiling = new RawDrain(amqp, broker, cpu).run(ceilingSource, o.drain(), o.confirmWindow());
+            drainCeiling = new RawDrain(amqp, broker, cpu, o.queueType()).run(ceilingSource, o.drain(), o.confirmWindow());
             log("drain ceiling: %s msg/s (%,d drained in %.1f s; queued in %.1f s)", fmt(drainCeiling.perSecond()),
                     drainCeiling.messages(), drainCeiling.drainSeconds(), drainCeiling.fillSeconds());
             ceiling = new RawCeiling.Result(Double.NaN, Double.NaN, 0, 0, Map.of(), List.of(), 0);
         } else if (o.drill() == Drill.NONE) {
             log("raw ceiling: publishing to a temporary queue for %d s", o.duration());
             ReadingSource ceilingSource = new ReadingSource(new Reference(o.sensors()), o.changes(), ~o.seed());
-            ceiling = new RawCeiling(amqp, broker, cpu).run(ceilingSource, duration, o.warmup(), o.confirmWindow());
+            ceiling = new RawCeiling(amqp, broker, cpu, o.queueType()).run(ceilingSource, duration, o.warmup(), o.confirmWindow());
             log("raw ceiling: %s msg/s consumed, %s msg/s published (medians)", fmt(ceiling.consumedPerSecond()),
                     fmt(ceiling.publishedPerSecond()));
         } else {
@@ -1275,7 +1276,8 @@ public final class PipelineBenchmark {
                         verdict.mismatches(), notified.problems());
         long[] steady = run.steadyLatencies(o.warmup());
         double[] lag = historyLag(run.samples(), o.warmup(), run.publishSeconds());
-        String ceilingLabel = "raw ceiling (RabbitMQ publish->consume, persistent, confirms"
+        String ceilingLabel = "raw ceiling (RabbitMQ" + (o.ha() ? " cluster of 3" : "") + ", " + o.queueType()
+                + " queue, publish->consume, persistent, confirms"
                 + (o.confirmWindow() == 1000 ? "" : " (" + o.confirmWindow() + " outstanding)") + ", prefetch "
                 + RawCeiling.PREFETCH + "): ";
         String serviceLabel = String.format(Locale.US, "lockwatch end to end (%s%d sensors, %.1f%% changes, %d s%s%s): ",
@@ -1366,6 +1368,8 @@ public final class PipelineBenchmark {
         options.put("instances", o.instances());
         options.put("service_cpus", o.serviceCpus());
         options.put("amqp", o.amqpUri().replaceAll("//[^@]*@", "//"));
+        options.put("queue_type", o.queueType());
+        options.put("ha", o.ha());
         options.put("jdbc", o.jdbcUrl());
 
         Map<String, Object> c = new LinkedHashMap<>();

@@ -38,8 +38,10 @@ final class RawCeiling {
     private final ConnectionFactory factory;
     private final Broker broker;
     private final CpuSampler cpu;
+    private final String queueType;
 
-    RawCeiling(ConnectionFactory factory, Broker broker, CpuSampler cpu) {
+    RawCeiling(ConnectionFactory factory, Broker broker, CpuSampler cpu, String queueType) {
+        this.queueType = queueType;
         this.factory = factory;
         this.broker = broker;
         this.cpu = cpu;
@@ -47,7 +49,7 @@ final class RawCeiling {
 
     Result run(ReadingSource source, Duration duration, double warmupSeconds, int confirmWindow) throws Exception {
         broker.deleteTopology(EXCHANGE, QUEUE);
-        broker.declareTopology(EXCHANGE, QUEUE);
+        broker.declareTopology(EXCHANGE, QUEUE, queueType);
         AtomicLong consumed = new AtomicLong();
         try (Connection connection = factory.newConnection("lockwatch-bench-ceiling-consumer");
              Publisher publisher = new Publisher(factory, EXCHANGE, "lockwatch-bench-ceiling-publisher", confirmWindow)) {

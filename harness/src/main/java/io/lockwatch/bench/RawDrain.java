@@ -35,8 +35,10 @@ final class RawDrain {
     private final ConnectionFactory factory;
     private final Broker broker;
     private final CpuSampler cpu;
+    private final String queueType;
 
-    RawDrain(ConnectionFactory factory, Broker broker, CpuSampler cpu) {
+    RawDrain(ConnectionFactory factory, Broker broker, CpuSampler cpu, String queueType) {
+        this.queueType = queueType;
         this.factory = factory;
         this.broker = broker;
         this.cpu = cpu;
@@ -44,7 +46,7 @@ final class RawDrain {
 
     Result run(ReadingSource source, long messages, int confirmWindow) throws Exception {
         broker.deleteTopology(RawCeiling.EXCHANGE, RawCeiling.QUEUE);
-        broker.declareTopology(RawCeiling.EXCHANGE, RawCeiling.QUEUE);
+        broker.declareTopology(RawCeiling.EXCHANGE, RawCeiling.QUEUE, queueType);
         try {
             long t0 = System.nanoTime();
             try (Publisher publisher = new Publisher(factory, RawCeiling.EXCHANGE, "lockwatch-bench-drain-publisher",
