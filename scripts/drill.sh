@@ -25,6 +25,12 @@
 #                     (with --partitions 1 the second instance refuses to start, naming the setting)
 #   all               every drill above in turn, then a summary
 #
+#   HA drills, on the HA topology (scripts/services.sh --ha up, started if down; not in "all"):
+#   rabbitmq-node-loss  kill -9 the RabbitMQ node that leads the readings queue a third into the run and delete its
+#                     data directory (a lost disk); it stays down. The harness publishes through another node, as a
+#                     sensor that stays connected; the service, connected to the lost one, moves to another. Afterwards
+#                     scripts/services.sh --ha up brings the node back blank and gives it its replicas again
+#
 # Defaults: --isolated (the benchmark's own vhost and databases), 100,000 sensors, 1,000 clients x 200 links,
 # 2,000 readings/s with 5% changes for 60 s. Output: target/bench/drill-<name>.log; exit status 0 when all pass.
 
@@ -44,7 +50,9 @@ summary=()
 for d in "${drills[@]}"; do
   log="target/bench/drill-$d.log"
   echo "[drill] $d (log $log)"
-  scripts/bench.sh --isolated --rate 2000 --changes 0.05 --duration 60 --drill "$d" "$@" 2>&1 | tee "$log"
+  ha=()
+  [[ "$d" == rabbitmq-node-loss ]] && ha=(--ha)
+  scripts/bench.sh --isolated --rate 2000 --changes 0.05 --duration 60 --drill "$d" "${ha[@]}" "$@" 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
   line=$(grep -E "^DRILL $d: " "$log" | tail -n 1)
   [[ -n "$line" ]] || line="DRILL $d: FAIL (the run did not finish, exit status $status; see $log)"

@@ -205,8 +205,14 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (!queueType.equals("quorum") && !queueType.equals("classic")) {
             throw new IllegalArgumentException("--queue-type is quorum or classic");
         }
+        if (drill.needsHa() && !ha) {
+            throw new IllegalArgumentException("--drill " + drill.id + " needs the HA topology: --ha");
+        }
         if (amqp == null) {
-            amqp = "amqp://guest:guest@127.0.0.1:" + (ha ? 5681 : 5672) + "/" + (isolated ? ISOLATED_VHOST : "%2F");
+            // the node-loss drill kills the node the service declared the readings queue on (its leader, the first
+            // of the service's list): the harness, a sensor that stays connected, publishes through the second
+            int port = !ha ? 5672 : drill == Drill.RABBITMQ_NODE_LOSS ? 5682 : 5681;
+            amqp = "amqp://guest:guest@127.0.0.1:" + port + "/" + (isolated ? ISOLATED_VHOST : "%2F");
         }
         if (jdbc == null) {
             jdbc = "jdbc:postgresql://127.0.0.1:5432/" + (isolated ? ISOLATED_DATABASE : "lockwatch");

@@ -22,6 +22,8 @@ enum Drill {
             + "parked as ts_in_future, and no genuine reading after it is lost"),
     POSTGRES_READ_ONLY("postgres-read-only", "PostgreSQL turns read-only for 30 s a third into the run (a failover): "
             + "waited out, nothing parked"),
+    RABBITMQ_NODE_LOSS("rabbitmq-node-loss", "kill -9 the RabbitMQ node that leads the readings queue a third into the "
+            + "run and delete its data directory (a lost disk); it stays down (the HA topology, --ha)"),
     TWO_INSTANCES("two-instances", "two service instances on the same broker and databases, readings partitioned by sensor; "
             + "200 more sensors with a 20 s timeout report once, fall silent until both are lost, then report again");
 
@@ -67,6 +69,11 @@ enum Drill {
     /** Whether the drill checks what was parked (and that nothing else was). */
     boolean parks() {
         return this == MALFORMED || this == FUTURE_TS || this == POSTGRES_READ_ONLY;
+    }
+
+    /** The HA drills: with --ha only. */
+    boolean needsHa() {
+        return this == RABBITMQ_NODE_LOSS;
     }
 
     /** Instances of the service to run. */

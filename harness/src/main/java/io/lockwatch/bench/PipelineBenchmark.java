@@ -417,6 +417,9 @@ public final class PipelineBenchmark {
                         ms(NotificationCheck.quantile(others, 1)), others.length, bad.length,
                         ms(NotificationCheck.quantile(bad, 1) / 1000));
             }
+            if (o.drill() == Drill.RABBITMQ_NODE_LOSS) {
+                drillNotes += "; " + nodeLossFigures(run);
+            }
             // a drill's figures travel on without the report above: say there too when they are not the service's
             double disturbance = disturbance(ceiling, run);
             if (disturbance > OTHER_LOAD_WARNING) {
@@ -857,6 +860,23 @@ public final class PipelineBenchmark {
                         third / 1000, (System.nanoTime() - t) / 1e9);
                 log("drill: %s", drillNotes);
             }
+            case RABBITMQ_NODE_LOSS -> {
+                Thread.sleep(third);
+                String queue = o.readingQueues().get(0);
+                String leader = Management.leader(Management.vhost(o.amqpUri()), queue);
+                int harnessPort = java.net.URI.create(o.amqpUri()).getPort();
+                if (leader.equals(Management.node(harnessPort))) {
+                    throw new IllegalStateException(queue + " is led by " + leader + ", the node the harness publishes "
+                            + "through; the drill kills the leader and keeps the harness connected");
+                }
+                log("drill: kill -9 of %s, the leader of %s, and its data directory deleted", leader, queue);
+                nodeLostAtMs = System.currentTimeMillis();
+                Management.loseNode(leader);
+                drillNotes = String.format(Locale.US, "%s (the leader of %s) killed with -9 at %d s, its data directory "
+                        + "deleted; it stayed down", leader, queue, third / 1000);
+                log("drill: %s; %s now leads %s", drillNotes, Management.awaitLeader(
+                        Management.vhost(o.amqpUri()), queue, leader), queue);
+            }
             case POSTGRES -> {
                 Thread.sleep(third);
                 log("drill: restarting PostgreSQL");
@@ -1046,6 +1066,41 @@ public final class PipelineBenchmark {
     }
 
     /** scripts/services.sh ACTION SERVICE, its output to the benchmark's log. */
+    /** When the node-loss drill killed its node (epoch ms); 0 before. */
+    private volatile long nodeLostAtMs;
+
+    /**
+     * The node-loss drill's figures: the longest the service applied nothing (from the per-second samples), and the
+     * notification latency of the events recorded from the kill on, against the steady state's before it.
+     */
+    private String nodeLossFigures(ServiceRun run) {
+        double longest = 0, stalledSince = -1;
+        List<Sampler.Sample> samples = run.samples();
+        for (int i = 1; i < samples.size(); i++) {
+            Sampler.Sample a = samples.get(i - 1), b = samples.get(i);
+            if (b.at() > run.publishSeconds()) {
+                break;
+            }
+            if (b.consumed() <= a.consumed()) {
+                if (stalledSince < 0) {
+                    stalledSince = a.at();
+                }
+                longest = Math.max(longest, b.at() - stalledSince);
+            } else {
+                stalledSince = -1;
+            }
+        }
+        long[] after = run.arrivals().stream().filter(x -> x.occurredAtMs() >= nodeLostAtMs)
+                .mapToLong(Webhooks.Arrival::latencyMs).sorted().toArray();
+        long[] before = run.arrivals().stream().filter(x -> x.occurredAtMs() >= run.startMillis() + o.warmup() * 1000L
+                && x.occurredAtMs() < nodeLostAtMs).mapToLong(Webhooks.Arrival::latencyMs).sorted().toArray();
+        return String.format(Locale.US, "longest stretch with no reading applied while publishing %.0f s (1 s samples); "
+                        + "notification latency of events from the kill on p50 %s ms, p99 %s ms, max %s ms (%,d), before it "
+                        + "p99 %s ms, max %s ms (%,d)", longest, ms(NotificationCheck.quantile(after, 0.5)),
+                ms(NotificationCheck.quantile(after, 0.99)), ms(NotificationCheck.quantile(after, 1)), after.length,
+                ms(NotificationCheck.quantile(before, 0.99)), ms(NotificationCheck.quantile(before, 1)), before.length);
+    }
+
     private static void services(String action, String service) throws IOException, InterruptedException {
         Process p = new ProcessBuilder("scripts/services.sh", action, service).inheritIO().start();
         if (p.waitFor() != 0) {
