@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * docker/.env.example names every variable that docker/compose.yaml requires ({@code ${NAME:?…}}): a user who copies
+ * docker/.env.example names every variable that docker/compose.yaml (and its HA variant) requires ({@code ${NAME:?…}}): a user who copies
  * it and fills it in gets a compose that starts, not one that stops on the first variable the example forgot.
  */
 class ComposeEnvFileTest {
@@ -22,7 +22,8 @@ class ComposeEnvFileTest {
 
     @Test
     void theExampleEnvFileNamesEveryVariableComposeRequires() throws Exception {
-        Set<String> required = names(REQUIRED, Files.readString(Path.of("docker/compose.yaml")));
+        Set<String> required = names(REQUIRED, Files.readString(Path.of("docker/compose.yaml"))
+                + Files.readString(Path.of("docker/compose.ha.yaml")));
         Set<String> given = names(ASSIGNED, Files.readString(Path.of("docker/.env.example")));
 
         assertThat(required).as("compose requires some").isNotEmpty();
