@@ -23,6 +23,9 @@
 #   two-instances     two service instances on the same broker and databases, readings in 4 partitions; 200 more
 #                     sensors with a 20 s timeout fall silent: each must be lost once and restored once
 #                     (with --partitions 1 the second instance refuses to start, naming the setting)
+#   service-instance-loss  two service instances, readings in 4 partitions; the second is killed with -9 a
+#                     third into the run and stays down: the survivor must take up every partition (reported: how
+#                     long after the kill it owned them all)
 #   all               every drill above in turn, then a summary
 #
 #   HA drills, on the HA topology (scripts/services.sh --ha up, started if down; not in "all"):
@@ -41,7 +44,7 @@ cd "$(dirname "$0")/.."
 name=$1
 shift
 ALL=(kill rabbitmq-restart postgres-restart postgres-read-only clickhouse-stop hanging-client failing-client malformed future-ts
-  two-instances)
+  two-instances service-instance-loss)
 if [[ "$name" == all ]]; then drills=("${ALL[@]}"); else drills=("$name"); fi
 
 mkdir -p target/bench

@@ -24,6 +24,8 @@ enum Drill {
             + "waited out, nothing parked"),
     RABBITMQ_NODE_LOSS("rabbitmq-node-loss", "kill -9 the RabbitMQ node that leads the readings queue a third into the "
             + "run and delete its data directory (a lost disk); it stays down (the HA topology, --ha)"),
+    SERVICE_INSTANCE_LOSS("service-instance-loss", "two service instances, readings in 4 partitions; the second is "
+            + "killed with -9 a third into the run and stays down: the survivor takes up every partition"),
     TWO_INSTANCES("two-instances", "two service instances on the same broker and databases, readings partitioned by sensor; "
             + "200 more sensors with a 20 s timeout report once, fall silent until both are lost, then report again");
 
@@ -78,6 +80,6 @@ enum Drill {
 
     /** Instances of the service to run. */
     int instances() {
-        return this == TWO_INSTANCES ? 2 : 1;
+        return this == TWO_INSTANCES || this == SERVICE_INSTANCE_LOSS ? 2 : 1;
     }
 }

@@ -289,6 +289,7 @@ public final class PipelineBenchmark {
 
         PrometheusScraper prometheus = new PrometheusScraper(
                 instances(service).stream().map(ServiceProcess::baseUri).toArray(java.net.URI[]::new));
+        scraper = prometheus;
         // both instances count as the service (the second is not "another process" disturbing the run)
         CpuSampler cpu = new CpuSampler(() -> instances(service).stream().map(ServiceProcess::pid).toList());
         Duration duration = Duration.ofSeconds(o.duration());
@@ -363,7 +364,8 @@ public final class PipelineBenchmark {
             checkedChanges = reference.totalChanges() - changesAfterSeed;
             boolean clientDrill = isClientDrill();
             // a kill or a database restart may fall between a POST and its record: sent again, by design
-            boolean atLeastOnce = o.drill() == Drill.KILL || o.drill() == Drill.POSTGRES;
+            boolean atLeastOnce = o.drill() == Drill.KILL || o.drill() == Drill.POSTGRES
+                    || o.drill() == Drill.SERVICE_INSTANCE_LOSS;
             notified = NotificationCheck.check(reference, links, webhooks.arrivals(), webhooks.redeliveries(),
                     webhooks.malformed(), statuses, db.supersededByReason(), db.supersededByClient(),
                     clientDrill ? Set.of(0) : Set.of(), atLeastOnce);
@@ -877,6 +879,24 @@ public final class PipelineBenchmark {
                 log("drill: %s; %s now leads %s", drillNotes, Management.awaitLeader(
                         Management.vhost(o.amqpUri()), queue, leader), queue);
             }
+            case SERVICE_INSTANCE_LOSS -> {
+                Thread.sleep(third);
+                ServiceProcess survivor = service, lost = second;
+                log("drill: kill -9 of the second instance (pid %d); it stays down", lost.pid());
+                long t = System.nanoTime();
+                lost.kill();
+                scraper.drop(lost.baseUri());
+                PrometheusScraper survivorOnly = new PrometheusScraper(survivor.baseUri());
+                while (survivorOnly.scrape().sum(PrometheusScraper.PARTITIONS_OWNED) < o.partitions()) {
+                    if (System.nanoTime() - t > Duration.ofMinutes(2).toNanos()) {
+                        throw new IllegalStateException("the survivor did not take up every partition within 2 minutes");
+                    }
+                    Thread.sleep(100); // polling the survivor's gauge for a condition
+                }
+                drillNotes = String.format(Locale.US, "the second instance killed with -9 at %d s; the survivor owned all %d "
+                        + "partitions %.1f s later", third / 1000, o.partitions(), (System.nanoTime() - t) / 1e9);
+                log("drill: %s", drillNotes);
+            }
             case POSTGRES -> {
                 Thread.sleep(third);
                 log("drill: restarting PostgreSQL");
@@ -1066,6 +1086,9 @@ public final class PipelineBenchmark {
     }
 
     /** scripts/services.sh ACTION SERVICE, its output to the benchmark's log. */
+    /** The run's scraper of every instance, for a drill that loses one. */
+    private volatile PrometheusScraper scraper;
+
     /** When the node-loss drill killed its node (epoch ms); 0 before. */
     private volatile long nodeLostAtMs;
 

@@ -40,7 +40,7 @@ final class PrometheusScraper {
             FEED_WAITING);
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final List<URI> uris = new ArrayList<>();
+    private final List<URI> uris = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** One or more instances: their samples are added up (counters, and heaps, sum over the instances). */
     PrometheusScraper(URI... serviceBases) {
@@ -48,6 +48,12 @@ final class PrometheusScraper {
             uris.add(base.resolve("/actuator/prometheus?includedNames=" + String.join(",", NAMES.stream()
                     .flatMap(n -> java.util.stream.Stream.of(n, n.replaceFirst("_total$", ""), n.replaceFirst("_(count|sum)$", ""))).distinct().sorted().toList())));
         }
+    }
+
+    /** An instance that is gone for good (a drill killed it) is no longer asked; what it counted leaves the sums. */
+    void drop(URI serviceBase) {
+        String prefix = serviceBase.resolve("/actuator/prometheus").toString();
+        uris.removeIf(u -> u.toString().startsWith(prefix));
     }
 
     Metrics scrape() throws IOException, InterruptedException {
