@@ -8,7 +8,8 @@
 #   scripts/services.sh down    [rabbitmq|postgres|clickhouse ...]
 #   scripts/services.sh restart [rabbitmq|postgres|clickhouse ...]
 #   scripts/services.sh status  [rabbitmq|postgres|clickhouse ...]
-#   scripts/services.sh --ha up|down|restart|status [rabbitmq]
+#   scripts/services.sh --ha up|down|restart|status [rabbitmq|postgres]
+#   scripts/services.sh --ha failover postgres
 #
 #   With no service names the command acts on all three services.
 #   up      installs missing packages (apt-get), writes config, starts the
@@ -21,7 +22,8 @@
 #   Must run as root (it installs packages and switches to service users).
 #   --ha    the high-availability topology instead, beside the single-node one
 #           (scripts/lib/ha.sh says what it is): RabbitMQ as a cluster of three
-#           nodes. ClickHouse stays one node here (its replicated schema is in
+#           nodes, PostgreSQL as a primary and a synchronous standby under
+#           pg_auto_failover. ClickHouse stays one node here (its replicated schema is in
 #           docker/ and docs/SCALING.md).
 #
 # What it sets up (everything listens on 127.0.0.1 only):
@@ -528,7 +530,7 @@ clickhouse_status() {
 # ============================================================================
 
 usage() {
-  sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -545,22 +547,23 @@ main() {
   shift
   case "$action" in
     up | down | restart | status) ;;
+    failover) ((ha)) && [[ "${1:-}" == postgres && $# -eq 1 ]] || die "failover is for --ha postgres only" ;;
     -h | --help | help) usage ;;
     *) log "unknown command: ${action}"; usage ;;
   esac
 
   local services=("$@") s
   if ((ha)); then
-    ((${#services[@]} > 0)) || services=(rabbitmq)
+    ((${#services[@]} > 0)) || services=(rabbitmq postgres)
     for s in "${services[@]}"; do
-      [[ "$s" == rabbitmq ]] || die "unknown HA service: ${s} (expected: rabbitmq)"
+      [[ "$s" == rabbitmq || "$s" == postgres ]] || die "unknown HA service: ${s} (expected: rabbitmq, postgres)"
     done
     services=("${services[@]/%/_ha}")
   fi
   ((${#services[@]} > 0)) || services=("${ALL_SERVICES[@]}")
   for s in "${services[@]}"; do
     case "$s" in
-      postgres | rabbitmq | clickhouse | rabbitmq_ha) ;;
+      postgres | rabbitmq | clickhouse | rabbitmq_ha | postgres_ha) ;;
       *) die "unknown service: ${s} (expected: ${ALL_SERVICES[*]})" ;;
     esac
   done
@@ -582,6 +585,7 @@ main() {
   for s in "${services[@]}"; do
     case "$action" in
       up) "${s}_up" 9>&- ;;
+      failover) "${s}_failover" 9>&- ;;
       down) "${s}_down" 9>&- ;;
       restart)
         "${s}_down" 9>&-

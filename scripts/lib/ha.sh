@@ -6,6 +6,13 @@
 #              amqp://guest:guest@127.0.0.1:5681,5682,5683  (spring.rabbitmq.addresses takes the list)
 #              management 15681..15683, MQTT 1891..1893, distribution 25681..25683
 #              config /etc/rabbitmq/ha/, data /var/lib/rabbitmq/ha/<node>/, logs /var/log/rabbitmq/ha/
+#   postgres   PostgreSQL 15 as a primary and a synchronous standby under pg_auto_failover 2.0: its monitor on 5440,
+#              the data nodes node1 and node2 on 5441 and 5442, each run by its keeper (pg_autoctl run), which
+#              promotes the standby when the primary is lost. synchronous_commit = on, synchronous_standby_names
+#              set by pg_auto_failover (ANY 1 of the standby): a commit returns once the standby has the WAL on disk.
+#              jdbc:postgresql://127.0.0.1:5441,127.0.0.1:5442/lockwatch?targetServerType=primary
+#              user lockwatch, password lockwatch; loopback connections are trusted (a test topology)
+#              data /var/lib/postgresql/ha/<node>/, logs /var/log/postgresql/ha/<node>.log
 # Sourced by scripts/services.sh, whose helpers it uses.
 
 readonly HA_RMQ_NODES=(lwha1 lwha2 lwha3)
@@ -166,4 +173,134 @@ rabbitmq_ha_status() {
     printf '%-10s down  %s (running: %s)\n' rabbitmq-ha "$(ha_rmq_addresses)" "${up[*]:-none}"
   fi
   return "$rc"
+}
+
+# --- PostgreSQL: pg_auto_failover ------------------------------------------------------------------------------
+readonly HA_PG_DATA=/var/lib/postgresql/ha
+readonly HA_PG_LOG_DIR=/var/log/postgresql/ha
+readonly HA_PG_CTL=/usr/lib/postgresql/15/bin/pg_ctl
+readonly HA_PG_MONITOR_PORT=5440
+readonly HA_PG_NODES=(node1 node2)
+readonly HA_PG_MONITOR_URI="postgres://autoctl_node@127.0.0.1:${HA_PG_MONITOR_PORT}/pg_auto_failover?sslmode=disable"
+
+ha_pg_port() { case "$1" in monitor) echo "$HA_PG_MONITOR_PORT" ;; node1) echo 5441 ;; node2) echo 5442 ;; esac; }
+ha_pg_jdbc() { printf 'jdbc:postgresql://127.0.0.1:5441,127.0.0.1:5442/lockwatch?targetServerType=primary'; }
+# pg_autoctl keeps each node's configuration and state beside the data (XDG directories), so that deleting
+# HA_PG_DATA deletes all of it, as a lost disk would
+ha_pg_env() { printf 'XDG_CONFIG_HOME=%s/.config XDG_DATA_HOME=%s/.local XDG_RUNTIME_DIR=%s/.run' "$HA_PG_DATA" "$HA_PG_DATA" "$HA_PG_DATA"; }
+ha_pg_autoctl() { (cd / && runuser -u postgres -- env $(ha_pg_env) pg_autoctl "$@"); }
+ha_pg_psql() { local port=$1; shift; (cd / && runuser -u postgres -- psql -X -q -h 127.0.0.1 -p "$port" -v ON_ERROR_STOP=1 "$@"); }
+
+# The keeper's pid, as pg_autoctl itself reports it
+ha_pg_keeper_pid() {
+  ha_pg_autoctl status --pgdata "${HA_PG_DATA}/$1" 2>&1 | sed -n 's/.*pg_autoctl is running with pid \([0-9]*\).*/\1/p' | head -n1
+}
+ha_pg_running() { pid_alive "$(ha_pg_keeper_pid "$1")"; }
+
+ha_pg_run() {
+  local node=$1
+  log "postgres-ha: starting ${node}'s keeper (pg_autoctl run, port $(ha_pg_port "$node"))"
+  # in a session of its own, holding none of this script's descriptors (its lock, its output)
+  (cd / && exec setsid runuser -u postgres -- env $(ha_pg_env) pg_autoctl run --pgdata "${HA_PG_DATA}/${node}" \
+    >>"${HA_PG_LOG_DIR}/${node}.log" 2>&1 </dev/null 9>&- &)
+  wait_for "${node}'s keeper" 30 ha_pg_running "$node" || { show_logs 30 "${HA_PG_LOG_DIR}/${node}.log"; die "postgres-ha: ${node} did not start"; }
+}
+
+# node1 is the primary and node2 its synchronous standby, or the other way round after a failover
+ha_pg_pair_ready() {
+  local states
+  states=$(ha_pg_autoctl show state --pgdata "${HA_PG_DATA}/monitor" --json 2>/dev/null | tr -d ' \n' || true)
+  [[ $(grep -o '"current_group_state":"primary"' <<<"$states" | wc -l) -eq 1 &&
+    $(grep -o '"current_group_state":"secondary"' <<<"$states" | wc -l) -eq 1 ]]
+}
+
+ha_pg_primary_port() {
+  local node
+  for node in "${HA_PG_NODES[@]}"; do
+    if [[ "$(ha_pg_psql "$(ha_pg_port "$node")" -d postgres -Atc 'SELECT pg_is_in_recovery()' 2>/dev/null)" == f ]]; then
+      ha_pg_port "$node"
+      return 0
+    fi
+  done
+  return 1
+}
+
+postgres_ha_up() {
+  local node
+  ensure_packages "postgresql-${PG_VERSION}" "postgresql-${PG_VERSION}-auto-failover" pg-auto-failover-cli
+  install -d -o postgres -g postgres "$HA_PG_DATA" "$HA_PG_LOG_DIR" "${HA_PG_DATA}/.config" "${HA_PG_DATA}/.local"
+  install -d -m 0700 -o postgres -g postgres "${HA_PG_DATA}/.run"
+  if [[ ! -d "${HA_PG_DATA}/monitor" ]]; then
+    log "postgres-ha: creating the monitor on ${HA_PG_MONITOR_PORT}"
+    ha_pg_autoctl create monitor --pgdata "${HA_PG_DATA}/monitor" --pgport "$HA_PG_MONITOR_PORT" --hostname 127.0.0.1 \
+      --auth trust --no-ssl --pgctl "$HA_PG_CTL" >>"${HA_PG_LOG_DIR}/monitor.log" 2>&1 ||
+      { show_logs 30 "${HA_PG_LOG_DIR}/monitor.log"; die "postgres-ha: the monitor was not created"; }
+    # the monitor's decisions, faster than its defaults (20 s unhealthy, 5 s checks) so that a lost primary is
+    # replaced within the 30 s the drills allow
+    ha_pg_run monitor
+    wait_for "the monitor" 30 ha_pg_psql "$HA_PG_MONITOR_PORT" -d pg_auto_failover -Atc 'SELECT 1' >/dev/null
+    ha_pg_psql "$HA_PG_MONITOR_PORT" -d pg_auto_failover -c "ALTER SYSTEM SET pgautofailover.health_check_period = '2s'" \
+      -c "ALTER SYSTEM SET pgautofailover.health_check_timeout = '2s'" \
+      -c "ALTER SYSTEM SET pgautofailover.node_considered_unhealthy_timeout = '8s'" -c "SELECT pg_reload_conf()" >/dev/null
+  fi
+  ha_pg_running monitor || ha_pg_run monitor
+  for node in "${HA_PG_NODES[@]}"; do
+    if [[ ! -d "${HA_PG_DATA}/${node}" ]]; then
+      log "postgres-ha: creating ${node} on $(ha_pg_port "$node")"
+      ha_pg_autoctl create postgres --pgdata "${HA_PG_DATA}/${node}" --pgport "$(ha_pg_port "$node")" --hostname 127.0.0.1 \
+        --name "$node" --auth trust --no-ssl --dbname lockwatch --monitor "$HA_PG_MONITOR_URI" --pgctl "$HA_PG_CTL" \
+        >>"${HA_PG_LOG_DIR}/${node}.log" 2>&1 || { show_logs 30 "${HA_PG_LOG_DIR}/${node}.log"; die "postgres-ha: ${node} was not created"; }
+    fi
+    ha_pg_running "$node" || ha_pg_run "$node"
+  done
+  if ! wait_for "a primary and its standby" "$UP_TIMEOUT" ha_pg_pair_ready; then
+    ha_pg_autoctl show state --pgdata "${HA_PG_DATA}/monitor" >&2 || true
+    die "postgres-ha: no primary with its standby"
+  fi
+  local primary
+  primary=$(ha_pg_primary_port) || die "postgres-ha: no node answers as the primary"
+  # the service's role and database; replicated to the standby like everything else
+  ha_pg_psql "$primary" -d lockwatch -Atc "SELECT 1 FROM pg_roles WHERE rolname = '${PG_USER}'" | grep -q 1 ||
+    ha_pg_psql "$primary" -d lockwatch -c "CREATE ROLE ${PG_USER} LOGIN PASSWORD '${PG_PASSWORD}'" \
+      -c "ALTER DATABASE lockwatch OWNER TO ${PG_USER}" -c "ALTER SCHEMA public OWNER TO ${PG_USER}" >/dev/null
+  log "postgres-ha: ready, primary on ${primary}: $(ha_pg_jdbc)"
+}
+
+postgres_ha_down() {
+  local node
+  for node in node2 node1 monitor; do
+    if [[ -d "${HA_PG_DATA}/${node}" ]] && ha_pg_running "$node"; then
+      log "postgres-ha: stopping ${node}"
+      ha_pg_autoctl stop --pgdata "${HA_PG_DATA}/${node}" >/dev/null 2>&1 || true
+      wait_for "${node} to stop" "$DOWN_TIMEOUT" bash -c "! kill -0 $(ha_pg_keeper_pid "$node") 2>/dev/null" || true
+    fi
+  done
+  wait_for "PostgreSQL HA ports to close" "$DOWN_TIMEOUT" bash -c \
+    "! ss -Hltn 'sport = :5440' | grep -q . && ! ss -Hltn 'sport = :5441' | grep -q . && ! ss -Hltn 'sport = :5442' | grep -q ." ||
+    die "postgres-ha: still listening"
+  log "postgres-ha: down"
+}
+
+postgres_ha_status() {
+  local primary
+  if ha_pg_running monitor && ha_pg_pair_ready && primary=$(ha_pg_primary_port); then
+    printf '%-10s up    %s (primary on %s, synchronous standby)\n' postgres-ha "127.0.0.1:5441,127.0.0.1:5442" "$primary"
+  else
+    printf '%-10s down  %s\n' postgres-ha "127.0.0.1:5441,127.0.0.1:5442"
+    return 1
+  fi
+}
+
+# A switchover: the monitor has the standby promoted and the old primary follow it, as after the loss of the primary
+# but without losing it; waits until the other node is the primary and the pair is whole again
+postgres_ha_failover() {
+  local before after
+  before=$(ha_pg_primary_port) || die "postgres-ha: no primary to fail over from"
+  log "postgres-ha: failover from the primary on ${before}"
+  ha_pg_autoctl perform failover --pgdata "${HA_PG_DATA}/monitor" >>"${HA_PG_LOG_DIR}/monitor.log" 2>&1 ||
+    die "postgres-ha: pg_autoctl perform failover failed (${HA_PG_LOG_DIR}/monitor.log)"
+  wait_for "the new primary and its standby" "$UP_TIMEOUT" ha_pg_pair_ready || die "postgres-ha: the pair did not form again"
+  after=$(ha_pg_primary_port) || die "postgres-ha: no primary after the failover"
+  [[ "$after" != "$before" ]] || die "postgres-ha: the primary is still on ${before}"
+  log "postgres-ha: the primary is now on ${after}"
 }

@@ -1,0 +1,77 @@
+package io.lockwatch.infra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import io.lockwatch.ingest.IngestProperties;
+import io.lockwatch.testing.Readings;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.ActiveProfiles;
+
+/**
+ * Against the HA topology's PostgreSQL ({@code scripts/services.sh --ha up}: a primary and a synchronous standby under
+ * pg_auto_failover, on 5441 and 5442): the service finds the primary through the driver's multi-host URL, and after a
+ * failover (the standby promoted, the old primary made its standby) it goes on with the new primary, which holds
+ * everything committed before.
+ */
+@SpringBootTest(properties = "spring.datasource.url=jdbc:postgresql://127.0.0.1:5441,127.0.0.1:5442/lockwatch?targetServerType=primary")
+@ActiveProfiles("external")
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
+class HaPostgresIT {
+
+    @Autowired RabbitTemplate rabbit;
+    @Autowired JdbcTemplate jdbc;
+    @Autowired IngestProperties ingest;
+
+    @Test
+    void theServiceGoesOnWithTheNewPrimaryAfterAFailover() throws Exception {
+        String sensor = "Pg" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'HA door')", sensor);
+        long t = System.currentTimeMillis() - 60_000;
+        rabbit.send(ingest.exchange(), sensor, Readings.reading(sensor, 0, t));
+        await().atMost(Duration.ofSeconds(30)).until(() -> sequence(sensor) == 1);
+        int before = serverPort();
+
+        failover();
+
+        rabbit.send(ingest.exchange(), sensor, Readings.reading(sensor, 1, t + 1000));
+        rabbit.send(ingest.exchange(), sensor, Readings.reading(sensor, 0, t + 2000));
+        // the first event was committed on the old primary: the new one has it, and numbers on from it
+        await().atMost(Duration.ofSeconds(60)).until(() -> sequence(sensor) == 3);
+        assertThat(serverPort()).as("the primary the service now writes to").isNotEqualTo(before);
+        assertThat(jdbc.queryForList("SELECT sequence FROM sensor_events WHERE sensor_id = ? ORDER BY sequence", Long.class,
+                sensor)).containsExactly(1L, 2L, 3L);
+    }
+
+    private int serverPort() {
+        return jdbc.queryForObject("SELECT inet_server_port()", Integer.class);
+    }
+
+    private long sequence(String sensor) {
+        try {
+            List<Long> n = jdbc.queryForList("SELECT sequence FROM sensor_state WHERE sensor_id = ?", Long.class, sensor);
+            return n.isEmpty() || n.get(0) == null ? 0 : n.get(0);
+        } catch (org.springframework.dao.DataAccessException e) {
+            return -1; // the database is changing hands
+        }
+    }
+
+    private static void failover() throws Exception {
+        Process p = new ProcessBuilder("bash", "scripts/services.sh", "--ha", "failover", "postgres")
+                .redirectErrorStream(true).redirectOutput(Path.of("target", "services-failover.log").toFile()).start();
+        if (!p.waitFor(180, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException("scripts/services.sh --ha failover postgres failed; see target/services-failover.log");
+        }
+    }
+}
