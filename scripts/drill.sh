@@ -33,6 +33,10 @@
 #                     data directory (a lost disk); it stays down. The harness publishes through another node, as a
 #                     sensor that stays connected; the service, connected to the lost one, moves to another. Afterwards
 #                     scripts/services.sh --ha up brings the node back blank and gives it its replicas again
+#   postgres-failover  kill -9 the PostgreSQL primary (server and keeper, as a lost machine) a third into the run;
+#                     pg_auto_failover promotes the synchronous standby. The harness and the service are given both
+#                     nodes. Afterwards scripts/services.sh --ha up starts the lost node's keeper, which makes it the
+#                     new primary's standby
 #
 # Defaults: --isolated (the benchmark's own vhost and databases), 100,000 sensors, 1,000 clients x 200 links,
 # 2,000 readings/s with 5% changes for 60 s. Output: target/bench/drill-<name>.log; exit status 0 when all pass.
@@ -54,7 +58,7 @@ for d in "${drills[@]}"; do
   log="target/bench/drill-$d.log"
   echo "[drill] $d (log $log)"
   ha=()
-  [[ "$d" == rabbitmq-node-loss ]] && ha=(--ha)
+  [[ "$d" == rabbitmq-node-loss || "$d" == postgres-failover ]] && ha=(--ha)
   scripts/bench.sh --isolated --rate 2000 --changes 0.05 --duration 60 --drill "$d" "${ha[@]}" "$@" 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
   line=$(grep -E "^DRILL $d: " "$log" | tail -n 1)

@@ -9,7 +9,20 @@ BENCH_LOCK=/tmp/lockwatch-bench.lock
 
 log() { printf '[bench] %s\n' "$*"; }
 die() { printf '[bench] %s\n' "$*" >&2; exit 1; }
-psql_admin() { (cd / && runuser -u postgres -- psql -X -q -v ON_ERROR_STOP=1 "$@"); }
+psql_admin() {
+  if ((${BENCH_HA:-0})); then
+    # the HA topology's pair: whichever node is the primary (loopback is trusted there)
+    local port
+    for port in 5441 5442; do
+      if [[ "$( (cd / && runuser -u postgres -- psql -X -h 127.0.0.1 -p "$port" -d postgres -tAc 'SELECT pg_is_in_recovery()') 2>/dev/null)" == f ]]; then
+        (cd / && runuser -u postgres -- psql -X -q -h 127.0.0.1 -p "$port" -v ON_ERROR_STOP=1 "$@")
+        return
+      fi
+    done
+    die "the HA topology's PostgreSQL has no primary"
+  fi
+  (cd / && runuser -u postgres -- psql -X -q -v ON_ERROR_STOP=1 "$@")
+}
 
 # bench_help SCRIPT ARGS...: with -h or --help, prints the script's header comment and exits
 bench_help() {

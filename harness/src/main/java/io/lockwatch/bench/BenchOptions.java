@@ -47,7 +47,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param queueType   the type of the service's queues ({@code lockwatch.amqp.queue-type}) and of the raw ceiling's
  *                    queue, so that the yardstick is the same kind of queue: quorum (the external default) or classic
  * @param ha          against the HA topology ({@code scripts/services.sh --ha up}): the service is given the
- *                    cluster's three nodes, the harness publishes and measures through the first
+ *                    cluster's three nodes, the harness publishes and measures through the first; both are given
+ *                    the PostgreSQL pair, whichever node is the primary
  * @param mqtt        the warm-up and the timed run publish over MQTT (QoS 1, RabbitMQ's plugin on 127.0.0.1:1883) as
  *                    sensors would, instead of AMQP; the raw ceiling stays the AMQP one, the yardstick of both
  */
@@ -84,8 +85,10 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         args.add("--lockwatch.notify.allow-private-targets=true");
         if (isolated) {
             args.add("--spring.rabbitmq.virtual-host=" + ISOLATED_VHOST);
-            args.add("--spring.datasource.url=" + jdbcUrl);
             args.add("--lockwatch.clickhouse.url=jdbc:clickhouse://127.0.0.1:8123/" + ISOLATED_DATABASE);
+        }
+        if (isolated || ha) {
+            args.add("--spring.datasource.url=" + jdbcUrl);
         }
         args.add("--lockwatch.ingest.partitions=" + partitions);
         args.add("--lockwatch.amqp.queue-type=" + queueType);
@@ -215,7 +218,10 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
             amqp = "amqp://guest:guest@127.0.0.1:" + port + "/" + (isolated ? ISOLATED_VHOST : "%2F");
         }
         if (jdbc == null) {
-            jdbc = "jdbc:postgresql://127.0.0.1:5432/" + (isolated ? ISOLATED_DATABASE : "lockwatch");
+            String db = isolated ? ISOLATED_DATABASE : "lockwatch";
+            // the HA topology's pair (scripts/lib/ha.sh): whichever is the primary
+            jdbc = ha ? "jdbc:postgresql://127.0.0.1:5441,127.0.0.1:5442/" + db + "?targetServerType=primary"
+                    : "jdbc:postgresql://127.0.0.1:5432/" + db;
         }
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 serviceArgs, jar, out, amqp, jdbc, user, password, clients, links, drill,

@@ -24,6 +24,8 @@ enum Drill {
             + "waited out, nothing parked"),
     RABBITMQ_NODE_LOSS("rabbitmq-node-loss", "kill -9 the RabbitMQ node that leads the readings queue a third into the "
             + "run and delete its data directory (a lost disk); it stays down (the HA topology, --ha)"),
+    POSTGRES_FAILOVER("postgres-failover", "kill -9 the PostgreSQL primary (its server and its keeper, as a lost "
+            + "machine) a third into the run; pg_auto_failover promotes the synchronous standby (the HA topology, --ha)"),
     SERVICE_INSTANCE_LOSS("service-instance-loss", "two service instances, readings in 4 partitions; the second is "
             + "killed with -9 a third into the run and stays down: the survivor takes up every partition"),
     TWO_INSTANCES("two-instances", "two service instances on the same broker and databases, readings partitioned by sensor; "
@@ -75,7 +77,7 @@ enum Drill {
 
     /** The HA drills: with --ha only. */
     boolean needsHa() {
-        return this == RABBITMQ_NODE_LOSS;
+        return this == RABBITMQ_NODE_LOSS || this == POSTGRES_FAILOVER;
     }
 
     /** Instances of the service to run. */

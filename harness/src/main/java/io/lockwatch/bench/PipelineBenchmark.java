@@ -365,7 +365,7 @@ public final class PipelineBenchmark {
             boolean clientDrill = isClientDrill();
             // a kill or a database restart may fall between a POST and its record: sent again, by design
             boolean atLeastOnce = o.drill() == Drill.KILL || o.drill() == Drill.POSTGRES
-                    || o.drill() == Drill.SERVICE_INSTANCE_LOSS;
+                    || o.drill() == Drill.SERVICE_INSTANCE_LOSS || o.drill() == Drill.POSTGRES_FAILOVER;
             notified = NotificationCheck.check(reference, links, webhooks.arrivals(), webhooks.redeliveries(),
                     webhooks.malformed(), statuses, db.supersededByReason(), db.supersededByClient(),
                     clientDrill ? Set.of(0) : Set.of(), atLeastOnce);
@@ -419,7 +419,7 @@ public final class PipelineBenchmark {
                         ms(NotificationCheck.quantile(others, 1)), others.length, bad.length,
                         ms(NotificationCheck.quantile(bad, 1) / 1000));
             }
-            if (o.drill() == Drill.RABBITMQ_NODE_LOSS) {
+            if (o.drill() == Drill.RABBITMQ_NODE_LOSS || o.drill() == Drill.POSTGRES_FAILOVER) {
                 drillNotes += "; " + nodeLossFigures(run);
             }
             // a drill's figures travel on without the report above: say there too when they are not the service's
@@ -879,6 +879,24 @@ public final class PipelineBenchmark {
                 log("drill: %s; %s now leads %s", drillNotes, Management.awaitLeader(
                         Management.vhost(o.amqpUri()), queue, leader), queue);
             }
+            case POSTGRES_FAILOVER -> {
+                Thread.sleep(third);
+                int port;
+                try (java.sql.Connection c = java.sql.DriverManager.getConnection(o.jdbcUrl(), o.dbUser(), o.dbPassword());
+                     java.sql.Statement st = c.createStatement();
+                     java.sql.ResultSet rs = st.executeQuery("SELECT inet_server_port()")) {
+                    rs.next();
+                    port = rs.getInt(1);
+                }
+                String node = port == 5441 ? "node1" : "node2";
+                log("drill: kill -9 of the PostgreSQL primary %s (port %d): its server and its keeper", node, port);
+                nodeLostAtMs = System.currentTimeMillis();
+                PgNodes.lose(node);
+                drillNotes = String.format(Locale.US, "the primary %s killed with -9 (server and keeper) at %d s; it stayed down",
+                        node, third / 1000);
+                log("drill: %s; the standby is primary %.1f s after the kill", drillNotes, PgNodes.awaitPrimary(
+                        o.jdbcUrl(), o.dbUser(), o.dbPassword(), port) / 1000.0);
+            }
             case SERVICE_INSTANCE_LOSS -> {
                 Thread.sleep(third);
                 ServiceProcess survivor = service, lost = second;
@@ -1089,7 +1107,7 @@ public final class PipelineBenchmark {
     /** The run's scraper of every instance, for a drill that loses one. */
     private volatile PrometheusScraper scraper;
 
-    /** When the node-loss drill killed its node (epoch ms); 0 before. */
+    /** When an HA drill killed its node (epoch ms); 0 before. */
     private volatile long nodeLostAtMs;
 
     /**
