@@ -214,6 +214,19 @@ ha_pg_pair_ready() {
     $(grep -o '"current_group_state":"secondary"' <<<"$states" | wc -l) -eq 1 ]]
 }
 
+# The same, asking the primary for a checkpoint every 5 s meanwhile: a node coming back after a failover may copy
+# the primary afresh (pg_basebackup), which first waits for a checkpoint spread over minutes unless one is asked for
+HA_PG_NUDGED=0
+ha_pg_pair_ready_or_nudge() {
+  ha_pg_pair_ready && return 0
+  if ((SECONDS - HA_PG_NUDGED >= 5)); then
+    HA_PG_NUDGED=$SECONDS
+    local primary
+    if primary=$(ha_pg_primary_port); then ha_pg_psql "$primary" -d postgres -c CHECKPOINT >/dev/null 2>&1 || true; fi
+  fi
+  return 1
+}
+
 ha_pg_primary_port() {
   local node
   for node in "${HA_PG_NODES[@]}"; do
@@ -235,15 +248,17 @@ postgres_ha_up() {
     ha_pg_autoctl create monitor --pgdata "${HA_PG_DATA}/monitor" --pgport "$HA_PG_MONITOR_PORT" --hostname 127.0.0.1 \
       --auth trust --no-ssl --pgctl "$HA_PG_CTL" >>"${HA_PG_LOG_DIR}/monitor.log" 2>&1 ||
       { show_logs 30 "${HA_PG_LOG_DIR}/monitor.log"; die "postgres-ha: the monitor was not created"; }
-    # the monitor's decisions, faster than its defaults (20 s unhealthy, 5 s checks) so that a lost primary is
-    # replaced within the 30 s the drills allow
-    ha_pg_run monitor
-    wait_for "the monitor" 30 ha_pg_psql "$HA_PG_MONITOR_PORT" -d pg_auto_failover -Atc 'SELECT 1' >/dev/null
-    ha_pg_psql "$HA_PG_MONITOR_PORT" -d pg_auto_failover -c "ALTER SYSTEM SET pgautofailover.health_check_period = '2s'" \
-      -c "ALTER SYSTEM SET pgautofailover.health_check_timeout = '2s'" \
-      -c "ALTER SYSTEM SET pgautofailover.node_considered_unhealthy_timeout = '8s'" -c "SELECT pg_reload_conf()" >/dev/null
   fi
   ha_pg_running monitor || ha_pg_run monitor
+  wait_for "the monitor" 30 ha_pg_psql "$HA_PG_MONITOR_PORT" -d pg_auto_failover -Atc 'SELECT 1' >/dev/null ||
+    die "postgres-ha: the monitor does not answer"
+  # The monitor's decisions, faster than its defaults (checks every 5 s, unhealthy after 20 s, then 30 s for the
+  # lost primary to demote itself) so that a lost primary is replaced within the 30 s the drills allow. Waiting
+  # less for the demotion is safe here: a primary cut off from its synchronous standby cannot commit anyway.
+  ha_pg_psql "$HA_PG_MONITOR_PORT" -d pg_auto_failover -c "ALTER SYSTEM SET pgautofailover.health_check_period = '2s'" \
+    -c "ALTER SYSTEM SET pgautofailover.health_check_timeout = '2s'" \
+    -c "ALTER SYSTEM SET pgautofailover.node_considered_unhealthy_timeout = '8s'" \
+    -c "ALTER SYSTEM SET pgautofailover.primary_demote_timeout = '8s'" -c "SELECT pg_reload_conf()" >/dev/null
   for node in "${HA_PG_NODES[@]}"; do
     if [[ ! -d "${HA_PG_DATA}/${node}" ]]; then
       log "postgres-ha: creating ${node} on $(ha_pg_port "$node")"
@@ -253,7 +268,7 @@ postgres_ha_up() {
     fi
     ha_pg_running "$node" || ha_pg_run "$node"
   done
-  if ! wait_for "a primary and its standby" "$UP_TIMEOUT" ha_pg_pair_ready; then
+  if ! wait_for "a primary and its standby" "$UP_TIMEOUT" ha_pg_pair_ready_or_nudge; then
     ha_pg_autoctl show state --pgdata "${HA_PG_DATA}/monitor" >&2 || true
     die "postgres-ha: no primary with its standby"
   fi

@@ -31,7 +31,7 @@ class PartitionedIngestIT extends IngestIT {
     void aPartitionsQuorumQueueGivesItsReadingsToOneConsumerAtATime() throws Exception {
         String p0 = IngestPartitions.queueOf(props, 0);
         await().atMost(Duration.ofSeconds(30)).until(() -> partitions.owned().size() == 4);
-        com.fasterxml.jackson.databind.JsonNode queue = new io.lockwatch.testing.RabbitManagement(15672).queue("/", p0);
+        com.fasterxml.jackson.databind.JsonNode queue = new io.lockwatch.testing.RabbitManagement(managementPort()).queue("/", p0);
         assertThat(queue.get("type").asText()).isEqualTo("quorum");
         assertThat(queue.at("/arguments/x-single-active-consumer").asBoolean()).isTrue();
 
@@ -55,6 +55,11 @@ class PartitionedIngestIT extends IngestIT {
                     meters.find("lockwatch.readings.received").counter().count() >= before + 200);
         }
         assertThat(stolen.get()).as("readings given to the waiting consumer").isZero();
+    }
+
+    /** The broker's management API: the single node's. */
+    int managementPort() {
+        return 15672;
     }
 
     @Test
