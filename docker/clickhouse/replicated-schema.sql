@@ -9,10 +9,9 @@
 -- one shard, so FINAL (which lockwatch reads with) removes a batch written twice on that shard, and a sensor's
 -- queries read one shard. Keep the columns in step with ClickHouseSchema's versions.
 --
--- Not yet right with this schema: lockwatch's own history retention (history/ClickHouseRetention.java) drops the
--- months of the tables it names and sets their TTL; a Distributed table has no months, and refuses a TTL, so its
--- retention pass fails each time. Until it learns the local tables, give them a TTL here (the last line of each
--- *_local table below, commented out: set it to lockwatch.history.retention) and expect that failure in its log.
+-- Retention: lockwatch drops old months of, and sets a TTL on, the history tables it owns; Distributed tables it
+-- leaves alone (and says so once in its log). Their local tables remove old rows by their own TTL: uncomment the
+-- last line of each *_local table below and set it to lockwatch.history.retention (TTL needs ClickHouse 19.6+).
 
 CREATE DATABASE IF NOT EXISTS lockwatch ON CLUSTER lockwatch;
 

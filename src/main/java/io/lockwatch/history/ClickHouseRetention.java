@@ -21,6 +21,10 @@ import io.lockwatch.retention.Retention;
  * horizon is dropped, which is how ClickHouse removes data cheaply on every version, 18.16 included. A server that
  * has table TTLs (19.6 and later) is also given one per table, so that rows go on their own day rather than with
  * their month.
+ *
+ * <p>A table that is a {@code Distributed} one (history replicated and sharded, docker/clickhouse/replicated-schema.sql)
+ * has no months of its own and takes no TTL: its local tables on every shard hold the data, and their TTL, set
+ * with the schema, removes it. Such a table is left alone, and said so once.
  */
 public final class ClickHouseRetention implements Retention.OldHistory {
 
@@ -34,6 +38,7 @@ public final class ClickHouseRetention implements Retention.OldHistory {
     private final ClickHouse clickHouse;
     private final long keptDays;
     private volatile Boolean ttlSet;
+    private final java.util.Set<String> toldDistributed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public ClickHouseRetention(ClickHouse clickHouse, java.time.Duration kept) {
         this.clickHouse = clickHouse;
@@ -43,11 +48,12 @@ public final class ClickHouseRetention implements Retention.OldHistory {
     @Override
     public void removeBefore(Instant horizon) {
         try (Connection c = clickHouse.connection(); Statement st = c.createStatement()) {
+            List<String> own = ownTables(c);
             if (ttlSet == null) {
-                ttlSet = setTtls(st);
+                ttlSet = setTtls(st, own);
             }
             String firstKept = YYYYMM.format(horizon);
-            for (String table : TABLES.keySet().stream().sorted().toList()) {
+            for (String table : own) {
                 for (String month : monthsBefore(c, table, firstKept)) {
                     // a DDL statement takes no parameters: the month is six digits, read from system.parts
                     st.execute("ALTER TABLE " + table + " DROP PARTITION " + month);
@@ -57,6 +63,29 @@ public final class ClickHouseRetention implements Retention.OldHistory {
         } catch (SQLException e) {
             throw new IllegalStateException("ClickHouse retention failed: " + e.getMessage(), e);
         }
+    }
+
+    /** The history tables that hold their rows themselves (not Distributed), in name order. */
+    List<String> ownTables(Connection c) throws SQLException {
+        List<String> own = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                SELECT name, engine FROM system.tables WHERE database = currentDatabase()""")) {
+            Map<String, String> engines = new java.util.HashMap<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    engines.put(rs.getString(1), rs.getString(2));
+                }
+            }
+            for (String table : TABLES.keySet().stream().sorted().toList()) {
+                if (!"Distributed".equals(engines.get(table))) {
+                    own.add(table);
+                } else if (toldDistributed.add(table)) {
+                    log.warn("Retention: ClickHouse table {} is Distributed: its rows are removed by its local tables' TTL "
+                            + "(docker/clickhouse/replicated-schema.sql), not by lockwatch", table);
+                }
+            }
+        }
+        return own;
     }
 
     /** The table's months (active partitions) before the month of the horizon. */
@@ -79,7 +108,7 @@ public final class ClickHouseRetention implements Retention.OldHistory {
     }
 
     /** A TTL per table where the server has them; @return whether it does */
-    private boolean setTtls(Statement st) throws SQLException {
+    private boolean setTtls(Statement st, List<String> own) throws SQLException {
         String version;
         try (ResultSet rs = st.executeQuery("SELECT version()")) {
             rs.next();
@@ -89,8 +118,8 @@ public final class ClickHouseRetention implements Retention.OldHistory {
             log.info("ClickHouse {} has no table TTL: history is removed a month at a time", version);
             return false;
         }
-        for (Map.Entry<String, String> t : TABLES.entrySet()) {
-            st.execute(ttl(t.getKey(), t.getValue(), keptDays));
+        for (String table : own) {
+            st.execute(ttl(table, TABLES.get(table), keptDays));
         }
         return true;
     }

@@ -61,7 +61,13 @@ class ClickHouseHistoryStoreIT extends HistoryStoreContract {
                 new HistoryRecords.ReadingRecord(s + "/old", s, 0, december2000, december2000, "reading", true, "old"),
                 new HistoryRecords.ReadingRecord(s + "/kept", s, 1, june2001, june2001, "reading", true, "kept")));
 
-        new ClickHouseRetention(clickHouseServer, Duration.ofDays(90)).removeBefore(java.time.Instant.parse("2001-01-10T00:00:00Z"));
+        ClickHouseRetention retention = new ClickHouseRetention(clickHouseServer, Duration.ofDays(90));
+        try (java.sql.Connection c = clickHouseServer.connection()) {
+            assertThat(retention.ownTables(c)).containsExactly("delivery_attempts", "events", "readings");
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        retention.removeBefore(java.time.Instant.parse("2001-01-10T00:00:00Z"));
 
         assertThat(store.readings(s, 0, FAR, 10, null).items()).extracting(HistoryRecords.ReadingRecord::readingId)
                 .containsExactly(s + "/kept");
