@@ -11,7 +11,8 @@
 #   scripts/services.sh --ha up|down|restart|status [rabbitmq|postgres]
 #   scripts/services.sh --ha failover postgres
 #
-#   With no service names the command acts on all three services.
+#   With no service names the command acts on all three services (with --ha,
+#   on both of its: rabbitmq and postgres).
 #   up      installs missing packages (apt-get), writes config, starts the
 #           service if it is not running and waits until it is ready; exits
 #           non-zero with the tail of the service's log if it is not ready in
@@ -530,7 +531,7 @@ clickhouse_status() {
 # ============================================================================
 
 usage() {
-  sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 

@@ -38,6 +38,7 @@ class HaBrokerIT {
 
     @Autowired IngestProperties ingest;
     @Autowired JdbcTemplate jdbc;
+    @Autowired org.springframework.amqp.rabbit.connection.ConnectionFactory service;
 
     @AfterEach
     void firstNodeRunsAgain() throws Exception {
@@ -70,15 +71,24 @@ class HaBrokerIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> sequence(sensor) == 1);
 
             // the service is connected to the first node (the list's order): it stops, connections and all
+            assertThat(servicePort()).isEqualTo(5681);
             rabbitmqctl(FIRST, "stop_app");
 
             publisher.send(ingest.exchange(), sensor, Readings.reading(sensor, 1, t + 1000));
             publisher.send(ingest.exchange(), sensor, Readings.reading(sensor, 0, t + 2000));
             await().atMost(Duration.ofSeconds(60)).until(() -> sequence(sensor) == 3);
+            assertThat(servicePort()).as("the node the service went on through").isIn(5682, 5683);
             assertThat(jdbc.queryForObject("SELECT state FROM sensor_state WHERE sensor_id = ?", Integer.class, sensor))
                     .isZero();
         } finally {
             second.destroy();
+        }
+    }
+
+    /** The AMQP port of the node the service's connection is open to now. */
+    private int servicePort() {
+        try (var connection = service.createConnection()) {
+            return connection.getDelegate().getPort();
         }
     }
 
