@@ -194,14 +194,15 @@ final class FeedLongPoll implements Filter {
     /** The page's size asked, 100 if none; 0 for anything the contract will refuse. */
     private static int limit(String limit) {
         if (limit == null) {
-            return 100;
+            return Json.DEFAULT_LIMIT;
         }
         if (limit.isEmpty() || limit.length() > 4 || !limit.chars().allMatch(Character::isDigit)) {
             return 0;
         }
         int n = Integer.parseInt(limit);
-        return n <= 1000 ? n : 0;
+        return n <= Json.MAX_LIMIT ? n : 0;
     }
+
 
     /** Whether the caller takes the answer's one media type; else the route answers its 406. */
     private static boolean takesJson(HttpServletRequest request) {

@@ -152,15 +152,18 @@ final class Json {
         return v == null || v.isBlank() ? null : v;
     }
 
+    /** A page's size when none is asked, and the most one may ask (the contract's {@code limit}). */
+    static final int DEFAULT_LIMIT = 100, MAX_LIMIT = 1000;
+
     static int limit(Exchange exchange) {
         String v = header(exchange, "limit");
         if (v == null) {
-            return 100;
+            return DEFAULT_LIMIT;
         }
         try {
             int n = Integer.parseInt(v);
-            if (n < 1 || n > 1000) {
-                throw ApiProblem.badRequest("limit", "limit must be between 1 and 1000");
+            if (n < 1 || n > MAX_LIMIT) {
+                throw ApiProblem.badRequest("limit", "limit must be between 1 and " + MAX_LIMIT);
             }
             return n;
         } catch (NumberFormatException e) {
