@@ -4,7 +4,9 @@
 #   rabbitmq   a cluster of three RabbitMQ nodes lwha1..3@localhost, one Erlang cookie (the rabbitmq user's),
 #              formed by classic peer discovery on first boot; quorum queues replicate over all three.
 #              amqp://guest:guest@127.0.0.1:5681,5682,5683  (spring.rabbitmq.addresses takes the list)
-#              management 15681..15683, MQTT 1891..1893, distribution 25681..25683
+#              management 15681..15683, distribution 25681..25683. No MQTT here: in 3.10 the MQTT plugin keeps a Raft
+#              cluster of its own that held every node's boot for 100 s after a whole-cluster restart; nothing that
+#              runs on this topology speaks MQTT, which is tested against the single node.
 #              config /etc/rabbitmq/ha/, data /var/lib/rabbitmq/ha/<node>/, logs /var/log/rabbitmq/ha/
 #   postgres   PostgreSQL 15 as a primary and a synchronous standby under pg_auto_failover 2.0: its monitor on 5440,
 #              the data nodes node1 and node2 on 5441 and 5442, each run by its keeper (pg_autoctl run), which
@@ -37,7 +39,7 @@ ha_rmq_configure() {
 ulimit -S -n "\$(ulimit -H -n)" 2>/dev/null || true
 EOF
   write_if_changed "${HA_RMQ_ETC}/enabled_plugins" rabbitmq:rabbitmq <<EOF || true
-[rabbitmq_auth_backend_cache,rabbitmq_auth_backend_http,rabbitmq_consistent_hash_exchange,rabbitmq_management,rabbitmq_mqtt].
+[rabbitmq_auth_backend_cache,rabbitmq_auth_backend_http,rabbitmq_consistent_hash_exchange,rabbitmq_management].
 EOF
   for i in 0 1 2; do
     write_if_changed "${HA_RMQ_ETC}/$(ha_rmq_node "$i").conf" rabbitmq:rabbitmq < <(
@@ -206,12 +208,25 @@ ha_pg_run() {
   wait_for "${node}'s keeper" 30 ha_pg_running "$node" || { show_logs 30 "${HA_PG_LOG_DIR}/${node}.log"; die "postgres-ha: ${node} did not start"; }
 }
 
-# node1 is the primary and node2 its synchronous standby, or the other way round after a failover
+# node1 is the primary and node2 its synchronous standby, or the other way round after a failover. The monitor's
+# word alone is not enough: just after a restart it still reports the states it held before, while the nodes' servers
+# are not up yet. So the primary must answer, out of recovery, with a synchronous standby streaming from it.
 ha_pg_pair_ready() {
-  local states
+  local states primary
   states=$(ha_pg_autoctl show state --pgdata "${HA_PG_DATA}/monitor" --json 2>/dev/null | tr -d ' \n' || true)
   [[ $(grep -o '"current_group_state":"primary"' <<<"$states" | wc -l) -eq 1 &&
-    $(grep -o '"current_group_state":"secondary"' <<<"$states" | wc -l) -eq 1 ]]
+    $(grep -o '"current_group_state":"secondary"' <<<"$states" | wc -l) -eq 1 ]] || return 1
+  primary=$(ha_pg_primary_port) || return 1
+  [[ "$(ha_pg_psql "$primary" -d postgres -Atc \
+    "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming' AND sync_state IN ('sync', 'quorum')" \
+    2>/dev/null)" -ge 1 ]]
+}
+
+# The monitor's server answers; 2 (give up) if its keeper is gone. psql's own exit codes are not passed on: its 2
+# (no connection) would read as "gone" to wait_for.
+ha_pg_monitor_answers() {
+  ha_pg_running monitor || return 2
+  ha_pg_psql "$HA_PG_MONITOR_PORT" -d pg_auto_failover -Atc 'SELECT 1' >/dev/null 2>&1 || return 1
 }
 
 # The same, asking the primary for a checkpoint every 5 s meanwhile: a node coming back after a failover may copy
@@ -250,8 +265,7 @@ postgres_ha_up() {
       { show_logs 30 "${HA_PG_LOG_DIR}/monitor.log"; die "postgres-ha: the monitor was not created"; }
   fi
   ha_pg_running monitor || ha_pg_run monitor
-  wait_for "the monitor" 30 ha_pg_psql "$HA_PG_MONITOR_PORT" -d pg_auto_failover -Atc 'SELECT 1' >/dev/null ||
-    die "postgres-ha: the monitor does not answer"
+  wait_for "the monitor" 30 ha_pg_monitor_answers || { show_logs 30 "${HA_PG_LOG_DIR}/monitor.log"; die "postgres-ha: the monitor does not answer"; }
   # The monitor's decisions, faster than its defaults (checks every 5 s, unhealthy after 20 s, then 30 s for the
   # lost primary to demote itself) so that a lost primary is replaced within the 30 s the drills allow. Waiting
   # less for the demotion is safe here: a primary cut off from its synchronous standby cannot commit anyway.
