@@ -64,8 +64,9 @@
 #   --max-events-per-request B  every client asks for batched delivery: up to B events per request, a JSON array
 #                    (1, the default: one event per request, as every client has unless it asks)
 #   --feed-pollers N the first N clients also pull their feeds, each keeping a long poll open (wait 30 s) through the
-#                    timed run: prints their feed latency (event to answer received) beside their webhooks', and the
-#                    service's held polls, threads and heap mid-run
+#                    timed run, each with a client-read key of its own, from a process of their own at nice 19 (CPU
+#                    group "pullers"): prints their feed latency (event to answer received) beside their webhooks',
+#                    and the service's held polls, threads and heap mid-run
 #   --hold-after-setup FILE  once the sensors are registered, wait until FILE exists, so that a script beside the run
 #                    writes data of its own on an idle machine before anything is measured (bench-retention.sh)
 #   --queue-type T   the type of the service's queues (lockwatch.amqp.queue-type) and of the raw ceiling's queue, so

@@ -21,6 +21,8 @@ final class CpuSampler {
     static final String RABBITMQ = "rabbitmq";
     static final String POSTGRESQL = "postgresql";
     static final String CLICKHOUSE = "clickhouse";
+    /** Clients pulling their feeds from a process of their own (--feed-pollers); shown only when there are some. */
+    static final String PULLERS = "pullers";
     static final String OTHER = "other";
     static final String MACHINE = "machine";
 
@@ -29,6 +31,7 @@ final class CpuSampler {
     /** The service's pids (one per instance); they change when a drill restarts an instance. */
     private final java.util.function.Supplier<java.util.Collection<Long>> servicePids;
     private final long selfPid = ProcessHandle.current().pid();
+    private final java.util.Set<Long> pullerPids = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** USER_HZ: the unit of the tick counts in /proc (getconf CLK_TCK; 100 on Linux). */
     private final double ticksPerSecond = Integer.getInteger("bench.clk_tck", 100);
 
@@ -45,6 +48,11 @@ final class CpuSampler {
     /** Follows the service's instances, whose pids change when a drill restarts one. */
     CpuSampler(java.util.function.Supplier<java.util.Collection<Long>> servicePids) {
         this.servicePids = servicePids;
+    }
+
+    /** Counts this process as the group "pullers" from now on. */
+    void pullers(long pid) {
+        pullerPids.add(pid);
     }
 
     /** Cores used per group since the previous call; empty on the first call. */
@@ -79,6 +87,9 @@ final class CpuSampler {
             for (String g : new String[] {SERVICE, RABBITMQ, POSTGRESQL, HARNESS, CLICKHOUSE, OTHER}) {
                 cores.put(g, 0.0);
             }
+            if (!pullerPids.isEmpty()) {
+                cores.put(PULLERS, 0.0);
+            }
             ticks.forEach((pid, t) -> {
                 long delta = Math.max(0, t - lastTicks.getOrDefault(pid, 0L));
                 cores.merge(groups.get(pid), delta / ticksPerSecond / seconds, Double::sum);
@@ -110,6 +121,9 @@ final class CpuSampler {
         }
         if (pid == selfPid) {
             return HARNESS;
+        }
+        if (pullerPids.contains(pid)) {
+            return PULLERS;
         }
         if (comm.equals("beam.smp")) {
             return RABBITMQ;

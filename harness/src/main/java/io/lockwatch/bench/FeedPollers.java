@@ -21,7 +21,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * {@code --feed-pollers N}: the first N clients also pull their feeds, each with one long poll open at all times
  * ({@code wait}), as a client behind a firewall would: read, take the items, read on from the cursor at once. Each
  * item is stamped on the answer's arrival; its latency is that minus the event's {@code occurred_at}, as for
- * webhooks. All polls share one HTTP client (its own small thread pool): the harness holds no thread per poll either.
+ * webhooks. Each client reads with a client-read key of its own. All polls share one HTTP client (its own small
+ * thread pool): the harness holds no thread per poll either.
  */
 final class FeedPollers implements AutoCloseable {
 
@@ -38,6 +39,8 @@ final class FeedPollers implements AutoCloseable {
     private final List<String> clientIds;
     private final int waitSeconds;
     private final HttpClient http;
+    /** Each client's own client-read key: a pulling client reads with its key, not the operator's token. */
+    private final Map<String, String> keys = new ConcurrentHashMap<>();
     private final Map<String, Item> items = new ConcurrentHashMap<>();
     private final Set<String> open = ConcurrentHashMap.newKeySet();
     private final AtomicLong answers = new AtomicLong();
@@ -54,10 +57,23 @@ final class FeedPollers implements AutoCloseable {
                 .build();
     }
 
-    /** Every poller reads its feed's place now (the snapshot's feed_cursor), then keeps a long poll open from it. */
+    /**
+     * Every poller is given a client-read key of its client (by the operator), reads its feed's place with it (the
+     * snapshot's feed_cursor), then keeps a long poll open from there.
+     */
     void start() throws Exception {
         for (int c = 0; c < clientIds.size(); c++) {
-            JsonNode snapshot = JSON.readTree(http.send(request("/api/v1/clients/" + clientIds.get(c) + "/sensors?limit=1", 30),
+            String id = clientIds.get(c);
+            HttpResponse<String> made = http.send(HttpRequest.newBuilder(base.resolve("/api/v1/clients/" + id + "/keys"))
+                    .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + ServiceProcess.API_TOKEN)
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"bench feed poller\",\"role\":\"client-read\"}"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            if (made.statusCode() != 201 && made.statusCode() != 200) {
+                throw new IllegalStateException("a key for client " + id + ": HTTP " + made.statusCode() + " " + made.body());
+            }
+            keys.put(id, JSON.readTree(made.body()).get("token").asText());
+            JsonNode snapshot = JSON.readTree(http.send(request(id, "/api/v1/clients/" + id + "/sensors?limit=1", 30),
                     HttpResponse.BodyHandlers.ofString()).body());
             poll(c, snapshot.get("feed_cursor").asText());
         }
@@ -69,7 +85,7 @@ final class FeedPollers implements AutoCloseable {
         }
         String id = clientIds.get(client);
         open.add(id);
-        http.sendAsync(request("/api/v1/clients/" + id + "/feed?limit=1000&wait=" + waitSeconds + "&after=" + after,
+        http.sendAsync(request(id, "/api/v1/clients/" + id + "/feed?limit=1000&wait=" + waitSeconds + "&after=" + after,
                         waitSeconds + 30), HttpResponse.BodyHandlers.ofString())
                 .whenComplete((response, failure) -> {
                     long arrived = System.currentTimeMillis();
@@ -100,9 +116,9 @@ final class FeedPollers implements AutoCloseable {
                 });
     }
 
-    private HttpRequest request(String path, int timeoutSeconds) {
+    private HttpRequest request(String client, String path, int timeoutSeconds) {
         return HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(timeoutSeconds))
-                .header("Authorization", "Bearer " + ServiceProcess.API_TOKEN).GET().build();
+                .header("Authorization", "Bearer " + keys.get(client)).GET().build();
     }
 
     /** Polls open now. */
@@ -123,19 +139,45 @@ final class FeedPollers implements AutoCloseable {
         return new ArrayList<>(errors);
     }
 
-    /** Latencies (ms, sorted) of the items whose event occurred in [fromMs, toMs). */
-    long[] latencies(long fromMs, long toMs) {
-        return items.values().stream().filter(i -> i.occurredAtMs() >= fromMs && i.occurredAtMs() < toMs)
-                .mapToLong(Item::latencyMs).sorted().toArray();
-    }
-
-    /** Items received, of events that occurred in [fromMs, toMs). */
-    long received(long fromMs, long toMs) {
-        return items.values().stream().filter(i -> i.occurredAtMs() >= fromMs && i.occurredAtMs() < toMs).count();
-    }
-
     @Override
     public void close() {
         closed = true;
+    }
+
+    /**
+     * The pollers as a process of their own ({@link FeedPollerProcess}): {@code base wait ids-file}, one client id a
+     * line. Commands on standard input, one a line, each answered on standard output: {@code start} (keys made,
+     * polls open: {@code started}), {@code open} ({@code open N}), {@code stop} (the polls closed, then
+     * {@code answers N}, {@code repeats N}, {@code error TEXT} each, {@code item CLIENT EVENT OCCURRED ARRIVED}
+     * each, {@code end}). Standard input closed: the process ends, so that it never outlives the harness.
+     */
+    public static void main(String[] args) throws Exception {
+        FeedPollers pollers = new FeedPollers(URI.create(args[0]), java.nio.file.Files.readAllLines(java.nio.file.Path.of(args[2])),
+                Integer.parseInt(args[1]));
+        java.io.BufferedReader commands = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                java.nio.charset.StandardCharsets.UTF_8));
+        java.io.PrintStream out = new java.io.PrintStream(new java.io.BufferedOutputStream(System.out, 1 << 16), false,
+                java.nio.charset.StandardCharsets.UTF_8);
+        for (String command; (command = commands.readLine()) != null; ) {
+            switch (command) {
+                case "start" -> {
+                    pollers.start();
+                    out.println("started");
+                }
+                case "open" -> out.println("open " + pollers.open());
+                case "stop" -> {
+                    pollers.close();
+                    out.println("answers " + pollers.answers());
+                    out.println("repeats " + pollers.repeats());
+                    pollers.errors().forEach(e -> out.println("error " + e.replace('\n', ' ')));
+                    pollers.items.values().forEach(i -> out.println("item " + i.client() + " " + i.eventId() + " "
+                            + i.occurredAtMs() + " " + i.arrivedAtMs()));
+                    out.println("end");
+                }
+                default -> out.println("error unknown command " + command);
+            }
+            out.flush();
+        }
+        System.exit(0);
     }
 }

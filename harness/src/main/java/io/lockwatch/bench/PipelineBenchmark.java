@@ -60,7 +60,7 @@ public final class PipelineBenchmark {
     private final List<String> drillProblems = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile String drillNotes = "";
     /** --feed-pollers: the clients pulling their feeds, and what the service held with their polls open. */
-    private FeedPollers feedPollers;
+    private FeedPollerProcess feedPollers;
     private volatile String feedHeld = "not sampled";
     private String feedLine;
     /** The future-ts drill's readings measured ahead, once published. */
@@ -503,9 +503,11 @@ public final class PipelineBenchmark {
             for (int c = 0; c < o.feedPollers(); c++) {
                 ids.add(Links.clientId(c));
             }
-            feedPollers = new FeedPollers(service.baseUri(), ids, 30);
+            feedPollers = new FeedPollerProcess(service.baseUri(), ids, 30);
+            cpu.pullers(feedPollers.pid());
             feedPollers.start();
-            log("feed: %,d clients each keep a long poll open on their feed (wait 30 s)", o.feedPollers());
+            log("feed: %,d clients each keep a long poll open on their feed (wait 30 s), from a process of their own "
+                    + "at nice 19 (pid %d)", o.feedPollers(), feedPollers.pid());
             diagnostics.schedule(() -> sampleFeedHeld(prometheus), o.duration() / 2, TimeUnit.SECONDS);
         }
         sampler.start();
@@ -584,23 +586,24 @@ public final class PipelineBenchmark {
     }
 
     /** The feed's figures over the steady state, against the same clients' webhooks. */
-    private void feedFigures(ServiceRun run) {
+    private void feedFigures(ServiceRun run) throws IOException {
         if (feedPollers == null) {
             return;
         }
+        FeedPollerProcess.Results pulled = feedPollers.stop();
+        feedPollers.close();
         long from = run.startMillis() + o.warmup() * 1000L, to = run.startMillis() + (long) (run.publishSeconds() * 1000);
-        long[] latencies = feedPollers.latencies(from, to);
+        long[] latencies = pulled.latencies(from, to);
         long posted = run.arrivals().stream().filter(a -> a.client() < o.feedPollers())
                 .filter(a -> a.occurredAtMs() >= from && a.occurredAtMs() < to).count();
         long[] webhook = run.steadyLatencies(o.warmup(), c -> c < o.feedPollers());
-        List<String> errors = feedPollers.errors();
+        List<String> errors = pulled.errors();
         feedLine = String.format(Locale.US, "feed latency, event to long poll answered (%,d clients, events of the steady state, %,d; the same clients' webhooks %,d): p50 %s ms, p95 %s ms, p99 %s ms, max %s ms; their webhooks p50 %s ms, p99 %s ms; %,d answers, %,d repeated events, %,d errors%s; %s",
                 o.feedPollers(), latencies.length, posted, ms(NotificationCheck.quantile(latencies, 0.5)),
                 ms(NotificationCheck.quantile(latencies, 0.95)), ms(NotificationCheck.quantile(latencies, 0.99)),
                 ms(NotificationCheck.quantile(latencies, 1)), ms(NotificationCheck.quantile(webhook, 0.5)),
-                ms(NotificationCheck.quantile(webhook, 0.99)), feedPollers.answers(), feedPollers.repeats(), errors.size(),
+                ms(NotificationCheck.quantile(webhook, 0.99)), pulled.answers(), pulled.repeats(), errors.size(),
                 errors.isEmpty() ? "" : " (first: " + errors.get(0) + ")", feedHeld);
-        feedPollers.close();
     }
 
     /** Samples the service's applied readings, heap and history written, the publisher and the queue depth. */
