@@ -114,8 +114,9 @@ class ApiConfiguration {
     /** After Spring Security's chain (order -100), so that the caller is known before a read is held. */
     @Bean
     org.springframework.boot.web.servlet.FilterRegistrationBean<FeedLongPoll> feedLongPoll(
-            io.lockwatch.notify.FeedWatch watch, io.lockwatch.notify.Feed feed) {
-        var filter = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new FeedLongPoll(watch, feed));
+            io.lockwatch.notify.FeedWatch watch, io.lockwatch.notify.Feed feed,
+            @org.springframework.beans.factory.annotation.Value("${lockwatch.feed.read-threads}") int readThreads) {
+        var filter = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new FeedLongPoll(watch, feed, readThreads));
         filter.addUrlPatterns("/api/v1/clients/*");
         filter.setDispatcherTypes(jakarta.servlet.DispatcherType.REQUEST);
         filter.setAsyncSupported(true);

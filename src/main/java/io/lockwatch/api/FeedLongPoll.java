@@ -54,9 +54,24 @@ final class FeedLongPoll implements Filter {
         return t;
     });
 
-    FeedLongPoll(FeedWatch watch, Feed feed) {
+    /**
+     * Reads the pages of the reads that go on, a few at a time. A watch's look wakes every client with a new event at
+     * once: on the container's threads those reads took every database connection together, and ingest's batches
+     * and the webhooks' claims waited behind them. The answer is written back on the container's threads, so that a
+     * slow reader holds none of these.
+     */
+    private final java.util.concurrent.ThreadPoolExecutor readers;
+
+    FeedLongPoll(FeedWatch watch, Feed feed, int readThreads) {
         this.watch = watch;
         this.feed = feed;
+        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        this.readers = new java.util.concurrent.ThreadPoolExecutor(readThreads, readThreads, 0, TimeUnit.SECONDS,
+                new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "feed-read-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
         // a read woken by its event takes its timeout out of the queue, and the request it holds with it
         timer.setRemoveOnCancelPolicy(true);
     }
@@ -64,6 +79,7 @@ final class FeedLongPoll implements Filter {
     @Override
     public void destroy() {
         timer.shutdownNow();
+        readers.shutdownNow();
     }
 
     @Override
@@ -145,8 +161,12 @@ final class FeedLongPoll implements Filter {
                 if (t != null) {
                     t.cancel(false);
                 }
-                // on the container's threads: neither the watch nor the timer waits for the database
-                async.start(this::answer);
+                // neither the watch nor the timer waits for the database
+                try {
+                    readers.execute(this::answer);
+                } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                    async.dispatch(); // the service is stopping: the route answers, or the container ends it
+                }
             }
         }
 
@@ -159,6 +179,10 @@ final class FeedLongPoll implements Filter {
                 async.dispatch();
                 return;
             }
+            async.start(() -> write(body));
+        }
+
+        private void write(byte[] body) {
             HttpServletResponse response = (HttpServletResponse) async.getResponse();
             try {
                 response.setStatus(200);

@@ -1,0 +1,89 @@
+package io.lockwatch.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.lockwatch.notify.Feed;
+import io.lockwatch.notify.FeedWatch;
+import io.lockwatch.selfservice.ClientKeys;
+import org.junit.jupiter.api.Test;
+import org.springframework.mock.web.MockFilterChain;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+
+/**
+ * A watch's look that wakes many held long polls at once has their pages read a few at a time
+ * ({@code lockwatch.feed.read-threads}), not all together on the container's threads: together they took every
+ * database connection of the pool, and ingest and the webhooks waited. Every poll is still answered.
+ */
+class FeedLongPollReadersTest {
+
+    @Test
+    void manyWokenPollsAreReadAtMostReadThreadsAtATimeAndAllAnswered() throws Exception {
+        FeedWatch watch = mock(FeedWatch.class);
+        Feed feed = mock(Feed.class);
+        List<Runnable> held = new ArrayList<>();
+        when(watch.holdIfNothingNew(any(), anyString(), any())).thenAnswer(call -> {
+            synchronized (held) {
+                held.add(call.getArgument(2));
+            }
+            return true;
+        });
+        AtomicInteger reading = new AtomicInteger(), most = new AtomicInteger(), read = new AtomicInteger();
+        CountDownLatch go = new CountDownLatch(1);
+        when(feed.read(any(), anyString(), anyInt())).thenAnswer(call -> {
+            most.accumulateAndGet(reading.incrementAndGet(), Math::max);
+            go.await(); // the database is slow: every woken read that could start has started
+            reading.decrementAndGet();
+            read.incrementAndGet();
+            return new Feed.Page(List.of(Map.of("event_id", 1)), "next", false);
+        });
+        FeedLongPoll filter = new FeedLongPoll(watch, feed, 2);
+        try {
+            List<MockHttpServletResponse> responses = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                UUID client = UUID.randomUUID();
+                MockHttpServletResponse response = new MockHttpServletResponse();
+                MockHttpServletRequest request = new MockHttpServletRequest("GET", "/api/v1/clients/" + client + "/feed") {
+                    @Override
+                    public jakarta.servlet.AsyncContext startAsync() {
+                        return startAsync(this, response); // as a container's does: the response it was given
+                    }
+                };
+                request.setAsyncSupported(true);
+                request.setParameter("wait", "30");
+                request.setParameter("after", "cursor");
+                request.setAttribute(ClientKeys.REQUEST_ATTRIBUTE, new ClientKeys.Holder(UUID.randomUUID(), client, "client-read"));
+                filter.doFilter(request, response, new MockFilterChain());
+                assertThat(request.isAsyncStarted()).as("held, not passed on").isTrue();
+                responses.add(response);
+            }
+
+            held.forEach(Runnable::run); // one look wakes all twenty
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> reading.get() == 2);
+            // the other eighteen wait their turn, not a connection
+            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> reading.get() == 2);
+            go.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> read.get() == 20);
+            assertThat(most.get()).isEqualTo(2);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(responses)
+                    .allSatisfy(r -> assertThat(r.getContentAsString()).contains("\"next_cursor\":\"next\"")));
+        } finally {
+            filter.destroy();
+        }
+    }
+}
