@@ -23,6 +23,8 @@ final class CpuSampler {
     static final String CLICKHOUSE = "clickhouse";
     /** Clients pulling their feeds from a process of their own (--feed-pollers); shown only when there are some. */
     static final String PULLERS = "pullers";
+    /** A yardstick's CPU load beside the run (--cpu-load); shown only when there is one. */
+    static final String LOAD = "load";
     static final String OTHER = "other";
     static final String MACHINE = "machine";
 
@@ -31,7 +33,8 @@ final class CpuSampler {
     /** The service's pids (one per instance); they change when a drill restarts an instance. */
     private final java.util.function.Supplier<java.util.Collection<Long>> servicePids;
     private final long selfPid = ProcessHandle.current().pid();
-    private final java.util.Set<Long> pullerPids = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Processes the harness started beside the run, counted as groups of their own. */
+    private final Map<Long, String> ownGroups = new java.util.concurrent.ConcurrentHashMap<>();
     /** USER_HZ: the unit of the tick counts in /proc (getconf CLK_TCK; 100 on Linux). */
     private final double ticksPerSecond = Integer.getInteger("bench.clk_tck", 100);
 
@@ -50,9 +53,9 @@ final class CpuSampler {
         this.servicePids = servicePids;
     }
 
-    /** Counts this process as the group "pullers" from now on. */
-    void pullers(long pid) {
-        pullerPids.add(pid);
+    /** Counts this process as a group of its own from now on ({@link #PULLERS}, {@link #LOAD}). */
+    void group(String group, long pid) {
+        ownGroups.put(pid, group);
     }
 
     /** Cores used per group since the previous call; empty on the first call. */
@@ -87,9 +90,7 @@ final class CpuSampler {
             for (String g : new String[] {SERVICE, RABBITMQ, POSTGRESQL, HARNESS, CLICKHOUSE, OTHER}) {
                 cores.put(g, 0.0);
             }
-            if (!pullerPids.isEmpty()) {
-                cores.put(PULLERS, 0.0);
-            }
+            ownGroups.values().forEach(g -> cores.put(g, 0.0));
             ticks.forEach((pid, t) -> {
                 long delta = Math.max(0, t - lastTicks.getOrDefault(pid, 0L));
                 cores.merge(groups.get(pid), delta / ticksPerSecond / seconds, Double::sum);
@@ -122,8 +123,9 @@ final class CpuSampler {
         if (pid == selfPid) {
             return HARNESS;
         }
-        if (pullerPids.contains(pid)) {
-            return PULLERS;
+        String own = ownGroups.get(pid);
+        if (own != null) {
+            return own;
         }
         if (comm.equals("beam.smp")) {
             return RABBITMQ;

@@ -504,11 +504,17 @@ public final class PipelineBenchmark {
                 ids.add(Links.clientId(c));
             }
             feedPollers = new FeedPollerProcess(service.baseUri(), ids, 30);
-            cpu.pullers(feedPollers.pid());
+            cpu.group(CpuSampler.PULLERS, feedPollers.pid());
             feedPollers.start();
             log("feed: %,d clients each keep a long poll open on their feed (wait 30 s), from a process of their own "
                     + "at nice 19 (pid %d)", o.feedPollers(), feedPollers.pid());
             diagnostics.schedule(() -> sampleFeedHeld(prometheus), o.duration() / 2, TimeUnit.SECONDS);
+        }
+        CpuLoad load = null;
+        if (o.cpuLoad() > 0) {
+            load = new CpuLoad(o.cpuLoad());
+            cpu.group(CpuSampler.LOAD, load.pid());
+            log("cpu load: a process beside the run uses %.2f cores in bursts of 2 ms (pid %d)", o.cpuLoad(), load.pid());
         }
         sampler.start();
         long published;
@@ -559,6 +565,9 @@ public final class PipelineBenchmark {
             sampler.close();
             diagnostics.shutdownNow();
             drill.shutdown();
+            if (load != null) {
+                load.close();
+            }
         }
         if (publisher.nacked() > 0) {
             log("WARNING: the broker nacked %,d messages", publisher.nacked());
