@@ -124,6 +124,39 @@ class ApiConfiguration {
         return filter;
     }
 
+    /**
+     * Ends the held long polls when the service stops, before the web server's graceful shutdown waits for the
+     * requests in flight (a later phase), so that a restart is not held up by its pulling clients.
+     */
+    @Bean
+    org.springframework.context.SmartLifecycle heldFeedReadsEndOnStop(
+            org.springframework.boot.web.servlet.FilterRegistrationBean<FeedLongPoll> feedLongPoll) {
+        return new org.springframework.context.SmartLifecycle() {
+            private volatile boolean running;
+
+            @Override
+            public void start() {
+                running = true;
+            }
+
+            @Override
+            public void stop() {
+                running = false;
+                feedLongPoll.getFilter().endHeldReads();
+            }
+
+            @Override
+            public boolean isRunning() {
+                return running;
+            }
+
+            @Override
+            public int getPhase() {
+                return org.springframework.context.SmartLifecycle.DEFAULT_PHASE; // the graceful shutdown's is 1,024 below
+            }
+        };
+    }
+
     /** First of all filters: even a request the firewall refuses has an id to quote. */
     @Bean
     org.springframework.boot.web.servlet.FilterRegistrationBean<CorrelationIds> correlationIds() {

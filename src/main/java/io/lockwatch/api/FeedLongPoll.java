@@ -76,6 +76,18 @@ final class FeedLongPoll implements Filter {
         timer.setRemoveOnCancelPolicy(true);
     }
 
+    private volatile boolean stopping;
+
+    /**
+     * The service is stopping: every held read is answered now with what there is, as at the end of its wait, and no
+     * read is held from here on (the route answers at once). Held, they kept the web server's graceful shutdown
+     * waiting its whole timeout (20 s), then ended in errors. Called before that shutdown begins.
+     */
+    void endHeldReads() {
+        stopping = true;
+        watch.releaseAll().forEach(Runnable::run);
+    }
+
     @Override
     public void destroy() {
         timer.shutdownNow();
@@ -88,7 +100,7 @@ final class FeedLongPoll implements Filter {
         Matcher feed = FEED.matcher(request.getRequestURI().substring(request.getContextPath().length()));
         int wait = seconds(request.getParameter("wait"));
         int limit = limit(request.getParameter("limit"));
-        if (request.getDispatcherType() != DispatcherType.REQUEST || !"GET".equals(request.getMethod())
+        if (stopping || request.getDispatcherType() != DispatcherType.REQUEST || !"GET".equals(request.getMethod())
                 || !feed.matches() || wait == 0 || limit == 0 || !takesJson(request)) {
             chain.doFilter(req, res);
             return;
@@ -164,8 +176,8 @@ final class FeedLongPoll implements Filter {
                 // neither the watch nor the timer waits for the database
                 try {
                     readers.execute(this::answer);
-                } catch (java.util.concurrent.RejectedExecutionException stopping) {
-                    async.dispatch(); // the service is stopping: the route answers, or the container ends it
+                } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                    onTheContainer(async::dispatch); // the route answers, or the container ends it
                 }
             }
         }
@@ -176,10 +188,19 @@ final class FeedLongPoll implements Filter {
             try {
                 body = Json.MAPPER.writeValueAsBytes(feed.read(client, after, limit));
             } catch (RuntimeException | java.io.IOException e) {
-                async.dispatch();
+                onTheContainer(async::dispatch);
                 return;
             }
-            async.start(() -> write(body));
+            onTheContainer(() -> async.start(() -> write(body)));
+        }
+
+        /** Hands the request back to the container, unless it has ended meanwhile (its client gone): then nothing. */
+        private void onTheContainer(Runnable handOver) {
+            try {
+                handOver.run();
+            } catch (IllegalStateException ended) {
+                // the container already ended the request: there is no one to answer
+            }
         }
 
         private void write(byte[] body) {

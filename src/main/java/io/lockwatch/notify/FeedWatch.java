@@ -109,6 +109,14 @@ public class FeedWatch {
         }
     }
 
+    /** Takes every waiting long poll off the watch, to be answered now (the service is stopping). */
+    public synchronized List<Runnable> releaseAll() {
+        List<Runnable> all = new ArrayList<>();
+        waiting.values().forEach(all::addAll);
+        waiting.clear();
+        return all;
+    }
+
     /** Long polls waiting on this instance now. */
     public synchronized int waiting() {
         return waiting.values().stream().mapToInt(Set::size).sum();
@@ -129,25 +137,25 @@ public class FeedWatch {
         // benchmark). One held while it runs is registered before what the look found is noted, so it is woken below
         // if that concerns it. Looks do not overlap: one timer calls this.
         List<Object[]> touched = jdbc.query("""
-                    WITH fresh AS MATERIALIZED (
-                        SELECT e.feed_tx, e.id, e.sensor_id FROM sensor_events e
-                         WHERE (e.feed_tx, e.id) > (?::xid8, ?::bigint)
-                           AND e.feed_tx < pg_snapshot_xmin(pg_current_snapshot())
-                         ORDER BY e.feed_tx, e.id
-                         LIMIT ?),
-                    last AS (SELECT feed_tx, id FROM fresh ORDER BY feed_tx DESC, id DESC LIMIT 1),
-                    concerned AS (
-                        SELECT cs.client_id, f.feed_tx, f.id FROM fresh f JOIN client_sensors cs ON cs.sensor_id = f.sensor_id
-                        UNION ALL
-                        SELECT ae.client_id, f.feed_tx, f.id FROM fresh f JOIN alarm_escalations ae ON ae.event_id = f.id)
-                    SELECT NULL::uuid, feed_tx::text, id FROM last
+                WITH fresh AS MATERIALIZED (
+                    SELECT e.feed_tx, e.id, e.sensor_id FROM sensor_events e
+                     WHERE (e.feed_tx, e.id) > (?::xid8, ?::bigint)
+                       AND e.feed_tx < pg_snapshot_xmin(pg_current_snapshot())
+                     ORDER BY e.feed_tx, e.id
+                     LIMIT ?),
+                last AS (SELECT feed_tx, id FROM fresh ORDER BY feed_tx DESC, id DESC LIMIT 1),
+                concerned AS (
+                    SELECT cs.client_id, f.feed_tx, f.id FROM fresh f JOIN client_sensors cs ON cs.sensor_id = f.sensor_id
                     UNION ALL
-                    SELECT client_id, feed_tx::text, id
-                      FROM (SELECT DISTINCT ON (client_id) client_id, feed_tx, id FROM concerned
-                             ORDER BY client_id, feed_tx DESC, id DESC) newest""",
-                    (rs, i) -> new Object[] {rs.getObject(1, UUID.class), new FeedPlace(Long.parseLong(rs.getString(2)),
-                            rs.getLong(3))},
-                    String.valueOf(from.tx()), from.id(), LOOK);
+                    SELECT ae.client_id, f.feed_tx, f.id FROM fresh f JOIN alarm_escalations ae ON ae.event_id = f.id)
+                SELECT NULL::uuid, feed_tx::text, id FROM last
+                UNION ALL
+                SELECT client_id, feed_tx::text, id
+                  FROM (SELECT DISTINCT ON (client_id) client_id, feed_tx, id FROM concerned
+                         ORDER BY client_id, feed_tx DESC, id DESC) newest""",
+                (rs, i) -> new Object[] {rs.getObject(1, UUID.class), new FeedPlace(Long.parseLong(rs.getString(2)),
+                        rs.getLong(3))},
+                String.valueOf(from.tx()), from.id(), LOOK);
         List<Runnable> woken = new ArrayList<>();
         synchronized (this) {
             for (Object[] row : touched) {

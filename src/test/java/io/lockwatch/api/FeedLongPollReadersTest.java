@@ -55,21 +55,7 @@ class FeedLongPollReadersTest {
         try {
             List<MockHttpServletResponse> responses = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
-                UUID client = UUID.randomUUID();
-                MockHttpServletResponse response = new MockHttpServletResponse();
-                MockHttpServletRequest request = new MockHttpServletRequest("GET", "/api/v1/clients/" + client + "/feed") {
-                    @Override
-                    public jakarta.servlet.AsyncContext startAsync() {
-                        return startAsync(this, response); // as a container's does: the response it was given
-                    }
-                };
-                request.setAsyncSupported(true);
-                request.setParameter("wait", "30");
-                request.setParameter("after", "cursor");
-                request.setAttribute(ClientKeys.REQUEST_ATTRIBUTE, new ClientKeys.Holder(UUID.randomUUID(), client, "client-read"));
-                filter.doFilter(request, response, new MockFilterChain());
-                assertThat(request.isAsyncStarted()).as("held, not passed on").isTrue();
-                responses.add(response);
+                responses.add(poll(filter, true));
             }
 
             held.forEach(Runnable::run); // one look wakes all twenty
@@ -85,5 +71,67 @@ class FeedLongPollReadersTest {
         } finally {
             filter.destroy();
         }
+    }
+
+    /**
+     * When the service stops, every held read is answered at once with its page, and a read that comes after is not
+     * held but goes on to its route, which answers without waiting: the web server's graceful shutdown has nothing
+     * left to wait for.
+     */
+    @Test
+    void stoppingAnswersEveryHeldReadAndHoldsNoMore() throws Exception {
+        FeedWatch watch = mock(FeedWatch.class);
+        Feed feed = mock(Feed.class);
+        List<Runnable> held = new ArrayList<>();
+        when(watch.holdIfNothingNew(any(), anyString(), any())).thenAnswer(call -> {
+            synchronized (held) {
+                held.add(call.getArgument(2));
+            }
+            return true;
+        });
+        when(watch.releaseAll()).thenAnswer(call -> {
+            synchronized (held) {
+                List<Runnable> all = new ArrayList<>(held);
+                held.clear();
+                return all;
+            }
+        });
+        when(feed.read(any(), anyString(), anyInt())).thenReturn(new Feed.Page(List.of(), "same", false));
+        FeedLongPoll filter = new FeedLongPoll(watch, feed, 2);
+        try {
+            List<MockHttpServletResponse> responses = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                responses.add(poll(filter, true));
+            }
+
+            filter.endHeldReads();
+
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(responses)
+                    .allSatisfy(r -> assertThat(r.getContentAsString()).contains("\"next_cursor\":\"same\"")));
+            poll(filter, false);
+        } finally {
+            filter.destroy();
+        }
+    }
+
+    /** A long poll of a client by its own key; whether the filter is to hold it or to pass it on to its route. */
+    private static MockHttpServletResponse poll(FeedLongPoll filter, boolean held) throws Exception {
+        UUID client = UUID.randomUUID();
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        MockHttpServletRequest request = new MockHttpServletRequest("GET", "/api/v1/clients/" + client + "/feed") {
+            @Override
+            public jakarta.servlet.AsyncContext startAsync() {
+                return startAsync(this, response); // as a container's does: the response it was given
+            }
+        };
+        request.setAsyncSupported(true);
+        request.setParameter("wait", "30");
+        request.setParameter("after", "cursor");
+        request.setAttribute(ClientKeys.REQUEST_ATTRIBUTE, new ClientKeys.Holder(UUID.randomUUID(), client, "client-read"));
+        MockFilterChain route = new MockFilterChain();
+        filter.doFilter(request, response, route);
+        assertThat(request.isAsyncStarted()).as(held ? "held" : "not held").isEqualTo(held);
+        assertThat(route.getRequest()).as(held ? "not passed on" : "passed on to its route").isEqualTo(held ? null : request);
+        return response;
     }
 }
