@@ -33,15 +33,9 @@ class FeedLongPollReadersTest {
 
     @Test
     void manyWokenPollsAreReadAtMostReadThreadsAtATimeAndAllAnswered() throws Exception {
-        FeedWatch watch = mock(FeedWatch.class);
-        Feed feed = mock(Feed.class);
         List<Runnable> held = new ArrayList<>();
-        when(watch.holdIfNothingNew(any(), anyString(), any())).thenAnswer(call -> {
-            synchronized (held) {
-                held.add(call.getArgument(2));
-            }
-            return true;
-        });
+        FeedWatch watch = holding(held);
+        Feed feed = mock(Feed.class);
         AtomicInteger reading = new AtomicInteger(), most = new AtomicInteger(), read = new AtomicInteger();
         CountDownLatch go = new CountDownLatch(1);
         when(feed.read(any(), anyString(), anyInt())).thenAnswer(call -> {
@@ -80,22 +74,9 @@ class FeedLongPollReadersTest {
      */
     @Test
     void stoppingAnswersEveryHeldReadAndHoldsNoMore() throws Exception {
-        FeedWatch watch = mock(FeedWatch.class);
-        Feed feed = mock(Feed.class);
         List<Runnable> held = new ArrayList<>();
-        when(watch.holdIfNothingNew(any(), anyString(), any())).thenAnswer(call -> {
-            synchronized (held) {
-                held.add(call.getArgument(2));
-            }
-            return true;
-        });
-        when(watch.releaseAll()).thenAnswer(call -> {
-            synchronized (held) {
-                List<Runnable> all = new ArrayList<>(held);
-                held.clear();
-                return all;
-            }
-        });
+        FeedWatch watch = holding(held);
+        Feed feed = mock(Feed.class);
         when(feed.read(any(), anyString(), anyInt())).thenReturn(new Feed.Page(List.of(), "same", false));
         FeedLongPoll filter = new FeedLongPoll(watch, feed, 2);
         try {
@@ -112,6 +93,25 @@ class FeedLongPollReadersTest {
         } finally {
             filter.destroy();
         }
+    }
+
+    /** A watch that holds every poll, keeping its wake-up in {@code held}, and gives them all up on release. */
+    private static FeedWatch holding(List<Runnable> held) {
+        FeedWatch watch = mock(FeedWatch.class);
+        when(watch.holdIfNothingNew(any(), anyString(), any())).thenAnswer(call -> {
+            synchronized (held) {
+                held.add(call.getArgument(2));
+            }
+            return true;
+        });
+        when(watch.releaseAll()).thenAnswer(call -> {
+            synchronized (held) {
+                List<Runnable> all = new ArrayList<>(held);
+                held.clear();
+                return all;
+            }
+        });
+        return watch;
     }
 
     /** A long poll of a client by its own key; whether the filter is to hold it or to pass it on to its route. */
