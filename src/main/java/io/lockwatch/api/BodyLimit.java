@@ -18,6 +18,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  */
 final class BodyLimit extends OncePerRequestFilter {
 
+    private static final byte[] NO_BODY = new byte[0];
+
     private final long maxBody;
     private final long maxImportBody;
 
@@ -38,6 +40,13 @@ final class BodyLimit extends OncePerRequestFilter {
         }
         if (registryFile) {
             spooled(request, response, chain, limit);
+            return;
+        }
+        if (declared == 0 || declared < 0 && request.getHeader("Transfer-Encoding") == null
+                && request.getProtocol().startsWith("HTTP/1.")) {
+            // no body (a GET, a long poll: HTTP/1.1 gives a request neither length nor chunks only when it has none):
+            // nothing to read, and no read buffer made on every request
+            chain.doFilter(new ReplayedRequest(request, NO_BODY), response);
             return;
         }
         byte[] body = request.getInputStream().readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
