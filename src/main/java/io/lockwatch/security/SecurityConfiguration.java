@@ -42,6 +42,12 @@ class SecurityConfiguration {
         return org.springframework.security.config.observation.SecurityObservationSettings.noObservations();
     }
 
+    /** Static: it changes bean definitions, before any bean of this configuration is made. */
+    @Bean
+    static NoHandlerLookupBeforeSecurity noHandlerLookupBeforeSecurity() {
+        return new NoHandlerLookupBeforeSecurity();
+    }
+
     @Bean
     SecurityFilterChain doors(HttpSecurity http, TokenAuthentication tokens, ProblemResponses problems,
                               @org.springframework.beans.factory.annotation.Value("${lockwatch.devices.broker-auth-networks:}")
@@ -68,6 +74,8 @@ class SecurityConfiguration {
                 .csrf(csrf -> csrf.disable())
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
                 .requestCache(cache -> cache.disable())
+                // nothing to log out of: no session
+                .logout(logout -> logout.disable())
                 .addFilterBefore(new CrossSiteWrites(), AnonymousAuthenticationFilter.class)
                 .addFilterBefore(authentication, AnonymousAuthenticationFilter.class)
                 .exceptionHandling(e -> e.authenticationEntryPoint(problems).accessDeniedHandler(problems))

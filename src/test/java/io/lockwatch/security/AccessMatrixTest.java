@@ -217,6 +217,22 @@ class AccessMatrixTest {
         }
     }
 
+    /**
+     * The doors above are Spring Security's own chain, not that chain behind Spring MVC's handler lookup of every
+     * request (NoHandlerLookupBeforeSecurity): fails if a Spring Security upgrade wraps it again another way.
+     */
+    @Test
+    void theSecurityChainIsNotBehindAHandlerLookup(@Autowired org.springframework.context.ApplicationContext context)
+            throws Exception {
+        jakarta.servlet.Filter chain = context.getBean(NoHandlerLookupBeforeSecurity.CHAIN, jakarta.servlet.Filter.class);
+        List<String> seen = new ArrayList<>();
+        var request = new org.springframework.mock.web.MockHttpServletRequest("GET", "/actuator/health");
+        chain.doFilter(request, new org.springframework.mock.web.MockHttpServletResponse(),
+                (req, res) -> java.util.Collections.list(req.getAttributeNames()).forEach(seen::add));
+        assertThat(seen).as("the request went through the chain").isNotEmpty()
+                .noneMatch(name -> name.startsWith(org.springframework.web.servlet.handler.HandlerMappingIntrospector.class.getName()));
+    }
+
     @Test
     void aFullTokenStopsAndStartsARouteThroughJolokia() throws Exception {
         assertJolokiaOk(exec(FULL_TOKEN, "stop()"));
