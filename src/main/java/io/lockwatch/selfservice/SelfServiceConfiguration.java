@@ -8,8 +8,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class SelfServiceConfiguration {
 
     @Bean
-    ClientKeys clientKeys(JdbcTemplate jdbc) {
-        return new ClientKeys(jdbc);
+    ClientKeys clientKeys(JdbcTemplate jdbc,
+                          @org.springframework.beans.factory.annotation.Value("${lockwatch.client-keys.cache-for}")
+                          java.time.Duration cacheFor) {
+        return new ClientKeys(jdbc, cacheFor);
     }
 
     @Bean

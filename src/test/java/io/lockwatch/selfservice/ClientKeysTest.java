@@ -112,6 +112,26 @@ class ClientKeysTest {
         assertThat(api.call("GET", "/clients/" + client, "lwc_nothing", null).status()).isEqualTo(401);
     }
 
+    /**
+     * A key proven lately is taken without asking the database (a pulling client presents it on every poll); revoked
+     * there by another instance, it is refused within lockwatch.client-keys.cache-for (5 s here too).
+     */
+    @Test
+    void aKeyRevokedByAnotherInstanceIsRefusedWithinTheCacheTime() throws Exception {
+        Answer made = api.call("POST", "/clients/" + client + "/keys", Api.ADMIN, Map.of("name", "r", "role", "client-read"));
+        String reader = made.body().get("token").asText(), readerId = made.body().at("/key/id").asText();
+        assertThat(api.call("GET", "/clients/" + client, reader, null).status()).isEqualTo(200);
+
+        jdbc.update("UPDATE client_keys SET revoked_at = now() WHERE id = ?::uuid", readerId);
+        long revoked = System.nanoTime();
+        assertThat(api.call("GET", "/clients/" + client, reader, null).status()).as("proven a moment ago").isEqualTo(200);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).pollInterval(java.time.Duration.ofMillis(200))
+                .until(() -> api.call("GET", "/clients/" + client, reader, null).status() == 401);
+        assertThat(java.time.Duration.ofNanos(System.nanoTime() - revoked)).isLessThan(java.time.Duration.ofSeconds(6));
+        // and stays refused: it is not proven again
+        assertThat(api.call("GET", "/clients/" + client, reader, null).status()).isEqualTo(401);
+    }
+
     @Test
     void aClientHoldsAtMostFiftyLiveKeys() throws Exception {
         for (int i = 0; i < 50; i++) {
