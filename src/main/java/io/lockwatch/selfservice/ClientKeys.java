@@ -22,8 +22,10 @@ import org.springframework.jdbc.core.RowMapper;
  *
  * <p>A key proven against the database is taken for {@code cacheFor} without asking it again: a pulling client
  * presents its key on every poll, and two statements a poll were a tenth of the request threads' CPU with 1,000 of
- * them. Revoked or expired here, a key is refused at once; revoked on another instance, within {@code cacheFor}.
- * Only keys that were proven are kept, so a stream of made-up tokens fills nothing.
+ * them. Revoked or expired here, a key is refused at once. Every instance looks at what changed about keys
+ * ({@code client_key_changes}, written by a trigger) every watch interval and forgets those: revoked through another
+ * instance, or gone with its client, a key is refused within that interval. Only keys that were proven are kept, so
+ * a stream of made-up tokens fills nothing.
  */
 public class ClientKeys {
 
@@ -80,6 +82,34 @@ public class ClientKeys {
     public ClientKeys(JdbcTemplate jdbc, java.time.Duration cacheFor) {
         this.jdbc = jdbc;
         this.cacheFor = cacheFor.toNanos();
+    }
+
+    /** The database's time of the last look at changed keys; null before the first. */
+    private Timestamp lookedAt;
+    private int looks;
+
+    /**
+     * Forgets the proven keys that changed since the last look (revoked, expiry set, deleted), by any instance. A
+     * minute's margin takes in a change whose transaction committed after a later one's look; a key changed within
+     * it is forgotten at each look (so proven again at most once a look). Once an hour's worth of looks, the changes
+     * older than an hour go.
+     */
+    public synchronized void forgetChanged() {
+        java.util.Map<String, Object> look = jdbc.queryForMap("""
+                SELECT now() AS looked_at,
+                       array(SELECT DISTINCT key_id FROM client_key_changes
+                              WHERE changed_at > COALESCE(?, now()) - interval '1 minute') AS keys""", lookedAt);
+        try {
+            for (Object id : (Object[]) ((java.sql.Array) look.get("keys")).getArray()) {
+                proven.invalidate((UUID) id);
+            }
+        } catch (java.sql.SQLException e) {
+            throw new org.springframework.dao.DataRetrievalFailureException("the changed keys' ids", e);
+        }
+        lookedAt = (Timestamp) look.get("looked_at");
+        if (++looks % 3600 == 0) {
+            jdbc.update("DELETE FROM client_key_changes WHERE changed_at < now() - interval '1 hour'");
+        }
     }
 
     /** A token that has the form of a client key (whether it is one is {@link #authenticate}'s to say). */
