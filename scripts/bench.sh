@@ -63,8 +63,9 @@
 #                    an endpoint across the internet; latencies are still taken at the request's arrival
 #   --max-events-per-request B  every client asks for batched delivery: up to B events per request, a JSON array
 #                    (1, the default: one event per request, as every client has unless it asks)
-#   --feed-pollers N the first N clients also pull their feeds, each keeping a long poll open (wait 30 s) through the
-#                    timed run, each with a client-read key of its own, from a process of their own at nice 19 (CPU
+#   --feed-pollers N the first N clients also pull their feeds, each keeping a long poll open (wait 30 s) from the
+#                    service warm-up (so the JIT has compiled their paths too) through the timed run, each with a
+#                    client-read key of its own, from a process of their own at nice 19 (CPU
 #                    group "pullers"): prints their feed latency (event to answer received) beside their webhooks',
 #                    and the service's held polls, threads and heap mid-run
 #   --cpu-load C     a process beside the timed run keeps C cores busy (0 to 1), in bursts of 2 ms, at normal priority

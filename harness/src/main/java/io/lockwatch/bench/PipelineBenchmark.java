@@ -337,6 +337,8 @@ public final class PipelineBenchmark {
             db.registerClientsAndLinks(links.ids(), urls, links.secrets(), o.links(), o.sensors(), o.maxEventsPerRequest());
             changesAfterSeed = reference.totalChanges();
             if (o.drill() == Drill.NONE && o.serviceWarmup() > 0 && o.drain() == 0) {
+                // the pulling clients too, so that the JIT has compiled their paths before the run, as the webhooks'
+                startFeedPollers(service, cpu);
                 warmUp(measured, source, prometheus, service, db, webhooks);
             }
             if (o.drill().parks()) {
@@ -483,6 +485,26 @@ public final class PipelineBenchmark {
         return seconds;
     }
 
+    /**
+     * --feed-pollers: the first clients each keep a long poll open on their feed, from a process of their own, from
+     * here to the end of the run (once: before the warm-up when there is one). Only the run's steady state counts in
+     * their figures.
+     */
+    private void startFeedPollers(ServiceProcess service, CpuSampler cpu) throws IOException {
+        if (o.feedPollers() == 0 || feedPollers != null) {
+            return;
+        }
+        List<String> ids = new ArrayList<>();
+        for (int c = 0; c < o.feedPollers(); c++) {
+            ids.add(Links.clientId(c));
+        }
+        feedPollers = new FeedPollerProcess(service.baseUri(), ids, 30);
+        cpu.group(CpuSampler.PULLERS, feedPollers.pid());
+        feedPollers.start();
+        log("feed: %,d clients each keep a long poll open on their feed (wait 30 s), from a process of their own "
+                + "at nice 19 (pid %d)", o.feedPollers(), feedPollers.pid());
+    }
+
     private ServiceRun timedRun(ReadingPublisher publisher, ReadingSource source, PrometheusScraper prometheus,
                                 Broker broker, CpuSampler cpu, ServiceProcess service, BenchDatabase db,
                                 Webhooks webhooks, ConnectionFactory amqp) throws Exception {
@@ -499,15 +521,7 @@ public final class PipelineBenchmark {
             diagnostics.schedule(() -> writeDiagnostics(service, db), o.duration() / 2, TimeUnit.SECONDS);
         }
         if (o.feedPollers() > 0) {
-            List<String> ids = new ArrayList<>();
-            for (int c = 0; c < o.feedPollers(); c++) {
-                ids.add(Links.clientId(c));
-            }
-            feedPollers = new FeedPollerProcess(service.baseUri(), ids, 30);
-            cpu.group(CpuSampler.PULLERS, feedPollers.pid());
-            feedPollers.start();
-            log("feed: %,d clients each keep a long poll open on their feed (wait 30 s), from a process of their own "
-                    + "at nice 19 (pid %d)", o.feedPollers(), feedPollers.pid());
+            startFeedPollers(service, cpu);
             diagnostics.schedule(() -> sampleFeedHeld(prometheus), o.duration() / 2, TimeUnit.SECONDS);
         }
         CpuLoad load = null;
@@ -607,7 +621,7 @@ public final class PipelineBenchmark {
                 .filter(a -> a.occurredAtMs() >= from && a.occurredAtMs() < to).count();
         long[] webhook = run.steadyLatencies(o.warmup(), c -> c < o.feedPollers());
         List<String> errors = pulled.errors();
-        feedLine = String.format(Locale.US, "feed latency, event to long poll answered (%,d clients, events of the steady state, %,d; the same clients' webhooks %,d): p50 %s ms, p95 %s ms, p99 %s ms, max %s ms; their webhooks p50 %s ms, p99 %s ms; %,d answers, %,d repeated events, %,d errors%s; %s",
+        feedLine = String.format(Locale.US, "feed latency, event to long poll answered (%,d clients, events of the steady state, %,d; the same clients' webhooks %,d): p50 %s ms, p95 %s ms, p99 %s ms, max %s ms; their webhooks p50 %s ms, p99 %s ms; %,d answers in all (warm-up too), %,d repeated events, %,d errors%s; %s",
                 o.feedPollers(), latencies.length, posted, ms(NotificationCheck.quantile(latencies, 0.5)),
                 ms(NotificationCheck.quantile(latencies, 0.95)), ms(NotificationCheck.quantile(latencies, 0.99)),
                 ms(NotificationCheck.quantile(latencies, 1)), ms(NotificationCheck.quantile(webhook, 0.5)),
