@@ -140,7 +140,7 @@ class ClientKeysTest {
         for (ClientKeys.NewKey k : java.util.List.of(revoked, expired, deleted)) {
             assertThat(keys.authenticate(k.token())).as(k.key().name()).isNull();
         }
-        // a wrong secret for a proven key's id is refused without the database too
+        // a wrong secret for a proven key's id is refused, and does not unseat the key's own
         ClientKeys.NewKey live = keys.create(java.util.UUID.fromString(client), "l", ClientKeys.READ, null, "test");
         assertThat(keys.authenticate(live.token())).isNotNull();
         assertThat(keys.authenticate(live.token().substring(0, live.token().length() - 4) + "AAAA")).isNull();
