@@ -128,6 +128,7 @@ final class FeedLongPoll implements Filter {
         // what the watch has seen decides, without the database, for a cursor of this instance's time
         if (watch.holdIfNothingNew(client, after, held)) {
             held.until(wait);
+            answerIfStopping(held);
             return;
         }
         if (quietNow(client, after)) {
@@ -137,9 +138,20 @@ final class FeedLongPoll implements Filter {
             if (!quietNow(client, after)) {
                 held.run();
             }
+            answerIfStopping(held);
             return;
         }
         held.run(); // something to read now
+    }
+
+    /**
+     * A read that was being held while the service began to stop came after {@link #endHeldReads} took the others:
+     * answered now, not at the end of its wait, which the graceful shutdown would wait for. A read is answered once.
+     */
+    private void answerIfStopping(Held held) {
+        if (stopping) {
+            held.run();
+        }
     }
 
     /** A held read: answered once, woken by its client's event or at the end of its wait. */

@@ -95,6 +95,34 @@ class FeedLongPollReadersTest {
         }
     }
 
+    /**
+     * A read that passed the check for a stopping service just before it began to stop, and was registered with the
+     * watch after the held ones were taken, is answered at once too, not at the end of its 30 s wait.
+     */
+    @Test
+    void aReadHeldWhileTheServiceBeginsToStopIsAnsweredAtOnce() throws Exception {
+        List<Runnable> held = new ArrayList<>();
+        FeedWatch watch = holding(held);
+        Feed feed = mock(Feed.class);
+        when(feed.read(any(), anyString(), anyInt())).thenReturn(new Feed.Page(List.of(), "same", false));
+        FeedLongPoll filter = new FeedLongPoll(watch, feed, 2);
+        org.mockito.Mockito.doAnswer(call -> {
+            filter.endHeldReads(); // the service stops between the filter's check and this registration
+            synchronized (held) {
+                held.add(call.getArgument(2));
+            }
+            return true;
+        }).when(watch).holdIfNothingNew(any(), anyString(), any());
+        try {
+            MockHttpServletResponse response = poll(filter, true);
+
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(response.getContentAsString()).contains("\"next_cursor\":\"same\""));
+        } finally {
+            filter.destroy();
+        }
+    }
+
     /** A watch that holds every poll, keeping its wake-up in {@code held}, and gives them all up on release. */
     private static FeedWatch holding(List<Runnable> held) {
         FeedWatch watch = mock(FeedWatch.class);
