@@ -201,6 +201,9 @@ ha_pg_running() { pid_alive "$(ha_pg_keeper_pid "$1")"; }
 
 ha_pg_run() {
   local node=$1
+  # A keeper that is not running owns none of its runtime files. Left by a keeper killed, or by a machine that
+  # restarted with the data kept, they name a semaphore that no longer exists, and the new keeper quits on it.
+  rm -f "${HA_PG_DATA}/.run/pg_autoctl${HA_PG_DATA}/${node}/"*.pid
   log "postgres-ha: starting ${node}'s keeper (pg_autoctl run, port $(ha_pg_port "$node"))"
   # in a session of its own, holding none of this script's descriptors (its lock, its output)
   (cd / && exec setsid runuser -u postgres -- env $(ha_pg_env) pg_autoctl run --pgdata "${HA_PG_DATA}/${node}" \
