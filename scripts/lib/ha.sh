@@ -199,10 +199,25 @@ ha_pg_keeper_pid() {
 }
 ha_pg_running() { pid_alive "$(ha_pg_keeper_pid "$1")"; }
 
+# pg_autoctl processes of a node, by the PGDATA in their environment (they rename themselves, "pg_autoctl: ...")
+ha_pg_processes() {
+  local pid
+  for pid in $(pgrep -u postgres '^pg_autoctl' || true); do
+    if tr '\0' '\n' <"/proc/${pid}/environ" 2>/dev/null | grep -qx "PGDATA=${HA_PG_DATA}/$1"; then echo "$pid"; fi
+  done
+}
+
 ha_pg_run() {
-  local node=$1
-  # A keeper that is not running owns none of its runtime files. Left by a keeper killed, or by a machine that
-  # restarted with the data kept, they name a semaphore that no longer exists, and the new keeper quits on it.
+  local node=$1 orphans
+  # The node has no keeper (or this would not be called), so whatever is left of an earlier one goes: a child that
+  # outlived its keeper restarts the node's server on its own (a drill's lost primary came back that way), and the
+  # runtime files, left by a keeper killed or by a machine that restarted with the data kept, name a semaphore that
+  # no longer exists, so that the new keeper quits on it.
+  orphans=$(ha_pg_processes "$node")
+  if [[ -n "$orphans" ]]; then
+    log "postgres-ha: stopping what is left of ${node}'s last keeper (pid ${orphans//$'\n'/ })"
+    kill -KILL $orphans 2>/dev/null || true
+  fi
   rm -f "${HA_PG_DATA}/.run/pg_autoctl${HA_PG_DATA}/${node}/"*.pid
   log "postgres-ha: starting ${node}'s keeper (pg_autoctl run, port $(ha_pg_port "$node"))"
   # in a session of its own, holding none of this script's descriptors (its lock, its output)
