@@ -84,15 +84,18 @@ public class ClientKeys {
         this.cacheFor = cacheFor.toNanos();
     }
 
+    private static final long CHANGES_KEPT = java.util.concurrent.TimeUnit.HOURS.toNanos(1);
+
     /** The database's time of the last look at changed keys; null before the first. */
     private Timestamp lookedAt;
-    private int looks;
+    /** When (nanoTime) this instance last deleted the changes no look needs any more. */
+    private long changesDeletedAt = System.nanoTime();
 
     /**
      * Forgets the proven keys that changed since the last look (revoked, expiry set, deleted), by any instance. A
      * minute's margin takes in a change whose transaction committed after a later one's look; a key changed within
-     * it is forgotten at each look (so proven again at most once a look). Once an hour's worth of looks, the changes
-     * older than an hour go.
+     * it is forgotten at each look (so proven again at most once a look). Once an hour, the changes older than an hour
+     * go.
      */
     public synchronized void forgetChanged() {
         java.util.Map<String, Object> look = jdbc.queryForMap("""
@@ -107,8 +110,9 @@ public class ClientKeys {
             throw new org.springframework.dao.DataRetrievalFailureException("the changed keys' ids", e);
         }
         lookedAt = (Timestamp) look.get("looked_at");
-        if (++looks % 3600 == 0) {
+        if (System.nanoTime() - changesDeletedAt >= CHANGES_KEPT) {
             jdbc.update("DELETE FROM client_key_changes WHERE changed_at < now() - interval '1 hour'");
+            changesDeletedAt = System.nanoTime();
         }
     }
 
@@ -213,9 +217,9 @@ public class ClientKeys {
                  WHERE id = ? AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')""", id);
     }
 
-    /** A UUID from its 32 hex digits, as a token holds it. */
+    /** A UUID from its 32 hex digits, as a token holds it (once a request: no pattern made to put the dashes back). */
     static UUID uuid(String hex) {
-        return UUID.fromString(hex.replaceFirst("(.{8})(.{4})(.{4})(.{4})(.{12})", "$1-$2-$3-$4-$5"));
+        return new UUID(Long.parseUnsignedLong(hex, 0, 16, 16), Long.parseUnsignedLong(hex, 16, 32, 16));
     }
 
     static String sha256(String secret) {

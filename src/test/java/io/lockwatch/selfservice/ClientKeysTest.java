@@ -147,6 +147,15 @@ class ClientKeysTest {
         assertThat(keys.authenticate(live.token())).isNotNull();
     }
 
+    /** A token's 32 hex digits are its key's id, whatever the id's bits (the high ones set too). */
+    @Test
+    void aTokensHexDigitsAreItsKeysId() {
+        for (java.util.UUID id : java.util.List.of(java.util.UUID.randomUUID(), java.util.UUID.fromString("ffffffff-ffff-4fff-bfff-ffffffffffff"),
+                java.util.UUID.fromString("00000000-0000-4000-8000-000000000001"))) {
+            assertThat(ClientKeys.uuid(id.toString().replace("-", ""))).isEqualTo(id);
+        }
+    }
+
     /** The service's own look: a key revoked in the database behind its back is refused within a few looks. */
     @Test
     void aKeyRevokedByAnotherInstanceIsRefusedAfterTheServicesNextLook() throws Exception {
