@@ -217,7 +217,7 @@ public class ClientKeys {
                  WHERE id = ? AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')""", id);
     }
 
-    /** A UUID from its 32 hex digits, as a token holds it (once a request: no pattern made to put the dashes back). */
+    /** A UUID from its 32 hex digits, as a token holds them (the caller's pattern has checked them). */
     static UUID uuid(String hex) {
         return new UUID(Long.parseUnsignedLong(hex, 0, 16, 16), Long.parseUnsignedLong(hex, 16, 32, 16));
     }
