@@ -26,6 +26,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 @EnableConfigurationProperties({IngestProperties.class, MqttProperties.class})
 class IngestConfiguration {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(IngestConfiguration.class);
+
     /**
      * The ingest topology, declared by the service (again on every reconnection): a durable topic exchange that
      * sensors publish to with their id as routing key, and the durable queue of parked messages. Every queue is of
@@ -74,7 +76,8 @@ class IngestConfiguration {
 
     @Bean(destroyMethod = "leave")
     IngestPartitions ingestPartitions(JdbcTemplate jdbc, IngestProperties props, SensorStateStore store,
-                                      org.springframework.core.env.Environment env, MeterRegistry meters) {
+                                      org.springframework.core.env.Environment env, MeterRegistry meters,
+                                      @org.springframework.beans.factory.annotation.Value("${lockwatch.pipeline.enabled:true}") boolean pipeline) {
         if (props.partitions() > 1 && env.acceptsProfiles(org.springframework.core.env.Profiles.of("embedded"))) {
             throw new IllegalStateException("lockwatch.ingest.partitions=" + props.partitions() + " needs RabbitMQ "
                     + "(its consistent-hash exchange and single-active-consumer queues); the embedded broker takes 1");
@@ -92,7 +95,13 @@ class IngestConfiguration {
         // the instance that gave partitions away may still commit its last batch of them: until its membership has
         // surely lapsed, every reading is written, so that a conflict with it is seen
         IngestPartitions partitions = new IngestPartitions(jdbc, props, id, () -> store.forget(props.memberTimeout()));
-        partitions.refuseIncompatibleInstances();
+        if (pipeline) {
+            partitions.refuseIncompatibleInstances();
+        } else {
+            partitions.refuseAnotherPartitionCount();
+            log.info("Instance {} serves the API only (lockwatch.pipeline.enabled=false): it consumes no reading, posts "
+                    + "no webhook, writes no history and runs no scan; the instances with the pipeline do", id);
+        }
         meters.gauge("lockwatch.ingest.partitions.owned", partitions, p -> p.owned().size());
         return partitions;
     }

@@ -169,38 +169,63 @@ public class IngestPartitions {
      * @throws AnotherInstanceException with the one line an operator needs
      */
     public void refuseIncompatibleInstances() {
-        List<Member> before = others();
-        if (!before.isEmpty()) {
-            try {
-                // long enough for a live instance to renew its row twice
-                Thread.sleep(props.rebalanceInterval().multipliedBy(2).plusSeconds(1).toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while looking for other instances", e);
+        for (Member m : liveOthers()) {
+            int theirs = m.partitions() == null ? 1 : m.partitions();
+            if (theirs == 1 || props.partitions() == 1) {
+                throw new AnotherInstanceException("Another lockwatch instance (" + m.id() + ") consumes the readings "
+                        + "with lockwatch.ingest.partitions=" + theirs + ", this one with " + props.partitions()
+                        + ": several instances need the same lockwatch.ingest.partitions > 1 (RabbitMQ), or one "
+                        + "instance alone");
             }
-            java.util.Map<String, java.sql.Timestamp> first = new java.util.HashMap<>();
-            before.forEach(m -> first.put(m.id(), m.seenAt()));
-            for (Member m : others()) {
-                java.sql.Timestamp earlier = first.get(m.id());
-                boolean alive = earlier == null || m.seenAt().after(earlier);
-                if (!alive) {
-                    continue;
-                }
-                int theirs = m.partitions() == null ? 1 : m.partitions();
-                if (theirs == 1 || props.partitions() == 1) {
-                    throw new AnotherInstanceException("Another lockwatch instance (" + m.id() + ") consumes the readings "
-                            + "with lockwatch.ingest.partitions=" + theirs + ", this one with " + props.partitions()
-                            + ": several instances need the same lockwatch.ingest.partitions > 1 (RabbitMQ), or one "
-                            + "instance alone");
-                }
-                if (theirs != props.partitions()) {
-                    throw new AnotherInstanceException("Another lockwatch instance (" + m.id() + ") runs with "
-                            + "lockwatch.ingest.partitions=" + theirs + ", this one with " + props.partitions()
-                            + ": every instance needs the same count");
-                }
-            }
+            refuseAnotherCount(m, theirs);
         }
         renew();
+    }
+
+    /**
+     * At the start of an instance without the pipeline, which consumes nothing and so never joins: it still declares
+     * the readings' topology, and one declared for another partition count would bind queues nobody consumes (or
+     * unbind the ones the others do). So it refuses to run beside a live instance with another count.
+     *
+     * @throws AnotherInstanceException with the one line an operator needs
+     */
+    public void refuseAnotherPartitionCount() {
+        for (Member m : liveOthers()) {
+            refuseAnotherCount(m, m.partitions() == null ? 1 : m.partitions());
+        }
+    }
+
+    private void refuseAnotherCount(Member m, int theirs) {
+        if (theirs != props.partitions()) {
+            throw new AnotherInstanceException("Another lockwatch instance (" + m.id() + ") runs with "
+                    + "lockwatch.ingest.partitions=" + theirs + ", this one with " + props.partitions()
+                    + ": every instance needs the same count");
+        }
+    }
+
+    /** The other instances whose rows are renewed while this one watches for two rounds (none: no wait). */
+    private List<Member> liveOthers() {
+        List<Member> before = others();
+        if (before.isEmpty()) {
+            return List.of();
+        }
+        try {
+            // long enough for a live instance to renew its row twice
+            Thread.sleep(props.rebalanceInterval().multipliedBy(2).plusSeconds(1).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while looking for other instances", e);
+        }
+        java.util.Map<String, java.sql.Timestamp> first = new java.util.HashMap<>();
+        before.forEach(m -> first.put(m.id(), m.seenAt()));
+        List<Member> live = new ArrayList<>();
+        for (Member m : others()) {
+            java.sql.Timestamp earlier = first.get(m.id());
+            if (earlier == null || m.seenAt().after(earlier)) {
+                live.add(m);
+            }
+        }
+        return live;
     }
 
     /** The partition queues this instance consumes now. */

@@ -88,6 +88,23 @@ class IngestPartitionsTest {
                 .containsExactly("another-four", "four");
     }
 
+    /**
+     * An instance without the pipeline consumes nothing: beside the one instance on the one queue it starts, and
+     * never joins (it would be counted a member, given partitions it does not consume). Another count is refused.
+     */
+    @Test
+    void anInstanceWithoutThePipelineStartsBesideAnyWithTheSameCountAndNeverJoins() {
+        IngestPartitions running = new IngestPartitions(jdbc, partitions(1), "running", () -> { });
+
+        whileAlive(running, () -> {
+            new IngestPartitions(jdbc, partitions(1), "api-only", () -> { }).refuseAnotherPartitionCount();
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> new IngestPartitions(jdbc, partitions(4), "api-four", () -> { }).refuseAnotherPartitionCount())
+                    .isInstanceOf(AnotherInstanceException.class).hasMessageContaining("=1, this one with 4");
+        });
+        assertThat(jdbc.queryForList("SELECT instance_id FROM ingest_members", String.class)).containsExactly("running");
+    }
+
     @Test
     void theRowOfAKilledInstanceDoesNotKeepTheNextFromStarting() {
         // renewed a moment ago, then never again: what kill -9 leaves behind

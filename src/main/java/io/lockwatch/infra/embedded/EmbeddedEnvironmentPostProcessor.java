@@ -36,6 +36,12 @@ public class EmbeddedEnvironmentPostProcessor implements EnvironmentPostProcesso
         if (!env.acceptsProfiles(Profiles.of(PROFILE)) || env.getPropertySources().contains(PROPERTY_SOURCE)) {
             return;
         }
+        if (!env.getProperty("lockwatch.pipeline.enabled", Boolean.class, true)) {
+            // refused before the embedded services start, not after
+            throw new IllegalStateException("lockwatch.pipeline.enabled=false needs the external profile: the embedded "
+                    + "default's broker and database are this process's own, so nothing else would apply its readings "
+                    + "or post its webhooks");
+        }
         Path dataDir = Path.of(env.getProperty("lockwatch.embedded.data-dir",
                 System.getProperty("user.home") + "/.lockwatch"));
         if (env.getProperty("lockwatch.embedded.ephemeral", Boolean.class, false)) {
