@@ -70,6 +70,11 @@ public final class ServiceProcess {
         return port;
     }
 
+    /** The process id, which the instance's id in {@code ingest_members} holds ({@code host/pid/random}). */
+    public long pid() {
+        return process.pid();
+    }
+
     /** SIGKILL: no shutdown hook, no graceful anything. */
     public void kill() throws InterruptedException {
         process.destroyForcibly();
