@@ -52,6 +52,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param cpuLoad     cores of CPU a process of the harness uses beside the timed run, in bursts of 2 ms (0: none):
  *                    a yardstick for a figure taken beside other work on this box, e.g. what a run without
  *                    feed pollers gives when the machine is as busy as the pollers make it
+ * @param feedInstance with feedPollers: the pollers ask an instance of their own for client traffic
+ *                    ({@code lockwatch.pipeline.enabled=false}) beside the one that applies and delivers, so that the
+ *                    polls it holds are not in the webhooks' JVM
  * @param mqtt        the warm-up and the timed run publish over MQTT (QoS 1, RabbitMQ's plugin on 127.0.0.1:1883) as
  *                    sensors would, instead of AMQP; the raw ceiling stays the AMQP one, the yardstick of both
  */
@@ -60,7 +63,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                     Path jar, Path outDir, String amqpUri, String jdbcUrl, String dbUser, String dbPassword,
                     int clients, int links, Drill drill, int partitions, int instances, double serviceCpus,
                     long drain, int perMessage, boolean mqtt, int receiverDelayMs, int maxEventsPerRequest,
-                    Path holdAfterSetup, int feedPollers, String queueType, boolean ha, double cpuLoad) {
+                    Path holdAfterSetup, int feedPollers, String queueType, boolean ha, double cpuLoad,
+                    boolean feedInstance) {
 
     static final String QUEUE = "lockwatch.readings";
 
@@ -113,7 +117,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--duration 60] [--rate 0] [--warmup 10] [--service-warmup 60] [--drill NAME]
                                    [--instances 1] [--partitions 1, 4 with several instances]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
-                                   [--queue-type quorum|classic] [--ha] [--feed-pollers 0] [--cpu-load 0]
+                                   [--queue-type quorum|classic] [--ha] [--feed-pollers 0 [--feed-instance]] [--cpu-load 0]
                                    [--service-arg --name=value ...] [--service-cpus 0] [--drain N]
                                    [--receiver-delay-ms 0] [--max-events-per-request 1] [--hold-after-setup FILE]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
@@ -122,7 +126,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--db-password lockwatch]""";
 
     static BenchOptions parse(String[] args) {
-        CommandLine line = new CommandLine(args, "--diagnostics", "--isolated", "--mqtt", "--ha");
+        CommandLine line = new CommandLine(args, "--diagnostics", "--isolated", "--mqtt", "--ha", "--feed-instance");
         int sensors = line.integer("--sensors", 100_000);
         int clients = line.integer("--clients", 1000);
         int links = line.integer("--links", 200);
@@ -146,6 +150,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         int maxEventsPerRequest = line.integer("--max-events-per-request", 1);
         Path holdAfterSetup = line.path("--hold-after-setup", null);
         int feedPollers = line.integer("--feed-pollers", 0);
+        boolean feedInstance = line.on("--feed-instance");
         double cpuLoad = line.number("--cpu-load", 0);
         java.util.List<String> serviceArgs = line.all("--service-arg");
         String queueType = line.text("--queue-type", "quorum");
@@ -206,6 +211,9 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (feedPollers < 0 || feedPollers > clients || (feedPollers > 0 && (drain > 0 || drill != Drill.NONE))) {
             throw new IllegalArgumentException("--feed-pollers must be 0 to --clients, and is for the live run");
         }
+        if (feedInstance && (feedPollers == 0 || instances > 1)) {
+            throw new IllegalArgumentException("--feed-instance is for --feed-pollers, beside one instance with the pipeline");
+        }
         if (cpuLoad < 0 || cpuLoad > 1 || (cpuLoad > 0 && (drain > 0 || drill != Drill.NONE))) {
             throw new IllegalArgumentException("--cpu-load must be 0 to 1 core, and is for the live run");
         }
@@ -233,6 +241,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 serviceArgs, jar, out, amqp, jdbc, user, password, clients, links, drill,
                 partitions, instances, serviceCpus, drain, perMessage, mqtt, receiverDelayMs,
-                maxEventsPerRequest, holdAfterSetup, feedPollers, queueType, ha, cpuLoad);
+                maxEventsPerRequest, holdAfterSetup, feedPollers, queueType, ha, cpuLoad, feedInstance);
     }
 }

@@ -23,6 +23,8 @@ final class CpuSampler {
     static final String CLICKHOUSE = "clickhouse";
     /** Clients pulling their feeds from a process of their own (--feed-pollers); shown only when there are some. */
     static final String PULLERS = "pullers";
+    /** The instance without the pipeline that the pullers ask (--feed-instance). */
+    static final String API_INSTANCE = "api-instance";
     /** A yardstick's CPU load beside the run (--cpu-load); shown only when there is one. */
     static final String LOAD = "load";
     static final String OTHER = "other";

@@ -61,6 +61,8 @@ public final class PipelineBenchmark {
     private volatile String drillNotes = "";
     /** --feed-pollers: the clients pulling their feeds, and what the service held with their polls open. */
     private FeedPollerProcess feedPollers;
+    /** --feed-instance: the instance without the pipeline that the pollers ask. */
+    private ServiceProcess feedInstance;
     private volatile String feedHeld = "not sampled";
     private String feedLine;
     /** The future-ts drill's readings measured ahead, once published. */
@@ -147,13 +149,21 @@ public final class PipelineBenchmark {
             if (o.diagnostics()) {
                 log("the service records itself with Java Flight Recorder to %s (written when it stops)", recording);
             }
-            Thread hook = new Thread(service::close, "bench-stop-service");
+            Thread hook = new Thread(() -> {
+                if (feedInstance != null) {
+                    feedInstance.close();
+                }
+                service.close();
+            }, "bench-stop-service");
             Runtime.getRuntime().addShutdownHook(hook);
             log("service started (pid %d, %s, log %s)", service.pid(), service.baseUri(), serviceLog);
             try {
                 return measure(service, broker, amqp, db);
             } finally {
                 log("stopping the service (SIGTERM)");
+                if (feedInstance != null) {
+                    feedInstance.close();
+                }
                 if (second != null) {
                     second.close();
                 }
@@ -261,6 +271,16 @@ public final class PipelineBenchmark {
             second.awaitHealthy(Duration.ofMinutes(3));
         }
         awaitConsumers(broker, service);
+        if (o.feedInstance()) {
+            List<String> args = new ArrayList<>(o.serviceArguments());
+            args.add("--lockwatch.pipeline.enabled=false");
+            Path log = o.outDir().resolve("service-api.log");
+            feedInstance = ServiceProcess.start(o.jar(), jvmOptions(recording("service-api")), args, log,
+                    o.outDir().resolve("service-api.pid"));
+            feedInstance.awaitHealthy(Duration.ofMinutes(3));
+            log("instance for client traffic started, without the pipeline (pid %d, %s, log %s)", feedInstance.pid(),
+                    feedInstance.baseUri(), log);
+        }
 
         log("registering %,d sensors (TRUNCATE sensors, clients, sensor_events, alarms CASCADE; one INSERT ... SELECT)", o.sensors());
         long rows = db.registerSensors(o.sensors());
@@ -498,11 +518,15 @@ public final class PipelineBenchmark {
         for (int c = 0; c < o.feedPollers(); c++) {
             ids.add(Links.clientId(c));
         }
-        feedPollers = new FeedPollerProcess(service.baseUri(), ids, 30);
+        feedPollers = new FeedPollerProcess((feedInstance != null ? feedInstance : service).baseUri(), ids, 30);
         cpu.group(CpuSampler.PULLERS, feedPollers.pid());
+        if (feedInstance != null) {
+            cpu.group(CpuSampler.API_INSTANCE, feedInstance.pid());
+        }
         feedPollers.start();
         log("feed: %,d clients each keep a long poll open on their feed (wait 30 s), from a process of their own "
-                + "at nice 19 (pid %d)", o.feedPollers(), feedPollers.pid());
+                + "at nice 19 (pid %d), on %s", o.feedPollers(), feedPollers.pid(),
+                feedInstance != null ? "the instance without the pipeline" : "the service");
     }
 
     private ServiceRun timedRun(ReadingPublisher publisher, ReadingSource source, PrometheusScraper prometheus,
@@ -596,13 +620,23 @@ public final class PipelineBenchmark {
                 reference.totalChanges() - changesBefore, samples, sampler.startMillis(), historyEnd, List.of(), 0);
     }
 
-    /** Mid-run, with the feed's polls open: how many the service holds, its threads and heap. */
+    /**
+     * Mid-run, with the feed's polls open: how many the service holds, its threads and heap (with --feed-instance,
+     * the instance holding them, then the one with the pipeline).
+     */
     private void sampleFeedHeld(PrometheusScraper prometheus) {
         try {
-            PrometheusScraper.Metrics m = prometheus.scrape();
-            feedHeld = String.format(Locale.US, "mid-run %,d polls open at the harness, %,.0f held by the service; service threads %,.0f, heap %.0f MB",
-                    feedPollers.open(), m.sum(PrometheusScraper.FEED_WAITING), m.sum(PrometheusScraper.JVM_THREADS),
+            PrometheusScraper.Metrics m = feedInstance != null
+                    ? new PrometheusScraper(feedInstance.baseUri()).scrape() : prometheus.scrape();
+            feedHeld = String.format(Locale.US, "mid-run %,d polls open at the harness, %,.0f held by the %s; its threads %,.0f, heap %.0f MB",
+                    feedPollers.open(), m.sum(PrometheusScraper.FEED_WAITING),
+                    feedInstance != null ? "instance without the pipeline" : "service", m.sum(PrometheusScraper.JVM_THREADS),
                     m.sum(PrometheusScraper.JVM_MEMORY_USED, "area", "heap") / 1048576);
+            if (feedInstance != null) {
+                PrometheusScraper.Metrics p = prometheus.scrape();
+                feedHeld += String.format(Locale.US, "; the instance with the pipeline: threads %,.0f, heap %.0f MB",
+                        p.sum(PrometheusScraper.JVM_THREADS), p.sum(PrometheusScraper.JVM_MEMORY_USED, "area", "heap") / 1048576);
+            }
         } catch (Exception e) {
             feedHeld = "not sampled: " + e;
         }
@@ -1488,6 +1522,8 @@ public final class PipelineBenchmark {
         options.put("isolated", o.isolated());
         options.put("service_args", o.serviceArgs());
         options.put("instances", o.instances());
+        options.put("feed_pollers", o.feedPollers());
+        options.put("feed_instance", o.feedInstance());
         options.put("service_cpus", o.serviceCpus());
         options.put("amqp", o.amqpUri().replaceAll("//[^@]*@", "//"));
         options.put("queue_type", o.queueType());
