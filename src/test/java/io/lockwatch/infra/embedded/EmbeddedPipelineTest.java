@@ -18,6 +18,7 @@ class EmbeddedPipelineTest {
     void theEmbeddedDefaultRefusesToRunWithoutThePipeline() {
         Throwable failure = catchThrowable(() -> new SpringApplicationBuilder(LockwatchApplication.class)
                 .web(WebApplicationType.NONE)
+                // ephemeral: were the refusal gone, the services would start in a directory deleted on stop
                 .run("--lockwatch.pipeline.enabled=false", "--lockwatch.embedded.ephemeral=true")
                 .close());
 
