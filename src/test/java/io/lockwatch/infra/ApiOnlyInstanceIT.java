@@ -92,7 +92,8 @@ class ApiOnlyInstanceIT {
         assertThat(receiver.at("/api-only").get(0).header("webhook-id"))
                 .isEqualTo(woken.body().at("/items/0/id").asText());
 
-        // the work was the other instance's
+        // the work was the other instance's (its counter is there, at zero: not a series renamed away)
+        assertThat(scrape(apiOnly)).contains("lockwatch_readings_received_total");
         assertThat(counter(apiOnly, "lockwatch_readings_received_total")).isZero();
         assertThat(counter(apiOnly, "lockwatch_notifications_total")).isZero();
         assertThat(counter(pipeline, "lockwatch_readings_received_total")).isGreaterThanOrEqualTo(1);
@@ -112,15 +113,18 @@ class ApiOnlyInstanceIT {
 
     /** The sum of a series' samples (a counter's or a gauge's) on an instance's Prometheus page (0 when it has none). */
     private double counter(ServiceProcess instance, String series) throws Exception {
-        String page = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + instance.port() + "/actuator/prometheus"))
-                .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString()).body();
         double sum = 0;
-        for (String line : page.split("\n")) {
+        for (String line : scrape(instance).split("\n")) {
             if (line.startsWith(series + "{") || line.startsWith(series + " ")) {
                 sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }
         return sum;
+    }
+
+    private String scrape(ServiceProcess instance) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + instance.port() + "/actuator/prometheus"))
+                .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private static List<String> members() throws Exception {
