@@ -21,8 +21,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * {@code --feed-pollers N}: the first N clients also pull their feeds, each with one long poll open at all times
  * ({@code wait}), as a client behind a firewall would: read, take the items, read on from the cursor at once. Each
  * item is stamped on the answer's arrival; its latency is that minus the event's {@code occurred_at}, as for
- * webhooks. Each client reads with a client-read key of its own. All polls share one HTTP client (its own small
- * thread pool): the harness holds no thread per poll either.
+ * webhooks. Each client reads with a client-read key of its own, on a kept-alive connection of its own.
  */
 final class FeedPollers implements AutoCloseable {
 
@@ -46,13 +45,14 @@ final class FeedPollers implements AutoCloseable {
     private final AtomicLong answers = new AtomicLong();
     private final AtomicLong repeats = new AtomicLong();
     private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
+    private final Map<Integer, Connection> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     FeedPollers(URI base, List<String> clientIds, int waitSeconds) {
         this.base = base;
         this.clientIds = clientIds;
         this.waitSeconds = waitSeconds;
-        // HTTP/1.1: one connection per open poll, as 1,000 separate clients would hold
+        // the keys and snapshots before the polls; the polls hold a connection each, as 1,000 separate clients would
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5))
                 .build();
     }
@@ -75,45 +75,147 @@ final class FeedPollers implements AutoCloseable {
             keys.put(id, JSON.readTree(made.body()).get("token").asText());
             JsonNode snapshot = JSON.readTree(http.send(request(id, "/api/v1/clients/" + id + "/sensors?limit=1", 30),
                     HttpResponse.BodyHandlers.ofString()).body());
-            poll(c, snapshot.get("feed_cursor").asText());
+            pollFrom(c, snapshot.get("feed_cursor").asText());
         }
     }
 
-    private void poll(int client, String after) {
-        if (closed) {
-            return;
-        }
+    /**
+     * The client's long polls, one after another on one kept-alive connection, on a thread of its own: read, take the
+     * items, read on from the cursor at once. A thousand threads blocked in a read cost this process no CPU; the JDK's
+     * HTTP client spends a selector's wake-ups and a chain of completion stages on every request, CPU the service
+     * under test goes without on a shared machine.
+     */
+    private void pollFrom(int client, String after) {
+        Thread t = new Thread(null, () -> {
+            String cursor = after;
+            while (!closed) {
+                cursor = pollOnce(client, cursor);
+            }
+        }, "feed-poller-" + client, 256 * 1024);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** One long poll; the cursor to read on from (the same one after a failure, on a new connection). */
+    private String pollOnce(int client, String after) {
         String id = clientIds.get(client);
+        Connection connection = connections.get(client);
         open.add(id);
-        http.sendAsync(request(id, "/api/v1/clients/" + id + "/feed?limit=1000&wait=" + waitSeconds + "&after=" + after,
-                        waitSeconds + 30), HttpResponse.BodyHandlers.ofString())
-                .whenComplete((response, failure) -> {
-                    long arrived = System.currentTimeMillis();
-                    open.remove(id);
-                    String next = after;
-                    if (failure != null || response.statusCode() != 200) {
-                        if (!closed) {
-                            errors.add(failure != null ? failure.toString() : "HTTP " + response.statusCode());
-                        }
-                    } else {
-                        answers.incrementAndGet();
-                        try {
-                            JsonNode page = JSON.readTree(response.body());
-                            for (JsonNode item : page.get("items")) {
-                                long event = item.get("event_id").asLong();
-                                Item seen = new Item(client, event,
-                                        Instant.parse(item.get("occurred_at").asText()).toEpochMilli(), arrived);
-                                if (items.putIfAbsent(client + "/" + event, seen) != null) {
-                                    repeats.incrementAndGet();
-                                }
-                            }
-                            next = page.get("next_cursor").asText();
-                        } catch (Exception e) {
-                            errors.add(e.toString());
-                        }
+        try {
+            if (connection == null) {
+                connection = new Connection(base, (waitSeconds + 30) * 1000);
+                connections.put(client, connection);
+            }
+            byte[] body = connection.get("/api/v1/clients/" + id + "/feed?limit=1000&wait=" + waitSeconds + "&after="
+                    + after, keys.get(id));
+            long arrived = System.currentTimeMillis();
+            open.remove(id);
+            answers.incrementAndGet();
+            JsonNode page = JSON.readTree(body);
+            for (JsonNode item : page.get("items")) {
+                long event = item.get("event_id").asLong();
+                Item seen = new Item(client, event, Instant.parse(item.get("occurred_at").asText()).toEpochMilli(), arrived);
+                if (items.putIfAbsent(client + "/" + event, seen) != null) {
+                    repeats.incrementAndGet();
+                }
+            }
+            return page.get("next_cursor").asText();
+        } catch (Exception e) {
+            open.remove(id);
+            connections.remove(client);
+            if (connection != null) {
+                connection.close();
+            }
+            if (!closed) {
+                errors.add(e.toString());
+                try {
+                    Thread.sleep(100); // not a loop of failures at full speed against a service that is away
+                } catch (InterruptedException stop) {
+                    Thread.currentThread().interrupt();
+                    closed = true;
+                }
+            }
+            return after;
+        }
+    }
+
+    /** A kept-alive HTTP/1.1 connection of one client: a GET, its status, and its body (by length or chunked). */
+    private static final class Connection {
+        private final java.net.Socket socket;
+        private final java.io.InputStream in;
+        private final java.io.OutputStream out;
+        private final String host;
+
+        Connection(URI base, int readTimeoutMs) throws java.io.IOException {
+            socket = new java.net.Socket();
+            socket.connect(new java.net.InetSocketAddress(base.getHost(), base.getPort()), 5_000);
+            socket.setTcpNoDelay(true);
+            socket.setSoTimeout(readTimeoutMs);
+            in = new java.io.BufferedInputStream(socket.getInputStream(), 16 * 1024);
+            out = new java.io.BufferedOutputStream(socket.getOutputStream(), 1024);
+            host = base.getHost() + ":" + base.getPort();
+        }
+
+        byte[] get(String path, String key) throws java.io.IOException {
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " + key
+                    + "\r\nAccept: application/json\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            out.flush();
+            String status = line();
+            if (!status.startsWith("HTTP/1.1 200 ")) {
+                throw new java.io.IOException(status.isEmpty() ? "connection closed" : status);
+            }
+            int length = -1;
+            boolean chunked = false;
+            for (String header; !(header = line()).isEmpty(); ) {
+                int colon = header.indexOf(':');
+                String name = header.substring(0, Math.max(colon, 0)).trim();
+                String value = header.substring(colon + 1).trim();
+                if (name.equalsIgnoreCase("Content-Length")) {
+                    length = Integer.parseInt(value);
+                } else if (name.equalsIgnoreCase("Transfer-Encoding") && value.equalsIgnoreCase("chunked")) {
+                    chunked = true;
+                }
+            }
+            if (!chunked) {
+                if (length < 0) {
+                    throw new java.io.IOException("an answer with neither a length nor chunks");
+                }
+                return in.readNBytes(length);
+            }
+            java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+            for (int size; (size = Integer.parseInt(line().split(";", 2)[0].trim(), 16)) > 0; ) {
+                body.write(in.readNBytes(size));
+                line();
+            }
+            while (!line().isEmpty()) {
+                // trailers
+            }
+            return body.toByteArray();
+        }
+
+        private String line() throws java.io.IOException {
+            StringBuilder line = new StringBuilder(64);
+            for (int b; (b = in.read()) != '\n'; ) {
+                if (b < 0) {
+                    if (line.length() == 0) {
+                        return "";
                     }
-                    poll(client, next);
-                });
+                    throw new java.io.EOFException("connection closed mid-line");
+                }
+                if (b != '\r') {
+                    line.append((char) b);
+                }
+            }
+            return line.toString();
+        }
+
+        void close() {
+            try {
+                socket.close();
+            } catch (java.io.IOException e) {
+                // closing anyway
+            }
+        }
     }
 
     private HttpRequest request(String client, String path, int timeoutSeconds) {
@@ -142,6 +244,7 @@ final class FeedPollers implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        connections.values().forEach(Connection::close); // a poll held at the service ends now, not in 30 s
     }
 
     /**
