@@ -36,7 +36,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * an alarm neither acknowledged nor cleared is sent once, as its own event ({@code sensor.alarm_escalated}, the
  * sensor's next sequence) to its step's client only. Sending a step locks its
  * alarm and acknowledging waits for that lock, so a step is sent before an acknowledgement or not at all; what an
- * acknowledgement or a clearing finds still pending of a sent step is cancelled with the steps still to come. The
+ * acknowledgement or a clearing finds still pending of a sent step is cancelled with the steps still to come (one on
+ * the wire then is not tried again: the claim cancels it). The
  * chains of the sensor's links (a linked client's own) run beside its own, each step sent once. The clients sent a
  * step hear the alarm's clearing, linked or not.
  *

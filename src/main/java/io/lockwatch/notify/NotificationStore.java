@@ -115,12 +115,15 @@ public class NotificationStore {
                         SELECT n.id, n.client_id, c.url, c.webhook_secret,
                                CASE WHEN c.previous_secret_until > now() THEN c.previous_secret END,
                                -- an escalation's client was named by the alarm's chain, linked or not, and hears
-                               -- its clearing
-                               cs.client_id IS NOT NULL OR e.type = 'sensor.alarm_escalated'
-                                   OR e.type = 'sensor.alarm_cleared'
-                                      AND EXISTS (SELECT 1 FROM alarm_escalations ae
-                                                   WHERE ae.alarm_id = e.alarm_id AND ae.client_id = n.client_id
-                                                     AND ae.sent_at IS NOT NULL),
+                               -- its clearing; a step in flight as its alarm was acknowledged or cleared is not
+                               -- tried again after a failure or a lost lease
+                               CASE WHEN e.type = 'sensor.alarm_escalated'
+                                    THEN a.acknowledged_at IS NULL AND a.cleared_at IS NULL
+                                    ELSE cs.client_id IS NOT NULL
+                                         OR e.type = 'sensor.alarm_cleared'
+                                            AND EXISTS (SELECT 1 FROM alarm_escalations ae
+                                                         WHERE ae.alarm_id = e.alarm_id AND ae.client_id = n.client_id
+                                                           AND ae.sent_at IS NOT NULL) END,
                                n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
                                e.occurred_at, n.attempts,
                                %s,
