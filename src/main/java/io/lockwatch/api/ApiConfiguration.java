@@ -111,12 +111,17 @@ class ApiConfiguration {
         return ApiDocument.load(ApiDocument.CONTRACT);
     }
 
+    /** The feed's long polls, whichever door they come in by. */
+    @Bean(destroyMethod = "close")
+    HeldReads heldFeedReads(io.lockwatch.notify.FeedWatch watch, io.lockwatch.notify.Feed feed,
+            @org.springframework.beans.factory.annotation.Value("${lockwatch.feed.read-threads}") int readThreads) {
+        return new HeldReads(watch, feed, readThreads);
+    }
+
     /** After Spring Security's chain (order -100), so that the caller is known before a read is held. */
     @Bean
-    org.springframework.boot.web.servlet.FilterRegistrationBean<FeedLongPoll> feedLongPoll(
-            io.lockwatch.notify.FeedWatch watch, io.lockwatch.notify.Feed feed,
-            @org.springframework.beans.factory.annotation.Value("${lockwatch.feed.read-threads}") int readThreads) {
-        var filter = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new FeedLongPoll(watch, feed, readThreads));
+    org.springframework.boot.web.servlet.FilterRegistrationBean<FeedLongPoll> feedLongPoll(HeldReads reads) {
+        var filter = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new FeedLongPoll(reads));
         filter.addUrlPatterns("/api/v1/clients/*");
         filter.setDispatcherTypes(jakarta.servlet.DispatcherType.REQUEST);
         filter.setAsyncSupported(true);
@@ -124,13 +129,23 @@ class ApiConfiguration {
         return filter;
     }
 
+    /** The feed's own port, if one is given (-1, the default: none; 0: any free one). */
+    @Bean
+    @org.springframework.boot.autoconfigure.condition.ConditionalOnExpression("${lockwatch.feed.listener.port:-1} >= 0")
+    FeedListener feedListener(HeldReads reads, io.lockwatch.security.Bearers bearers,
+            @org.springframework.beans.factory.annotation.Value("${lockwatch.feed.listener.address:}") String address,
+            @org.springframework.beans.factory.annotation.Value("${lockwatch.feed.listener.port}") int port,
+            @org.springframework.beans.factory.annotation.Value("${lockwatch.feed.listener.idle-timeout}") java.time.Duration idle,
+            io.micrometer.core.instrument.MeterRegistry meters) {
+        return new FeedListener(reads, bearers, address, port, (int) Math.max(1, idle.toSeconds()), meters);
+    }
+
     /**
      * Ends the held long polls when the service stops, before the web server's graceful shutdown waits for the
      * requests in flight (a later phase), so that a restart is not held up by its pulling clients.
      */
     @Bean
-    org.springframework.context.SmartLifecycle heldFeedReadsEndOnStop(
-            org.springframework.boot.web.servlet.FilterRegistrationBean<FeedLongPoll> feedLongPoll) {
+    org.springframework.context.SmartLifecycle heldFeedReadsEndOnStop(HeldReads reads) {
         return new org.springframework.context.SmartLifecycle() {
             private volatile boolean running;
 
@@ -142,7 +157,7 @@ class ApiConfiguration {
             @Override
             public void stop() {
                 running = false;
-                feedLongPoll.getFilter().endHeldReads();
+                reads.endAll();
             }
 
             @Override

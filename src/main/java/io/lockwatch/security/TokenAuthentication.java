@@ -21,7 +21,7 @@ import org.springframework.security.web.authentication.AuthenticationConverter;
  * {@code POST /api/v1/readings} alone, HTTP Basic is a device's own login and secret instead, checked by the registry. Tokens are compared in constant time
  * against every configured one, and never logged: the principal is named by the token's place in the list.
  */
-final class TokenAuthentication implements AuthenticationConverter, AuthenticationManager {
+final class TokenAuthentication implements AuthenticationConverter, AuthenticationManager, Bearers {
 
     private final List<byte[]> fullTokens;
     private final List<byte[]> readTokens;
@@ -107,6 +107,21 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
             return UsernamePasswordAuthenticationToken.authenticated("read-token-" + (read + 1), null, Caller.READ.authorities());
         }
         throw new BadCredentialsException("a valid bearer token is required");
+    }
+
+    /** Only a bearer token: a door outside the chain takes neither a device's credential nor a browser's Basic one. */
+    @Override
+    public Bearer who(String authorization) {
+        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return null;
+        }
+        try {
+            Authentication caller = authenticate(UsernamePasswordAuthenticationToken.unauthenticated(null,
+                    authorization.substring(7).trim()));
+            return new Bearer(caller.getName(), caller.getDetails() instanceof ClientKeys.Holder holder ? holder : null);
+        } catch (BadCredentialsException e) {
+            return null;
+        }
     }
 
     /** Hawtio and Jolokia, the doors a browser opens with Basic credentials (the path is in normal form here). */

@@ -45,7 +45,8 @@ class FeedLongPollReadersTest {
             read.incrementAndGet();
             return new Feed.Page(List.of(Map.of("event_id", 1)), "next", false);
         });
-        FeedLongPoll filter = new FeedLongPoll(watch, feed, 2);
+        HeldReads reads = new HeldReads(watch, feed, 2);
+        FeedLongPoll filter = new FeedLongPoll(reads);
         try {
             List<MockHttpServletResponse> responses = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
@@ -63,7 +64,7 @@ class FeedLongPollReadersTest {
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(responses)
                     .allSatisfy(r -> assertThat(r.getContentAsString()).contains("\"next_cursor\":\"next\"")));
         } finally {
-            filter.destroy();
+            reads.close();
         }
     }
 
@@ -78,20 +79,21 @@ class FeedLongPollReadersTest {
         FeedWatch watch = holding(held);
         Feed feed = mock(Feed.class);
         when(feed.read(any(), anyString(), anyInt())).thenReturn(new Feed.Page(List.of(), "same", false));
-        FeedLongPoll filter = new FeedLongPoll(watch, feed, 2);
+        HeldReads reads = new HeldReads(watch, feed, 2);
+        FeedLongPoll filter = new FeedLongPoll(reads);
         try {
             List<MockHttpServletResponse> responses = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
                 responses.add(poll(filter, true));
             }
 
-            filter.endHeldReads();
+            reads.endAll();
 
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(responses)
                     .allSatisfy(r -> assertThat(r.getContentAsString()).contains("\"next_cursor\":\"same\"")));
             poll(filter, false);
         } finally {
-            filter.destroy();
+            reads.close();
         }
     }
 
@@ -105,9 +107,10 @@ class FeedLongPollReadersTest {
         FeedWatch watch = holding(held);
         Feed feed = mock(Feed.class);
         when(feed.read(any(), anyString(), anyInt())).thenReturn(new Feed.Page(List.of(), "same", false));
-        FeedLongPoll filter = new FeedLongPoll(watch, feed, 2);
+        HeldReads reads = new HeldReads(watch, feed, 2);
+        FeedLongPoll filter = new FeedLongPoll(reads);
         org.mockito.Mockito.doAnswer(call -> {
-            filter.endHeldReads(); // the service stops between the filter's check and this registration
+            reads.endAll(); // the service stops between the filter's check and this registration
             synchronized (held) {
                 held.add(call.getArgument(2));
             }
@@ -119,7 +122,7 @@ class FeedLongPollReadersTest {
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                     assertThat(response.getContentAsString()).contains("\"next_cursor\":\"same\""));
         } finally {
-            filter.destroy();
+            reads.close();
         }
     }
 
