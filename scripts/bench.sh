@@ -9,7 +9,7 @@
 #                           [--warmup 10] [--service-warmup 60] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
 #                           [--instances 1] [--partitions N] [--service-arg --name=value ...] [--service-cpus C]
 #                           [--drain N [--per-message M]] [--mqtt] [--receiver-delay-ms 0] [--max-events-per-request 1]
-#                           [--hold-after-setup FILE] [--feed-pollers N [--feed-instance]] [--cpu-load C] [--queue-type quorum|classic] [--ha]
+#                           [--hold-after-setup FILE] [--feed-pollers N [--feed-instance] [--feed-listener]] [--cpu-load C] [--queue-type quorum|classic] [--ha]
 #
 #   --sensors N      sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
 #   --clients C      clients registered, each with its own webhook endpoint (http://127.0.0.1:<port>/c/<index>)
@@ -71,6 +71,8 @@
 #   --feed-instance  with --feed-pollers: the pollers ask an instance for client traffic of their own
 #                    (lockwatch.pipeline.enabled=false, log service-api.log, CPU group "api-instance") started beside
 #                    the one that applies and delivers, as an operator with many pulling clients would run it
+#   --feed-listener  with --feed-pollers: the pollers' long polls go to the feed listener (lockwatch.feed.listener.port,
+#                    a port of the service's own for the feed) instead of its web server; keys and snapshots to the API
 #   --cpu-load C     a process beside the timed run keeps C cores busy (0 to 1), in bursts of 2 ms, at normal priority
 #                    (CPU group "load"): a yardstick for a figure taken beside other work, e.g. the run without
 #                    --feed-pollers with as much CPU taken as the pollers take

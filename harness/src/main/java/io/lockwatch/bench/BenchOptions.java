@@ -55,6 +55,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param feedInstance with feedPollers: the pollers ask an instance of their own for client traffic
  *                    ({@code lockwatch.pipeline.enabled=false}) beside the one that applies and delivers, so that the
  *                    polls it holds are not in the webhooks' JVM
+ * @param feedListener with feedPollers: the pollers' long polls go to the service's feed listener
+ *                    ({@code lockwatch.feed.listener.port}) instead of its web server; keys and snapshots still to the API
  * @param mqtt        the warm-up and the timed run publish over MQTT (QoS 1, RabbitMQ's plugin on 127.0.0.1:1883) as
  *                    sensors would, instead of AMQP; the raw ceiling stays the AMQP one, the yardstick of both
  */
@@ -64,7 +66,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                     int clients, int links, Drill drill, int partitions, int instances, double serviceCpus,
                     long drain, int perMessage, boolean mqtt, int receiverDelayMs, int maxEventsPerRequest,
                     Path holdAfterSetup, int feedPollers, String queueType, boolean ha, double cpuLoad,
-                    boolean feedInstance) {
+                    boolean feedInstance, boolean feedListener) {
 
     static final String QUEUE = "lockwatch.readings";
 
@@ -117,7 +119,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--duration 60] [--rate 0] [--warmup 10] [--service-warmup 60] [--drill NAME]
                                    [--instances 1] [--partitions 1, 4 with several instances]
                                    [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
-                                   [--queue-type quorum|classic] [--ha] [--feed-pollers 0 [--feed-instance]] [--cpu-load 0]
+                                   [--queue-type quorum|classic] [--ha] [--feed-pollers 0 [--feed-instance] [--feed-listener]] [--cpu-load 0]
                                    [--service-arg --name=value ...] [--service-cpus 0] [--drain N]
                                    [--receiver-delay-ms 0] [--max-events-per-request 1] [--hold-after-setup FILE]
                                    [--jar target/lockwatch-0.1.0-SNAPSHOT.jar]
@@ -126,7 +128,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--db-password lockwatch]""";
 
     static BenchOptions parse(String[] args) {
-        CommandLine line = new CommandLine(args, "--diagnostics", "--isolated", "--mqtt", "--ha", "--feed-instance");
+        CommandLine line = new CommandLine(args, "--diagnostics", "--isolated", "--mqtt", "--ha", "--feed-instance", "--feed-listener");
         int sensors = line.integer("--sensors", 100_000);
         int clients = line.integer("--clients", 1000);
         int links = line.integer("--links", 200);
@@ -151,6 +153,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         Path holdAfterSetup = line.path("--hold-after-setup", null);
         int feedPollers = line.integer("--feed-pollers", 0);
         boolean feedInstance = line.on("--feed-instance");
+        boolean feedListener = line.on("--feed-listener");
         double cpuLoad = line.number("--cpu-load", 0);
         java.util.List<String> serviceArgs = line.all("--service-arg");
         String queueType = line.text("--queue-type", "quorum");
@@ -214,6 +217,9 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (feedInstance && (feedPollers == 0 || instances > 1)) {
             throw new IllegalArgumentException("--feed-instance is for --feed-pollers, beside one instance with the pipeline");
         }
+        if (feedListener && feedPollers == 0) {
+            throw new IllegalArgumentException("--feed-listener is for --feed-pollers");
+        }
         if (cpuLoad < 0 || cpuLoad > 1 || (cpuLoad > 0 && (drain > 0 || drill != Drill.NONE))) {
             throw new IllegalArgumentException("--cpu-load must be 0 to 1 core, and is for the live run");
         }
@@ -241,6 +247,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 serviceArgs, jar, out, amqp, jdbc, user, password, clients, links, drill,
                 partitions, instances, serviceCpus, drain, perMessage, mqtt, receiverDelayMs,
-                maxEventsPerRequest, holdAfterSetup, feedPollers, queueType, ha, cpuLoad, feedInstance);
+                maxEventsPerRequest, holdAfterSetup, feedPollers, queueType, ha, cpuLoad, feedInstance, feedListener);
     }
 }

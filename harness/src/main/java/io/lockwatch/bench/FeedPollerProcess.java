@@ -34,13 +34,14 @@ final class FeedPollerProcess implements AutoCloseable {
     private final BufferedReader answers;
     private final Path ids;
 
-    FeedPollerProcess(URI base, List<String> clientIds, int waitSeconds) throws IOException {
+    /** @param polls where the long polls go: the API's port, or the feed listener's */
+    FeedPollerProcess(URI base, URI polls, List<String> clientIds, int waitSeconds) throws IOException {
         ids = Files.createTempFile("lockwatch-feed-pollers", ".txt");
         Files.write(ids, clientIds);
         String java = ProcessHandle.current().info().command().orElse("java");
         process = new ProcessBuilder("nice", "-n", "19", java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
                 System.getProperty("java.class.path"), FeedPollers.class.getName(), base.toString(),
-                String.valueOf(waitSeconds), ids.toString())
+                String.valueOf(waitSeconds), ids.toString(), polls.toString())
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
         answers = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));

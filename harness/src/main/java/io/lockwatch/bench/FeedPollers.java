@@ -35,6 +35,8 @@ final class FeedPollers implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final URI base;
+    /** Where the long polls go: the API's port, or the feed listener's. */
+    private final URI polls;
     private final List<String> clientIds;
     private final int waitSeconds;
     private final HttpClient http;
@@ -48,8 +50,9 @@ final class FeedPollers implements AutoCloseable {
     private final Map<Integer, Connection> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    FeedPollers(URI base, List<String> clientIds, int waitSeconds) {
+    FeedPollers(URI base, URI polls, List<String> clientIds, int waitSeconds) {
         this.base = base;
+        this.polls = polls;
         this.clientIds = clientIds;
         this.waitSeconds = waitSeconds;
         // the keys and snapshots before the polls; the polls hold a connection each, as 1,000 separate clients would
@@ -103,7 +106,7 @@ final class FeedPollers implements AutoCloseable {
         open.add(id);
         try {
             if (connection == null) {
-                connection = new Connection(base, (waitSeconds + 30) * 1000);
+                connection = new Connection(polls, (waitSeconds + 30) * 1000);
                 connections.put(client, connection);
             }
             byte[] body = connection.get("/api/v1/clients/" + id + "/feed?limit=1000&wait=" + waitSeconds + "&after="
@@ -248,15 +251,15 @@ final class FeedPollers implements AutoCloseable {
     }
 
     /**
-     * The pollers as a process of their own ({@link FeedPollerProcess}): {@code base wait ids-file}, one client id a
-     * line. Commands on standard input, one a line, each answered on standard output: {@code start} (keys made,
+     * The pollers as a process of their own ({@link FeedPollerProcess}): {@code base wait ids-file polls}, one client
+     * id a line. Commands on standard input, one a line, each answered on standard output: {@code start} (keys made,
      * polls open: {@code started}), {@code open} ({@code open N}), {@code stop} (the polls closed, then
      * {@code answers N}, {@code repeats N}, {@code error TEXT} each, {@code item CLIENT EVENT OCCURRED ARRIVED}
      * each, {@code end}). Standard input closed: the process ends, so that it never outlives the harness.
      */
     public static void main(String[] args) throws Exception {
-        FeedPollers pollers = new FeedPollers(URI.create(args[0]), java.nio.file.Files.readAllLines(java.nio.file.Path.of(args[2])),
-                Integer.parseInt(args[1]));
+        FeedPollers pollers = new FeedPollers(URI.create(args[0]), URI.create(args[3]),
+                java.nio.file.Files.readAllLines(java.nio.file.Path.of(args[2])), Integer.parseInt(args[1]));
         java.io.BufferedReader commands = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
                 java.nio.charset.StandardCharsets.UTF_8));
         java.io.PrintStream out = new java.io.PrintStream(new java.io.BufferedOutputStream(System.out, 1 << 16), false,

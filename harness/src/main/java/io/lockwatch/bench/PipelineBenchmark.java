@@ -63,6 +63,8 @@ public final class PipelineBenchmark {
     private FeedPollerProcess feedPollers;
     /** --feed-instance: the instance without the pipeline that the pollers ask. */
     private ServiceProcess feedInstance;
+    /** --feed-listener: the port of the feed listener of the instance the pollers ask; 0 without. */
+    private int feedListenerPort;
     private volatile String feedHeld = "not sampled";
     private String feedLine;
     /** The future-ts drill's readings measured ahead, once published. */
@@ -144,7 +146,8 @@ public final class PipelineBenchmark {
             // --diagnostics: Java Flight Recorder from the start (attaching it mid-run deoptimises the service's
             // compiled code and slowed it down several times over for most of the run)
             Path recording = recording("service");
-            ServiceProcess service = ServiceProcess.start(o.jar(), jvmOptions(recording), o.serviceArguments(), serviceLog,
+            ServiceProcess service = ServiceProcess.start(o.jar(), jvmOptions(recording),
+                    o.feedInstance() ? o.serviceArguments() : withFeedListener(o.serviceArguments()), serviceLog,
                     o.outDir().resolve("service.pid"));
             if (o.diagnostics()) {
                 log("the service records itself with Java Flight Recorder to %s (written when it stops)", recording);
@@ -272,7 +275,7 @@ public final class PipelineBenchmark {
         }
         awaitConsumers(broker, service);
         if (o.feedInstance()) {
-            List<String> args = new ArrayList<>(o.serviceArguments());
+            List<String> args = withFeedListener(o.serviceArguments());
             args.add("--lockwatch.pipeline.enabled=false");
             Path log = o.outDir().resolve("service-api.log");
             feedInstance = ServiceProcess.start(o.jar(), jvmOptions(recording("service-api")), args, log,
@@ -505,6 +508,16 @@ public final class PipelineBenchmark {
         return seconds;
     }
 
+    /** The arguments of the instance the pollers ask, with its feed listener on a free port if --feed-listener. */
+    private List<String> withFeedListener(List<String> args) throws IOException {
+        List<String> with = new ArrayList<>(args);
+        if (o.feedListener()) {
+            feedListenerPort = ServiceProcess.freePort();
+            with.add("--lockwatch.feed.listener.port=" + feedListenerPort);
+        }
+        return with;
+    }
+
     /**
      * --feed-pollers: the first clients each keep a long poll open on their feed, from a process of their own, from
      * here to the end of the run (once: before the warm-up when there is one). Only the run's steady state counts in
@@ -518,7 +531,9 @@ public final class PipelineBenchmark {
         for (int c = 0; c < o.feedPollers(); c++) {
             ids.add(Links.clientId(c));
         }
-        feedPollers = new FeedPollerProcess((feedInstance != null ? feedInstance : service).baseUri(), ids, 30);
+        java.net.URI api = (feedInstance != null ? feedInstance : service).baseUri();
+        feedPollers = new FeedPollerProcess(api, feedListenerPort > 0 ? java.net.URI.create("http://127.0.0.1:" + feedListenerPort) : api,
+                ids, 30);
         cpu.group(CpuSampler.PULLERS, feedPollers.pid());
         if (feedInstance != null) {
             cpu.group(CpuSampler.API_INSTANCE, feedInstance.pid());
@@ -526,7 +541,8 @@ public final class PipelineBenchmark {
         feedPollers.start();
         log("feed: %,d clients each keep a long poll open on their feed (wait 30 s), from a process of their own "
                 + "at nice 19 (pid %d), on %s", o.feedPollers(), feedPollers.pid(),
-                feedInstance != null ? "the instance without the pipeline" : "the service");
+                (feedInstance != null ? "the instance without the pipeline" : "the service")
+                        + (feedListenerPort > 0 ? "'s feed listener (port " + feedListenerPort + ")" : "'s web server"));
     }
 
     private ServiceRun timedRun(ReadingPublisher publisher, ReadingSource source, PrometheusScraper prometheus,
