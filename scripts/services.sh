@@ -355,11 +355,21 @@ EOF
 
 # The broker's pid: from its pid file, or else the rabbitmq-owned beam.smp
 # running `-s rabbit boot` (the pid file appears only some seconds into boot;
-# CLI tools run their own beam.smp without that argument).
+# CLI tools run their own beam.smp without that argument). The --ha cluster's
+# nodes run the same command under their own RABBITMQ_NODENAME: not this one.
 rabbitmq_pid() {
-  local pid
+  local pid candidate
   pid=$(pid_from_file "$RMQ_PID_FILE")
-  pid_alive "$pid" || pid=$(pgrep -u rabbitmq -f 'beam\.smp .*-s rabbit boot' | head -n1 || true)
+  if ! pid_alive "$pid"; then
+    pid=
+    for candidate in $(pgrep -u rabbitmq -f 'beam\.smp .*-s rabbit boot' || true); do
+      if ! tr '\0' '\n' <"/proc/${candidate}/environ" 2>/dev/null | grep -q '^RABBITMQ_NODENAME=' \
+        || tr '\0' '\n' <"/proc/${candidate}/environ" 2>/dev/null | grep -qx "RABBITMQ_NODENAME=${RMQ_NODE}"; then
+        pid=$candidate
+        break
+      fi
+    done
+  fi
   printf '%s' "$pid"
 }
 rabbitmq_running() { pid_alive "$(rabbitmq_pid)"; }
