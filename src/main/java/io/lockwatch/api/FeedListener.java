@@ -121,7 +121,8 @@ final class FeedListener implements SmartLifecycle {
             server.close().syncUninterruptibly();
         }
         if (loop != null) {
-            loop.shutdownGracefully(0, 5, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+            // a quiet second: the held reads answered on stopping are written before the connections close
+            loop.shutdownGracefully(1, 5, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
             boss.shutdownGracefully(0, 5, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
@@ -334,9 +335,13 @@ final class FeedListener implements SmartLifecycle {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         ChannelHandlerContext ctx = connection.ctx;
-        ctx.executor().execute(() -> ctx.writeAndFlush(response).addListener(keepAlive
-                ? (ChannelFutureListener) written -> connection.next()
-                : ChannelFutureListener.CLOSE));
+        try {
+            ctx.executor().execute(() -> ctx.writeAndFlush(response).addListener(keepAlive
+                    ? (ChannelFutureListener) written -> connection.next()
+                    : ChannelFutureListener.CLOSE));
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+            response.release(); // the listener has stopped: its connections are closed, nobody to answer
+        }
     }
 
     private static String first(Map<String, List<String>> params, String name) {
