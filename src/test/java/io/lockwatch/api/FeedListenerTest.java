@@ -88,8 +88,9 @@ class FeedListenerTest {
         JsonNode page = JSON.readTree(answer.body());
         assertThat(page.get("items")).hasSize(1);
         assertThat(page.at("/items/0/sensor_id").asText()).isEqualTo(s);
-        assertThat(page).as("the page the API's route gives for the same cursor")
-                .isEqualTo(api.call("GET", "/clients/" + client + "/feed?after=" + cursor, Api.READER, null).body());
+        // its items (the cursor after them moves on with other clients' events, here as on the API's port)
+        assertThat(page.get("items")).as("the page the API's route gives for the same cursor").isEqualTo(
+                api.call("GET", "/clients/" + client + "/feed?after=" + cursor, Api.READER, null).body().get("items"));
         assertThat(watch.waiting()).isEqualTo(before);
 
         // without wait: at once, empty after the last cursor
