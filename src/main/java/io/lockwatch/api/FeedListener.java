@@ -269,7 +269,7 @@ final class FeedListener implements SmartLifecycle {
         String limit = first(params, "limit");
         int waitSeconds = wait == null ? 0 : FeedLongPoll.seconds(wait);
         int pageSize = FeedLongPoll.limit(limit);
-        if (wait != null && !wait.equals("0") && waitSeconds == 0) {
+        if (wait != null && waitSeconds == 0 && !wait.matches("0{1,2}")) {
             answer(connection, keepAlive, problem(400, "Bad Request", "wait must be a whole number of seconds from 0 to 60", "wait"));
         } else if (pageSize == 0) {
             answer(connection, keepAlive, problem(400, "Bad Request", "limit must be between 1 and " + Json.MAX_LIMIT, "limit"));
