@@ -82,6 +82,9 @@ final class ContractValidator {
             }
         }
         ValidationReport report = b.validator().validateRequest(request.build());
+        if ("POST".equals(method) && "/readings".equals(path)) {
+            report = withoutBodySchema(report);
+        }
         if (!report.hasErrors()) {
             return null;
         }
@@ -89,6 +92,16 @@ final class ContractValidator {
                 ? JsonValidationReportFormat.getInstance().apply(report)
                 : SimpleValidationReportFormat.getInstance().apply(report);
         return new ValidationError(400, text);
+    }
+
+    /**
+     * The report without what it says of the body's schema: readings are checked one by one as ingest checks them
+     * (ReadingsApi), which names the bad one ({@code [3].data}); the validator would say only that the body matches
+     * neither a reading nor an array of them. The contract declares their schema for the API's clients.
+     */
+    private static ValidationReport withoutBodySchema(ValidationReport report) {
+        return ValidationReport.from(report.getMessages().stream()
+                .filter(m -> !m.getKey().startsWith("validation.request.body.schema")).toList());
     }
 
     private Built builtFor(Exchange exchange, OpenAPI contract) {
