@@ -34,7 +34,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
  * The README's permissions matrix, cell by cell, against the running application over real HTTP: every door
- * (the API, the actuator, Hawtio, Jolokia) for no token, a read token and a full token; the path variants that
+ * (the API, the actuator, Hawtio, Jolokia) for no token, a read token and a full token, and a client's key where
+ * it has a cell (the API's operations for each caller are ContractAccessMatrixTest's); the path variants that
  * once slipped past the token check; Jolokia's policy on operations, writes, origins and its proxy. After every
  * refused attempt the route under test must still be running.
  */
@@ -51,7 +52,7 @@ class AccessMatrixTest {
     static final Path HEAP_DUMP = Path.of("target/access-matrix-heap.hprof").toAbsolutePath();
     static final ObjectMapper JSON = new ObjectMapper();
 
-    enum Who { ANONYMOUS, READ, FULL }
+    enum Who { ANONYMOUS, READ, FULL, CLIENT }
 
     /** What must come of a knock: data, a refusal by the door (401, 403, 404), or one by Jolokia's policy. */
     enum Outcome { DATA, STATUS_ONLY, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, JOLOKIA_REFUSES, JOLOKIA_FAILS }
@@ -65,11 +66,19 @@ class AccessMatrixTest {
 
     @LocalServerPort int port;
     @Autowired CamelContext camel;
+    @Autowired io.lockwatch.selfservice.ClientKeys clientKeys;
     RawHttp http;
+    /** A client-admin key of a client of its own, made once. */
+    static String clientKey;
 
     @BeforeEach
-    void connect() {
+    void connect(@Autowired org.springframework.jdbc.core.JdbcTemplate jdbc) {
         http = new RawHttp(port);
+        if (clientKey == null) {
+            UUID client = jdbc.queryForObject("INSERT INTO clients (name, url, webhook_secret) VALUES ('matrix', 'http://127.0.0.1:9/', 'whsec_bWF0cml4') "
+                    + "RETURNING id", UUID.class);
+            clientKey = clientKeys.create(client, "matrix", io.lockwatch.selfservice.ClientKeys.ADMIN, null, "test").token();
+        }
     }
 
     /**
@@ -90,26 +99,26 @@ class AccessMatrixTest {
     static Stream<Cell> matrix() {
         List<Cell> cells = new ArrayList<>();
         // door, method, path, body, then what no token, a read token and a full token get
-        row(cells, "API read", "GET", "/api/v1/sensors", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "API read", "GET", "/api/v1/sensors", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA, Outcome.NOT_FOUND);
         row(cells, "API write", "POST", "/api/v1/sensors", "{\"id\":\"%s\",\"address\":\"x\"}",
-                Outcome.UNAUTHORIZED, Outcome.FORBIDDEN, Outcome.DATA);
-        row(cells, "API contract", "GET", "/api/v1/openapi.json", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
-        row(cells, "health", "GET", "/actuator/health", null, Outcome.STATUS_ONLY, Outcome.DATA, Outcome.DATA);
+                Outcome.UNAUTHORIZED, Outcome.FORBIDDEN, Outcome.DATA, Outcome.NOT_FOUND);
+        row(cells, "API contract", "GET", "/api/v1/openapi.json", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA, Outcome.DATA);
+        row(cells, "health", "GET", "/actuator/health", null, Outcome.STATUS_ONLY, Outcome.DATA, Outcome.DATA, Outcome.FORBIDDEN);
         row(cells, "liveness probe", "GET", "/actuator/health/liveness", null, Outcome.STATUS_ONLY, Outcome.STATUS_ONLY,
                 Outcome.STATUS_ONLY);
-        row(cells, "a health component", "GET", "/actuator/health/db", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "a health component", "GET", "/actuator/health/db", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA, Outcome.FORBIDDEN);
         row(cells, "Prometheus scrape", "GET", "/actuator/prometheus", null, Outcome.DATA, Outcome.DATA, Outcome.DATA);
-        row(cells, "metrics", "GET", "/actuator/metrics", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
-        row(cells, "actuator index", "GET", "/actuator", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
-        row(cells, "Hawtio", "GET", "/actuator/hawtio/", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "metrics", "GET", "/actuator/metrics", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA, Outcome.FORBIDDEN);
+        row(cells, "actuator index", "GET", "/actuator", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA, Outcome.FORBIDDEN);
+        row(cells, "Hawtio", "GET", "/actuator/hawtio/", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA, Outcome.FORBIDDEN);
         row(cells, "Hawtio's proxy", "GET", "/actuator/hawtio/proxy/http/127.0.0.1/%PORT%/actuator/metrics", null,
                 Outcome.UNAUTHORIZED, Outcome.NOT_FOUND, Outcome.NOT_FOUND);
-        row(cells, "Jolokia version", "GET", "/actuator/jolokia/version", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+        row(cells, "Jolokia version", "GET", "/actuator/jolokia/version", null, Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA, Outcome.FORBIDDEN);
         row(cells, "Jolokia read", "GET", "/actuator/jolokia/read/" + ROUTE_MBEAN + "/State", null,
                 Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
         row(cells, "Jolokia read by POST", "POST", "/actuator/jolokia",
                 "{\"type\":\"read\",\"mbean\":" + quoted(ROUTE_MBEAN) + ",\"attribute\":\"State\"}",
-                Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
+                Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA, Outcome.FORBIDDEN);
         row(cells, "Jolokia read through Hawtio", "POST", "/actuator/hawtio/jolokia",
                 "{\"type\":\"read\",\"mbean\":" + quoted(ROUTE_MBEAN) + ",\"attribute\":\"State\"}",
                 Outcome.UNAUTHORIZED, Outcome.DATA, Outcome.DATA);
@@ -124,7 +133,7 @@ class AccessMatrixTest {
                 Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.JOLOKIA_REFUSES);
         row(cells, "Jolokia route stop by POST", "POST", "/actuator/jolokia",
                 "{\"type\":\"exec\",\"mbean\":" + quoted(ROUTE_MBEAN) + ",\"operation\":\"stop()\"}",
-                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, null); // a full token's stop: its own test below
+                Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, null, Outcome.FORBIDDEN); // a full token's stop: its own test below
         row(cells, "Jolokia write by POST", "POST", "/actuator/jolokia",
                 "{\"type\":\"write\",\"mbean\":\"java.lang:type=Memory\",\"attribute\":\"Verbose\",\"value\":true}",
                 Outcome.UNAUTHORIZED, Outcome.JOLOKIA_REFUSES, Outcome.JOLOKIA_REFUSES);
@@ -160,13 +169,19 @@ class AccessMatrixTest {
         row(cells, "Jolokia notification listener through Hawtio", "POST", "/actuator/hawtio/jolokia", "[{\"type\":\"version\"},"
                 + "{\"type\":\"notification\",\"command\":\"register\"}]", Outcome.UNAUTHORIZED, Outcome.JOLOKIA_FAILS,
                 Outcome.JOLOKIA_FAILS);
-        row(cells, "anything else", "GET", "/nothing-here", null, Outcome.UNAUTHORIZED, Outcome.NOT_FOUND, Outcome.NOT_FOUND);
+        row(cells, "anything else", "GET", "/nothing-here", null, Outcome.UNAUTHORIZED, Outcome.NOT_FOUND, Outcome.NOT_FOUND, Outcome.FORBIDDEN);
         return cells.stream();
     }
 
     private static void row(List<Cell> cells, String door, String method, String path, String body,
                             Outcome anonymous, Outcome read, Outcome full) {
-        Outcome[] outcomes = {anonymous, read, full};
+        row(cells, door, method, path, body, anonymous, read, full, null);
+    }
+
+    /** A row with a cell for a client's key too: README, "a client key gets 403 on the actuator, Hawtio and Jolokia". */
+    private static void row(List<Cell> cells, String door, String method, String path, String body,
+                            Outcome anonymous, Outcome read, Outcome full, Outcome client) {
+        Outcome[] outcomes = {anonymous, read, full, client};
         for (Who who : Who.values()) {
             if (outcomes[who.ordinal()] != null) {
                 cells.add(new Cell(door, who, method, path, body, outcomes[who.ordinal()]));
@@ -400,6 +415,7 @@ class AccessMatrixTest {
             // as a browser opening Hawtio sends it: any user, the token as password
             case FULL -> headers.put("Authorization", "Basic "
                     + Base64.getEncoder().encodeToString(("admin:" + FULL_TOKEN).getBytes()));
+            case CLIENT -> headers.put("Authorization", "Bearer " + clientKey);
             case ANONYMOUS -> { }
         }
         if (body != null) {
