@@ -45,9 +45,15 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * <p>The seed is new on every run and printed, with how many requests were made; {@code -Dlockwatch.fuzz.seed=N}
  * makes a run again, {@code -Dlockwatch.fuzz.per-operation=N} makes it longer. A failure lists each offending
  * request with what was wrong with its answer.
+ *
+ * <p>Beside the random requests, the seams every operation has, each tried on every operation: a Host the service
+ * does not answer for (421), a client's keys (404 for whatever is not theirs), a pull client's test and replay
+ * (409), HEAD on every GET, and a request header named like each of the operation's parameters, which must not
+ * change the answer.
  */
 @CamelSpringBootTest
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+// the service answers 127.0.0.1 only: a request to localhost names a host it does not answer for
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "lockwatch.http.allowed-hosts=127.0.0.1")
 class ContractFuzzTest {
 
     static final ObjectMapper JSON = new ObjectMapper();
@@ -55,19 +61,37 @@ class ContractFuzzTest {
 
     @LocalServerPort int port;
 
+    /** A mutation whose request is sent to localhost, a name the service does not answer for. */
+    static final String OTHER_HOST = "host localhost";
+
+    static final String SPEC = read("openapi.yaml");
+    static final OpenAPI API = parsed(SPEC);
+    // additional properties as OpenAPI reads a schema that does not forbid them: allowed (the validator's
+    // default refuses them, which no schema combined with allOf can then pass)
+    static final OpenApiInteractionValidator CONTRACT = OpenApiInteractionValidator.createForInlineApiSpecification(SPEC)
+            .withLevelResolver(LevelResolverFactory.withAdditionalPropertiesIgnored()).build();
+
+    private static String read(String file) {
+        try {
+            return Files.readString(Path.of(file));
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static OpenAPI parsed(String spec) {
+        ParseOptions options = new ParseOptions();
+        options.setResolve(true);
+        options.setResolveFully(true);
+        return new OpenAPIV3Parser().readContents(spec, null, options).getOpenAPI();
+    }
+
     @Test
     void everyAnswerToAnyRequestIsOneTheContractDeclaresAndNoneIsA5xx() throws Exception {
         long seed = Long.getLong("lockwatch.fuzz.seed", new Random().nextLong());
         int perOperation = Integer.getInteger("lockwatch.fuzz.per-operation", 100);
-        String spec = Files.readString(Path.of("openapi.yaml"));
-        ParseOptions options = new ParseOptions();
-        options.setResolve(true);
-        options.setResolveFully(true);
-        OpenAPI api = new OpenAPIV3Parser().readContents(spec, null, options).getOpenAPI();
-        // additional properties as OpenAPI reads a schema that does not forbid them: allowed (the validator's
-        // default refuses them, which no schema combined with allOf can then pass)
-        OpenApiInteractionValidator contract = OpenApiInteractionValidator.createForInlineApiSpecification(spec)
-                .withLevelResolver(LevelResolverFactory.withAdditionalPropertiesIgnored()).build();
+        OpenAPI api = API;
+        OpenApiInteractionValidator contract = CONTRACT;
 
         Fixtures fixtures = Fixtures.create(this::send);
         RequestMaker maker = new RequestMaker(new Random(seed), fixtures);
@@ -111,12 +135,168 @@ class ContractFuzzTest {
                 .isEmpty();
     }
 
+    /**
+     * Every operation at each of its seams, with valid requests: each answer must be one the contract declares for it,
+     * and each seam's answer the one the contract says.
+     */
+    @Test
+    void atEverySeamEachOperationAnswersAsTheContractSays() throws Exception {
+        Fixtures fixtures = Fixtures.create(this::send);
+        Map<String, String> full = Map.of("Authorization", "Bearer " + ApiTest.ADMIN, "Content-Type", "application/json");
+        HttpResponse<byte[]> pull = send(new FuzzRequest("POST", "/clients", "/clients", full,
+                JSON.writeValueAsBytes(Map.of("name", "fuzz pull", "delivery_mode", "pull")), "fixture"));
+        assertThat(pull.statusCode()).isEqualTo(201);
+        String pullClient = JSON.readTree(pull.body()).get("id").asText();
+        RequestMaker maker = new RequestMaker(new Random(1), fixtures);
+        List<String> failures = new ArrayList<>();
+        int requests = 0;
+        for (Map.Entry<String, PathItem> path : API.getPaths().entrySet()) {
+            for (Map.Entry<PathItem.HttpMethod, Operation> op : path.getValue().readOperationsMap().entrySet()) {
+                String method = op.getKey().name(), template = path.getKey(), id = op.getValue().getOperationId();
+                List<Parameter> parameters = new ArrayList<>();
+                if (path.getValue().getParameters() != null) {
+                    parameters.addAll(path.getValue().getParameters());
+                }
+                if (op.getValue().getParameters() != null) {
+                    parameters.addAll(op.getValue().getParameters());
+                }
+                List<Seam> seams = new ArrayList<>();
+                seams.add(new Seam(OTHER_HOST, "Bearer " + ApiTest.ADMIN, Map.of(), 421));
+                boolean forClients = op.getValue().getSecurity().stream().anyMatch(r -> r.containsKey("clientRead")
+                        || r.containsKey("clientAdmin"));
+                boolean readings = id.equals("postReadings");
+                boolean open = op.getValue().getSecurity().isEmpty();
+                // a client's key: only what the contract gives its role; anything else is 404 (readings: the devices')
+                Integer keyAnswer = open ? null : readings ? Integer.valueOf(403) : forClients ? null : Integer.valueOf(404);
+                seams.add(new Seam("client-read key", "Bearer " + fixtures.clientReadKey(), Map.of(), keyAnswer));
+                seams.add(new Seam("client-admin key", "Bearer " + fixtures.clientAdminKey(), Map.of(), keyAnswer));
+                if (id.equals("pingClient") || id.equals("replayClientNotifications")) {
+                    seams.add(new Seam("a pull client", "Bearer " + ApiTest.ADMIN, Map.of("clientId", pullClient), 409));
+                }
+                if (method.equals("GET")) {
+                    seams.add(new Seam("HEAD", "Bearer " + ApiTest.READER, Map.of(), null));
+                }
+                for (Seam seam : seams) {
+                    FuzzRequest request = seamRequest(maker, method, template, parameters, op.getValue(), seam);
+                    HttpResponse<byte[]> answer = send(request);
+                    requests++;
+                    String problem = judge(CONTRACT, request, answer);
+                    if (problem == null && seam.status() != null && answer.statusCode() != seam.status()) {
+                        problem = "expected " + seam.status();
+                    }
+                    if (problem != null) {
+                        failures.add(id + " / " + seam.name() + ": " + request.describe() + "\n    -> " + answer.statusCode()
+                                + " " + excerpt(answer.body()) + "\n    " + problem);
+                    }
+                }
+                // a header named like each of its parameters, and like every path parameter of the contract (a
+                // sensor's credentials once went a gateway's way on a gatewayId header), with a value it would
+                // refuse: the answer is the one without it
+                boolean repeatable = method.equals("GET") || id.equals("createSensorCredential")
+                        || id.equals("createGatewayCredential");
+                Map<String, Parameter> named = new java.util.TreeMap<>(PATH_PARAMETERS);
+                parameters.forEach(p -> named.put(p.getName(), p));
+                for (Parameter p : repeatable ? named.values() : List.<Parameter>of()) {
+                    Seam plain = new Seam("plain", "Bearer " + ApiTest.ADMIN, Map.of(), null);
+                    FuzzRequest without = seamRequest(maker, method, template, parameters, op.getValue(), plain);
+                    Map<String, String> headers = new LinkedHashMap<>(without.headers());
+                    headers.put(p.getName(), headerValue(p));
+                    FuzzRequest with = new FuzzRequest(without.method(), without.templatePath(), without.rawPath(), headers,
+                            without.body(), "header " + p.getName());
+                    HttpResponse<byte[]> a = send(without), b = send(with);
+                    requests += 2;
+                    String problem = judge(CONTRACT, with, b);
+                    if (problem == null && (a.statusCode() != b.statusCode()
+                            || a.statusCode() < 300 && method.equals("GET") && !sameBody(a.body(), b.body())
+                            || a.statusCode() >= 400 && !sameBody(a.body(), b.body()))) {
+                        problem = "the header changed the answer from " + a.statusCode() + " " + excerpt(a.body());
+                    }
+                    if (problem != null) {
+                        failures.add(id + " / header " + p.getName() + ": " + with.describe() + "\n    -> " + b.statusCode()
+                                + " " + excerpt(b.body()) + "\n    " + problem);
+                    }
+                }
+            }
+        }
+        System.out.printf("contract seams: %d requests, %d answers not as the contract says%n", requests, failures.size());
+        assertThat(failures).as("answers at the seams outside the contract").isEmpty();
+    }
+
+    /** Every path parameter of the contract, by its name. */
+    static final Map<String, Parameter> PATH_PARAMETERS = pathParameters();
+
+    private static Map<String, Parameter> pathParameters() {
+        Map<String, Parameter> all = new java.util.TreeMap<>();
+        API.getPaths().values().forEach(item -> {
+            List<Parameter> ps = new ArrayList<>(item.getParameters() == null ? List.of() : item.getParameters());
+            item.readOperations().forEach(o -> ps.addAll(o.getParameters() == null ? List.of() : o.getParameters()));
+            ps.stream().filter(p -> "path".equals(p.getIn())).forEach(p -> all.putIfAbsent(p.getName(), p));
+        });
+        return all;
+    }
+
+    /** A seam of an operation: who calls, the path parameters it sets, and the status it must be answered, if one. */
+    record Seam(String name, String authorization, Map<String, String> path, Integer status) {
+    }
+
+    /** A valid request of the operation at the seam: its path parameters the fixtures', no query, a valid body. */
+    private static FuzzRequest seamRequest(RequestMaker maker, String method, String template, List<Parameter> parameters,
+                                           Operation op, Seam seam) throws Exception {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Authorization", seam.authorization());
+        Map<String, String> path = new LinkedHashMap<>();
+        for (Parameter p : parameters) {
+            if ("path".equals(p.getIn())) {
+                path.put(p.getName(), seam.path().getOrDefault(p.getName(), maker.fixtureValue(p)));
+            }
+        }
+        Object body = null;
+        if (template.equals("/readings")) {
+            body = maker.reading();
+        } else if (template.equals("/clients/{clientId}/notifications/replay")) {
+            body = Map.of("since", java.time.Instant.now().minusSeconds(600).toString());
+        } else if (op.getRequestBody() != null && !template.equals("/import")) {
+            body = maker.valid(op.getRequestBody().getContent().get("application/json").getSchema(), "");
+        } else if (template.equals("/import")) {
+            body = List.of(Map.of("sensor_id", "Fi" + Integer.toString(new Random().nextInt(1_000_000), 36), "address", "fuzz"));
+        }
+        String sent = seam.name().equals("HEAD") ? "HEAD" : method;
+        if (body != null && !sent.equals("HEAD")) {
+            headers.put("Content-Type", "application/json");
+        }
+        return new FuzzRequest(sent, template, RequestMaker.filled(template, path, Map.of()), headers,
+                body == null || sent.equals("HEAD") ? null : JSON.writeValueAsBytes(body),
+                seam.name().equals(OTHER_HOST) ? OTHER_HOST : seam.name());
+    }
+
+    /**
+     * What a header named like the parameter carries: a value the parameter refuses (no id, number, time, cursor or
+     * list value has a space), so that a route reading it answers 400 or 404 where the plain request has its answer.
+     */
+    private static String headerValue(Parameter p) {
+        return p.getName().equals("q") ? "no sensor has an address that starts like this" : "not a value of " + p.getName();
+    }
+
+    /** The same JSON, the answer's own clock aside: times, and the feed's place now (it moves with any write). */
+    private static boolean sameBody(byte[] a, byte[] b) {
+        return normal(a).equals(normal(b));
+    }
+
+    private static String normal(byte[] body) {
+        return new String(body, StandardCharsets.UTF_8)
+                .replaceAll("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z", "T")
+                .replaceAll("\"(feed_cursor|next_cursor)\":\"[^\"]*\"", "cursor");
+    }
+
     /** Null if the answer is one the contract declares for the request's operation and not a 5xx, else what is wrong. */
-    private static String judge(OpenApiInteractionValidator contract, FuzzRequest request, HttpResponse<byte[]> answer) {
+    static String judge(OpenApiInteractionValidator contract, FuzzRequest request, HttpResponse<byte[]> answer) {
         if (answer.statusCode() >= 500) {
             return "a 5xx";
         }
         String contentType = answer.headers().firstValue("Content-Type").orElse(null);
+        if (request.method().equals("HEAD")) {
+            return judgeHead(request, answer);
+        }
         if (answer.statusCode() >= 400 && (contentType == null || !contentType.startsWith("application/problem+json"))) {
             return "an error that is not problem+json";
         }
@@ -141,9 +321,32 @@ class ContractFuzzTest {
         return null;
     }
 
+    /**
+     * HEAD is GET without the body (RFC 9110): its status must be one the contract declares for the GET, with no body,
+     * and an error's media type still problem+json.
+     */
+    private static String judgeHead(FuzzRequest request, HttpResponse<byte[]> answer) {
+        if (answer.body().length > 0) {
+            return "a HEAD answered with a body";
+        }
+        if (!request.ofAnOperation()) {
+            return null;
+        }
+        Operation get = API.getPaths().get(request.templatePath()).getGet();
+        if (get == null) {
+            return "HEAD of a path without a GET";
+        }
+        if (!get.getResponses().containsKey(String.valueOf(answer.statusCode()))) {
+            return "a HEAD answered " + answer.statusCode() + ", which the contract does not declare for its GET "
+                    + get.getResponses().keySet();
+        }
+        return null;
+    }
+
     private HttpResponse<byte[]> send(FuzzRequest r) {
         try {
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1" + r.rawPath()))
+            String host = r.mutation().equals(OTHER_HOST) ? "localhost" : "127.0.0.1";
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + "/api/v1" + r.rawPath()))
                     .timeout(Duration.ofSeconds(30))
                     .method(r.method(), r.body() == null ? HttpRequest.BodyPublishers.noBody()
                             : r.mutation().endsWith(CHUNKED)
@@ -192,8 +395,8 @@ class ContractFuzzTest {
         }
     }
 
-    /** A sensor, a client and a link between them, so that valid ids reach more than 404s. */
-    record Fixtures(String sensorId, String clientId) {
+    /** A sensor, a client and a link between them, so that valid ids reach more than 404s; the client's two keys. */
+    record Fixtures(String sensorId, String clientId, String clientReadKey, String clientAdminKey) {
 
         static Fixtures create(java.util.function.Function<FuzzRequest, HttpResponse<byte[]>> send) throws Exception {
             String sensor = "Fz" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
@@ -209,7 +412,15 @@ class ContractFuzzTest {
             HttpResponse<byte[]> l = send.apply(new FuzzRequest("PUT", "/clients/{clientId}/sensors/{sensorId}",
                     "/clients/" + client + "/sensors/" + sensor, headers, null, "fixture"));
             assertThat(l.statusCode()).isLessThan(300);
-            return new Fixtures(sensor, client);
+            return new Fixtures(sensor, client, key(send, headers, client, "client-read"), key(send, headers, client, "client-admin"));
+        }
+
+        static String key(java.util.function.Function<FuzzRequest, HttpResponse<byte[]>> send, Map<String, String> headers,
+                          String client, String role) throws Exception {
+            HttpResponse<byte[]> k = send.apply(new FuzzRequest("POST", "/clients/{clientId}/keys", "/clients/" + client + "/keys",
+                    headers, JSON.writeValueAsBytes(Map.of("name", "fuzz " + role, "role", role)), "fixture"));
+            assertThat(k.statusCode()).isEqualTo(201);
+            return JSON.readTree(k.body()).get("token").asText();
         }
     }
 
@@ -234,7 +445,7 @@ class ContractFuzzTest {
                     : op.getRequestBody().getContent().get("application/json").getSchema();
             Object body = bodySchema == null ? null : valid(bodySchema, "");
             if (template.equals("/readings")) {
-                body = reading(); // the contract leaves the body open (one reading or an array): see ReadingsIn
+                body = reading(); // one reading or an array (ReadingsIn's oneOf): one of the fixture's sensor
             }
             Map<String, String> path = new LinkedHashMap<>();
             Map<String, String> query = new LinkedHashMap<>();
@@ -297,13 +508,21 @@ class ContractFuzzTest {
                             {"Accept", "application/xml"}, {"Accept", "text/html"}, {"Accept", "*/*"},
                             {"Content-Encoding", "gzip"}, {"Content-Type", "application/json;;"}};
                     String[] h = contentTypes[random.nextInt(contentTypes.length)];
-                    headers.put(h[0], h[1]);
-                    mutation = "header " + h[0] + ": " + h[1];
+                    if (random.nextInt(4) == 0) {
+                        mutation = OTHER_HOST;
+                    } else if (method.equals("GET") && random.nextInt(3) == 0) {
+                        method = "HEAD";
+                        mutation = "HEAD";
+                    } else {
+                        headers.put(h[0], h[1]);
+                        mutation = "header " + h[0] + ": " + h[1];
+                    }
                 }
                 case 9 -> {
                     String[] auth = {null, "Bearer", "Bearer ", "Bearer wrong-token", "Basic !!!", "Basic "
                             + java.util.Base64.getEncoder().encodeToString(("x:" + ApiTest.READER).getBytes(StandardCharsets.UTF_8)),
-                            "Bearer " + ApiTest.READER, "Bearer " + "t".repeat(10_000), "bearer " + ApiTest.ADMIN};
+                            "Bearer " + ApiTest.READER, "Bearer " + "t".repeat(10_000), "bearer " + ApiTest.ADMIN,
+                            "Bearer " + fixtures.clientReadKey(), "Bearer " + fixtures.clientAdminKey()};
                     String a = auth[random.nextInt(auth.length)];
                     if (a == null) {
                         headers.remove("Authorization");
@@ -339,15 +558,7 @@ class ContractFuzzTest {
                     }
                 }
             }
-            String rawPath = template;
-            for (Map.Entry<String, String> p : path.entrySet()) {
-                rawPath = rawPath.replace("{" + p.getKey() + "}", encode(p.getValue()));
-            }
-            if (!query.isEmpty()) {
-                StringBuilder q = new StringBuilder();
-                query.forEach((k, v) -> q.append(q.length() == 0 ? "?" : "&").append(encode(k)).append('=').append(encode(v)));
-                rawPath += q;
-            }
+            String rawPath = filled(template, path, query);
             if (raw == null && body != null) {
                 raw = JSON.writeValueAsBytes(body);
             }
@@ -357,7 +568,30 @@ class ContractFuzzTest {
             return new FuzzRequest(method, template, rawPath, headers, raw, mutation);
         }
 
-        private String parameterValue(Parameter p) {
+        /** The template with its path parameters and the query, encoded. */
+        static String filled(String template, Map<String, String> path, Map<String, String> query) {
+            String rawPath = template;
+            for (Map.Entry<String, String> p : path.entrySet()) {
+                rawPath = rawPath.replace("{" + p.getKey() + "}", encode(p.getValue()));
+            }
+            if (!query.isEmpty()) {
+                StringBuilder q = new StringBuilder();
+                query.forEach((k, v) -> q.append(q.length() == 0 ? "?" : "&").append(encode(k)).append('=').append(encode(v)));
+                rawPath += q;
+            }
+            return rawPath;
+        }
+
+        /** The fixtures' ids where the parameter names one, else a valid value. */
+        String fixtureValue(Parameter p) {
+            return switch (p.getName()) {
+                case "sensorId", "sensor_id" -> fixtures.sensorId();
+                case "clientId", "client_id" -> fixtures.clientId();
+                default -> String.valueOf(valid(p.getSchema(), p.getName()));
+            };
+        }
+
+        String parameterValue(Parameter p) {
             String name = p.getName();
             if (name.equals("sensorId") || name.equals("sensor_id")) {
                 return random.nextInt(4) > 0 ? fixtures.sensorId() : "Nx" + random.nextInt(1_000_000);
@@ -369,7 +603,7 @@ class ContractFuzzTest {
             return String.valueOf(v);
         }
 
-        private Map<String, Object> reading() {
+        Map<String, Object> reading() {
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("sensor_id", fixtures.sensorId());
             r.put("data", random.nextInt(2));
@@ -435,6 +669,12 @@ class ContractFuzzTest {
                     }
                     if ("uri".equals(schema.getFormat()) || name.equals("url")) {
                         return "https://hooks" + random.nextInt(1000) + ".example.com/lockwatch";
+                    }
+                    if (schema.getPattern() != null && schema.getPattern().contains("[0-5][0-9]")) {
+                        return String.format("%02d:%02d", random.nextInt(24), random.nextInt(60)); // a time of day
+                    }
+                    if (name.equals("time_zone")) {
+                        return "Europe/Moscow";
                     }
                     if (schema.getPattern() != null && schema.getPattern().contains("0-9A-Za-z")) {
                         return "Fv" + Integer.toString(random.nextInt(1_000_000), 36);
