@@ -189,6 +189,17 @@ class ApiConfiguration {
         return filter;
     }
 
+    /** On the API only, the last filter before Camel: the routes see the contract's headers only, and HEAD as GET. */
+    @Bean
+    org.springframework.boot.web.servlet.FilterRegistrationBean<DeclaredHeadersOnly> declaredHeadersOnly(ApiDocument contract) {
+        var filter = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(
+                new DeclaredHeadersOnly(contract.headerParameters()));
+        filter.addUrlPatterns("/api/*");
+        filter.setAsyncSupported(true);
+        filter.setOrder(org.springframework.core.Ordered.LOWEST_PRECEDENCE - 10);
+        return filter;
+    }
+
     /**
      * On the API only, after the caller is known (Spring Security's chain comes first): an anonymous caller gets a
      * 401 without the body being read.

@@ -66,6 +66,24 @@ public final class ApiDocument {
         return java.util.Map.copyOf(operations);
     }
 
+    /** The names of every header parameter the contract declares, of any operation. */
+    java.util.Set<String> headerParameters() {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        document.path("paths").forEach(path -> {
+            java.util.List<JsonNode> lists = new java.util.ArrayList<>(java.util.List.of(path.path("parameters")));
+            path.forEach(op -> lists.add(op.path("parameters")));
+            for (JsonNode list : lists) {
+                for (JsonNode p : list) {
+                    JsonNode parameter = resolved(p);
+                    if ("header".equals(parameter.path("in").asText())) {
+                        names.add(parameter.path("name").asText());
+                    }
+                }
+            }
+        });
+        return java.util.Set.copyOf(names);
+    }
+
     private static java.util.Set<String> roles(JsonNode security) {
         java.util.Set<String> roles = new java.util.HashSet<>();
         security.forEach(requirement -> requirement.fieldNames().forEachRemaining(roles::add));

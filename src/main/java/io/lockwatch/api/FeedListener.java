@@ -145,6 +145,8 @@ final class FeedListener implements SmartLifecycle {
         private final java.util.ArrayDeque<FullHttpRequest> queued = new java.util.ArrayDeque<>();
         private ChannelHandlerContext ctx;
         private boolean busy;
+        /** Whether the request being answered is a HEAD: its answer is a GET's without the body. */
+        private volatile boolean head;
 
         Requests() {
             super(false); // a queued request is released once taken
@@ -172,6 +174,7 @@ final class FeedListener implements SmartLifecycle {
                 ctx.channel().config().setAutoRead(true);
                 return;
             }
+            head = HttpMethod.HEAD.equals(request.method());
             try {
                 take(request);
             } finally {
@@ -193,9 +196,10 @@ final class FeedListener implements SmartLifecycle {
                         "this port serves only GET /api/v1/clients/{clientId}/feed; the API is on the service's own port", null));
                 return;
             }
-            if (!HttpMethod.GET.equals(request.method())) {
-                FullHttpResponse refused = problem(405, "Method Not Allowed", "the feed is read with GET", null);
-                refused.headers().set(HttpHeaderNames.ALLOW, "GET");
+            boolean head = HttpMethod.HEAD.equals(request.method());
+            if (!HttpMethod.GET.equals(request.method()) && !head) {
+                FullHttpResponse refused = problem(405, "Method Not Allowed", "the feed is read with GET (or HEAD)", null);
+                refused.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
                 answer(this, keepAlive, refused);
                 return;
             }
@@ -204,7 +208,8 @@ final class FeedListener implements SmartLifecycle {
             String authorization = request.headers().get(HttpHeaderNames.AUTHORIZATION);
             List<String> accepts = request.headers().getAll(HttpHeaderNames.ACCEPT);
             try {
-                reads.offTheDoorsThreads(() -> read(this, keepAlive, client, params, authorization, accepts));
+                Requests connection = this;
+                reads.offTheDoorsThreads(() -> read(connection, keepAlive, head, client, params, authorization, accepts));
             } catch (java.util.concurrent.RejectedExecutionException stopping) {
                 answer(this, false, unavailable("the service is stopping"));
             }
@@ -233,7 +238,7 @@ final class FeedListener implements SmartLifecycle {
     }
 
     /** Who asks, for which client, with what: checked as the API checks them, then held or read. */
-    private void read(Requests connection, boolean keepAlive, UUID client, Map<String, List<String>> params,
+    private void read(Requests connection, boolean keepAlive, boolean head, UUID client, Map<String, List<String>> params,
                       String authorization, List<String> accepts) {
         Bearers.Bearer caller;
         try {
@@ -278,7 +283,8 @@ final class FeedListener implements SmartLifecycle {
         } else if (!FeedLongPoll.takesJson(java.util.Collections.enumeration(accepts))) {
             answer(connection, keepAlive, problem(406, "Not Acceptable", "the feed is application/json", null));
         } else {
-            reads.read(client, after, pageSize, waitSeconds, new HeldReads.Reply() {
+            // a HEAD is answered at once: nothing would come of holding it
+            reads.read(client, after, pageSize, head ? 0 : waitSeconds, new HeldReads.Reply() {
                 @Override
                 public void page(byte[] json) {
                     FullHttpResponse ok = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
@@ -326,9 +332,16 @@ final class FeedListener implements SmartLifecycle {
     }
 
     /** Writes the answer on the connection's own thread, then takes its next request (or closes it). */
-    private void answer(Requests connection, boolean keepAlive, FullHttpResponse response) {
-        response.headers().set(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes())
+    private void answer(Requests connection, boolean keepAlive, FullHttpResponse full) {
+        full.headers().set(HttpHeaderNames.CONTENT_LENGTH, full.content().readableBytes())
                 .set(HttpHeaderNames.CACHE_CONTROL, "no-store").set("X-Content-Type-Options", "nosniff");
+        FullHttpResponse response = full;
+        if (connection.head) {
+            // the GET's head, its Content-Length included, and no body (RFC 9110, 9.3.2)
+            response = full.replace(Unpooled.EMPTY_BUFFER);
+            full.release();
+        }
+        FullHttpResponse sent = response;
         Counter.builder("lockwatch.feed.listener.answers").description("Answers of the feed listener, by HTTP status")
                 .tag("status", String.valueOf(response.status().code())).register(meters).increment();
         if (!keepAlive) {
@@ -336,11 +349,11 @@ final class FeedListener implements SmartLifecycle {
         }
         ChannelHandlerContext ctx = connection.ctx;
         try {
-            ctx.executor().execute(() -> ctx.writeAndFlush(response).addListener(keepAlive
+            ctx.executor().execute(() -> ctx.writeAndFlush(sent).addListener(keepAlive
                     ? (ChannelFutureListener) written -> connection.next()
                     : ChannelFutureListener.CLOSE));
         } catch (java.util.concurrent.RejectedExecutionException stopped) {
-            response.release(); // the listener has stopped: its connections are closed, nobody to answer
+            sent.release(); // the listener has stopped: its connections are closed, nobody to answer
         }
     }
 

@@ -121,10 +121,22 @@ final class Json {
                 throw problem;
             }
             // Jackson's own message names Java types; the answer names the field
-            String field = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? m.getPath().get(0).getFieldName()
-                    : null;
+            String field = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? field(m.getPath()) : null;
             throw ApiProblem.badRequest(field, (field == null ? "the request body" : field) + " does not match its schema");
         }
+    }
+
+    /** Where Jackson was, as the service names a field: {@code steps[0].after_seconds}. */
+    static String field(java.util.List<JsonMappingException.Reference> path) {
+        StringBuilder out = new StringBuilder();
+        for (JsonMappingException.Reference r : path) {
+            if (r.getFieldName() != null) {
+                out.append(out.isEmpty() ? "" : ".").append(r.getFieldName());
+            } else if (r.getIndex() >= 0) {
+                out.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return out.toString();
     }
 
     /**

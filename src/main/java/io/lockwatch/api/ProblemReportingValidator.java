@@ -145,17 +145,19 @@ class ProblemReportingValidator implements RestClientRequestValidator {
         if (report != null) {
             try {
                 for (JsonNode m : JSON.readTree(report.getBytes(StandardCharsets.UTF_8)).path("messages")) {
-                    if (m.path("key").asText().endsWith(".invalidJson")) {
-                        // the validator's parser speaks of tokens and sources: say it plainly, with where if it knows
-                        errors.add(notJson(m.path("message").asText()));
-                        continue;
+                    JsonNode parameter = m.path("context").path("parameter");
+                    String key = m.path("key").asText();
+                    if (key.endsWith(".invalidJson")) {
+                        // the validator's parser speaks of tokens and sources: say it plainly, with where if it knows;
+                        // of a parameter, which has no JSON but a value the parser could not read as its type
+                        errors.add(parameter.has("name") ? notOfItsType(parameter) : notJson(m.path("message").asText()));
+                    } else {
+                        errors.add(m.path("message").asText());
                     }
-                    errors.add(m.path("message").asText());
                     if (field == null) {
-                        String pointer = m.path("context").path("pointers").path("instance").asText("");
-                        String parameter = m.path("context").path("parameter").path("name").asText("");
-                        field = !pointer.isEmpty() && !pointer.equals("/") ? pointer.replaceFirst("^/", "").replace('/', '.')
-                                : !parameter.isEmpty() ? parameter : null;
+                        field = parameter.has("name") ? parameter.path("name").asText()
+                                : field(key, m.path("context").path("pointers").path("instance").asText(null),
+                                        m.path("message").asText());
                     }
                 }
             } catch (IOException e) {
@@ -170,6 +172,58 @@ class ProblemReportingValidator implements RestClientRequestValidator {
             problem.put("errors", errors);
         }
         return problem;
+    }
+
+    /** The first name a message lists, as the validator quotes them: {@code (["a","b"])} or {@code ["a"]}. */
+    private static final java.util.regex.Pattern NAMED = java.util.regex.Pattern.compile("\\[\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+    /**
+     * The field a body's error concerns, in the service's own style ({@code steps[0].after_seconds}): where it points,
+     * and for a property that is missing or not allowed, that property; the body itself (the root) is {@code ""}.
+     * Null for an error that points nowhere in the body (a missing body, a media type).
+     */
+    static String field(String key, String pointer, String message) {
+        if (pointer == null) {
+            return null;
+        }
+        String at = path(pointer);
+        if (key.endsWith(".required") || key.endsWith(".additionalProperties")) {
+            java.util.regex.Matcher named = NAMED.matcher(message);
+            if (named.find()) {
+                return at.isEmpty() ? named.group(1) : at + "." + named.group(1);
+            }
+        }
+        return at;
+    }
+
+    /** A JSON pointer ({@code /steps/0/after_seconds}) as the service names a field: {@code steps[0].after_seconds}. */
+    static String path(String pointer) {
+        StringBuilder out = new StringBuilder();
+        for (String token : pointer.split("/")) {
+            if (token.isEmpty()) {
+                continue;
+            }
+            String name = token.replace("~1", "/").replace("~0", "~");
+            if (name.chars().allMatch(Character::isDigit)) {
+                out.append('[').append(name).append(']');
+            } else {
+                out.append(out.isEmpty() ? "" : ".").append(name);
+            }
+        }
+        return out.toString();
+    }
+
+    /** A query or path parameter whose value the validator could not read as its schema's type. */
+    private static String notOfItsType(JsonNode parameter) {
+        String name = parameter.path("name").asText();
+        String type = parameter.path("schema").path("type").asText("");
+        return name + " must be " + switch (type) {
+            case "boolean" -> "true or false";
+            case "integer" -> "a whole number";
+            case "number" -> "a number";
+            case "array" -> "a list";
+            default -> "a " + (type.isEmpty() ? "value of its schema" : type);
+        };
     }
 
     private static final String NOT_JSON = ApiProblem.NOT_JSON;

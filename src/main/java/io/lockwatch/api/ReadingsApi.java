@@ -50,7 +50,9 @@ public class ReadingsApi {
         if (body.isArray()) {
             body.forEach(readings::add);
             if (readings.isEmpty() || readings.size() > MAX_READINGS) {
-                throw ApiProblem.badRequest(null, "give 1 to " + MAX_READINGS + " readings");
+                // the element at fault: the first that is missing, or the first past the limit
+                throw ApiProblem.badRequest("[" + Math.min(readings.size(), MAX_READINGS) + "]", "give 1 to "
+                        + MAX_READINGS + " readings; " + (readings.isEmpty() ? "the array is empty" : "there are " + readings.size()));
             }
         } else {
             readings.add(body);

@@ -32,9 +32,16 @@ public class Feed {
         BadCursor(String cursor) {
             super("cursor " + cursor + " is not one the feed gave");
         }
+
+        BadCursor(String cursor, String why) {
+            super("cursor " + cursor + " is not one the feed gave: " + why);
+        }
     }
 
     private final JdbcTemplate jdbc;
+    /** The furthest end of the feed a read here has seen: no cursor this instance gave is past it. */
+    private final java.util.concurrent.atomic.AtomicReference<FeedPlace> furthestSeen =
+            new java.util.concurrent.atomic.AtomicReference<>(FeedPlace.START);
 
     public Feed(JdbcTemplate jdbc) {
         this.jdbc = jdbc;
@@ -71,6 +78,12 @@ public class Feed {
                 lastItem[0] = new FeedPlace(rs.getLong("feed_tx"), rs.getLong("event_id"));
             }
         }, clientId, String.valueOf(from.tx()), from.id(), limit);
+        FeedPlace end = seen(FeedPlace.justBelow(below[0]));
+        if (from.compareTo(end) > 0) {
+            // no read gave it (every cursor given is at most the end then, and the end only moves on): a reader
+            // holding it would wait past every event to come
+            throw new BadCursor(after, "it is past the feed's end, " + end);
+        }
         if (items.size() == limit) {
             return new Page(items, lastItem[0].toString(), true);
         }
@@ -80,8 +93,21 @@ public class Feed {
 
     /** Where the feed ends now: a cursor after which a client reads only what is recorded from now on. */
     public String head() {
-        return FeedPlace.justBelow(jdbc.queryForObject("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
-                Long.class)).toString();
+        return seen(FeedPlace.justBelow(jdbc.queryForObject("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
+                Long.class))).toString();
+    }
+
+    /**
+     * Whether a cursor may be one this instance gave: not past the furthest end a read here has seen. One that is
+     * past it is asked of the database (a read), which tells a cursor past the feed's end from one another instance
+     * gave a moment ago.
+     */
+    boolean withinSeenEnd(FeedPlace place) {
+        return place.compareTo(furthestSeen.get()) <= 0;
+    }
+
+    private FeedPlace seen(FeedPlace end) {
+        return furthestSeen.accumulateAndGet(end, FeedPlace::later);
     }
 
     private static Map<String, Object> item(ResultSet rs, UUID clientId) throws SQLException {

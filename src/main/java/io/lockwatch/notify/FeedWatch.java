@@ -46,8 +46,8 @@ public class FeedWatch {
      */
     public synchronized boolean holdIfNothingNew(UUID client, String after, Runnable wake) {
         FeedPlace from = FeedPlace.of(after);
-        if (from == null || began == null || from.compareTo(began) < 0) {
-            return false;
+        if (from == null || began == null || from.compareTo(began) < 0 || !feed.withinSeenEnd(from)) {
+            return false; // a cursor past any end seen here may be past the feed's: the database says
         }
         FeedPlace last = newest.get(client);
         if (last != null && last.compareTo(from) > 0) {

@@ -214,7 +214,7 @@ class ApiTest {
         assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/", "delivery_mode", "some")),
                 400, "delivery_mode");
         assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/",
-                "event_types", List.of("sensor.exploded"))), 400, "event_types.0");
+                "event_types", List.of("sensor.exploded"))), 400, "event_types[0]");
         assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/",
                 "event_types", List.of())), 400, "event_types");
         assertProblem(call("POST", "/clients", ADMIN, Map.of("name", "x", "url", "http://127.0.0.1/", "enabled", "no")),

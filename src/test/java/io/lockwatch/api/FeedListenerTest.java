@@ -148,7 +148,45 @@ class FeedListenerTest {
         assertThat(send(get("/api/v1/clients/" + client + "/feed/../keys", Api.ADMIN)).statusCode()).isEqualTo(404);
         HttpResponse<String> post = send(get(feedOf, Api.ADMIN).POST(HttpRequest.BodyPublishers.ofString("{}")));
         assertThat(post.statusCode()).isEqualTo(405);
-        assertThat(post.headers().firstValue("Allow")).hasValue("GET");
+        assertThat(post.headers().firstValue("Allow")).hasValue("GET, HEAD");
+    }
+
+    /**
+     * A cursor past the feed's end is no cursor the feed gave: a reader holding it would never see another event.
+     * Refused naming the parameter, at once and held alike (a wait far beyond the request's own timeout).
+     */
+    /** A cursor of the right form past any end a feed could have: the last place there is. */
+    static final String PAST_ANY_END = Long.MAX_VALUE + "." + Long.MAX_VALUE;
+
+    @Test
+    void aCursorPastTheFeedsEndIsRefused() throws Exception {
+        String client = api.client(receiver, "/listener-past-end");
+        String feedOf = "/api/v1/clients/" + client + "/feed?after=" + PAST_ANY_END;
+        for (String wait : new String[] {"", "&wait=60"}) {
+            HttpResponse<String> refused = send(get(feedOf + wait, Api.READER).timeout(Duration.ofSeconds(30)));
+            assertThat(refused.statusCode()).as(wait).isEqualTo(400);
+            assertThat(JSON.readTree(refused.body()).get("field").asText()).isEqualTo("after");
+            assertThat(JSON.readTree(refused.body()).get("detail").asText()).contains("past the feed's end");
+        }
+        // the feed's own end is a cursor it gives
+        assertThat(send(get("/api/v1/clients/" + client + "/feed?after=" + feed.head(), Api.READER)).statusCode()).isEqualTo(200);
+    }
+
+    /** A HEAD is a GET's answer without its body, and answered at once, not held. */
+    @Test
+    void aHeadIsAGetsAnswerWithoutItsBody() throws Exception {
+        String client = api.client(receiver, "/listener-head");
+        String feedOf = "/api/v1/clients/" + client + "/feed?wait=60&after=" + feed.head();
+        HttpResponse<String> head = send(get(feedOf, Api.READER).method("HEAD", HttpRequest.BodyPublishers.noBody())
+                .timeout(Duration.ofSeconds(30)));
+        assertThat(head.statusCode()).isEqualTo(200);
+        assertThat(head.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(Integer.parseInt(head.headers().firstValue("Content-Length").orElseThrow())).isPositive();
+        assertThat(head.body()).isEmpty();
+        HttpResponse<String> other = send(get("/api/v1/clients/" + UUID.randomUUID() + "/feed", Api.READER)
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()));
+        assertThat(other.statusCode()).isEqualTo(404);
+        assertThat(other.body()).isEmpty();
     }
 
     /** Two requests sent at once on one connection are answered in order, the connection kept for more. */

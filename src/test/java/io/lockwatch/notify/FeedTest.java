@@ -116,6 +116,32 @@ class FeedTest {
      * A long poll that finds nothing is held, without a thread, until an event of its client arrives, and then
      * answers with it; one whose wait passes answers empty; a client's key asking for another's feed is not held.
      */
+    /**
+     * A cursor past the feed's end was never given (every cursor given is at most the end then, and the end only
+     * moves on): a reader holding it would never see another event. Refused naming the parameter, on a read and on
+     * a long poll alike; the long poll is not held for its wait (60 s, beyond the request's own timeout).
+     */
+    /** A cursor of the right form past any end a feed could have: the last place there is. */
+    static final String PAST_ANY_END = Long.MAX_VALUE + "." + Long.MAX_VALUE;
+
+    @Test
+    void aCursorPastTheFeedsEndIsRefused() throws Exception {
+        String client = api.client(receiver, "/feed-past-end");
+        Api patient = new Api(port, Duration.ofSeconds(30));
+        for (String wait : new String[] {"", "&wait=60"}) {
+            Answer refused = patient.call("GET", "/clients/" + client + "/feed?after=" + PAST_ANY_END + wait, Api.READER, null);
+            assertThat(refused.status()).as(wait).isEqualTo(400);
+            assertThat(refused.body().get("field").asText()).isEqualTo("after");
+            assertThat(refused.body().get("detail").asText()).contains("past the feed's end");
+        }
+        String end = feed.head();
+        assertThat(api.call("GET", "/clients/" + client + "/feed?after=" + end, Api.READER, null).status()).isEqualTo(200);
+        String[] place = end.split("\\.");
+        String nextTx = (Long.parseLong(place[0]) + 1_000_000) + ".0";
+        assertThat(api.call("GET", "/clients/" + client + "/feed?after=" + nextTx, Api.READER, null).status())
+                .as("a transaction far past the oldest running one").isEqualTo(400);
+    }
+
     @Test
     void aLongPollIsHeldUntilItsClientsEventArrives() throws Exception {
         String client = api.client(receiver, "/feed-long-poll");
