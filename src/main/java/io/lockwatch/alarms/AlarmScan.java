@@ -39,7 +39,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * acknowledgement or a clearing finds still pending of a sent step is cancelled with the steps still to come (one on
  * the wire then is not tried again: the claim cancels it). The
  * chains of the sensor's links (a linked client's own) run beside its own, each step sent once. The clients sent a
- * step hear the alarm's clearing, linked or not.
+ * step hear the alarm's clearing, linked or not, whatever they filter; so do those told of its raising.
  *
  * <p>Like the heartbeat, the scan waits while readings are queued beyond the heartbeat's {@code max-backlog}: a door
  * closed during a downtime has its closing reading still in the broker.
@@ -353,14 +353,16 @@ public class AlarmScan {
         }
         String trace = traces.scanRound("alarms: cleared", started, events.size());
         Outbox.notificationsFor(c, events, trace);
+        // after those its filters took, which the unique (event, client) keeps from being given twice
         Outbox.notificationsTo(c, stepClientsOf(c, events), trace);
         return events.size();
     }
 
     /**
-     * The clients that were sent a step of these events' alarms and are not linked to their sensors: they hear the
-     * clearing too, or the guard called out would never learn that the door has closed. The linked ones hear it as
-     * their event types say.
+     * The clients told of these clearings' alarms, who hear the clearing whatever they filter, or the guard called
+     * out would never learn that the door has closed: those sent a step (linked or not, and not cancelled before it
+     * went), and the linked ones told of the raising that take clearings, though their severities changed since.
+     * The others of those linked hear it as their filters say; one already given it is not given it twice.
      */
     private static List<Outbox.To> stepClientsOf(Connection c, List<Long> events) throws SQLException {
         List<Outbox.To> to = new ArrayList<>();
@@ -368,12 +370,28 @@ public class AlarmScan {
             return to;
         }
         try (PreparedStatement ps = c.prepareStatement("""
-                SELECT DISTINCT ev.id, e.client_id
+                SELECT ev.id, e.client_id
                   FROM sensor_events ev JOIN alarm_escalations e ON e.alarm_id = ev.alarm_id
                  WHERE ev.id = ANY (?) AND e.sent_at IS NOT NULL
-                   AND NOT EXISTS (SELECT 1 FROM client_sensors cs
-                                    WHERE cs.client_id = e.client_id AND cs.sensor_id = ev.sensor_id)""")) {
-            ps.setArray(1, c.createArrayOf("int8", events.toArray()));
+                   AND NOT EXISTS (SELECT 1 FROM notifications n
+                                    WHERE n.event_id = e.event_id AND n.client_id = e.client_id AND n.status = 'cancelled')
+                UNION
+                SELECT ev.id, n.client_id
+                  FROM sensor_events ev
+                  JOIN alarms a ON a.id = ev.alarm_id
+                  -- its raising, or the raising a maintenance window released later: by the sensor's sequence index
+                  JOIN sensor_events r ON r.sensor_id = ev.sensor_id AND r.sequence >= a.raised_sequence
+                                      AND r.sequence < ev.sequence AND r.alarm_id = ev.alarm_id AND r.type = ?
+                  JOIN notifications n ON n.event_id = r.id
+                  JOIN clients cl ON cl.id = n.client_id
+                 WHERE ev.id = ANY (?)
+                   AND (cl.event_types IS NULL OR ? = ANY (cl.event_types))
+                   AND EXISTS (SELECT 1 FROM client_sensors cs WHERE cs.client_id = n.client_id AND cs.sensor_id = ev.sensor_id)""")) {
+            Object[] ids = events.toArray();
+            ps.setArray(1, c.createArrayOf("int8", ids));
+            ps.setString(2, SensorEvent.ALARM_RAISED);
+            ps.setArray(3, c.createArrayOf("int8", ids));
+            ps.setString(4, SensorEvent.ALARM_CLEARED);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     to.add(new Outbox.To(rs.getLong(1), rs.getObject(2, java.util.UUID.class)));
