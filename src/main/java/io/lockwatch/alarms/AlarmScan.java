@@ -240,6 +240,13 @@ public class AlarmScan {
     private int escalateDue(Connection c) throws SQLException {
         long started = System.currentTimeMillis();
         List<Outbox.To> events = new ArrayList<>();
+        // a step whose client was deleted since the alarm was raised goes to nobody: it is stopped, not sent
+        try (PreparedStatement ps = c.prepareStatement("""
+                UPDATE alarm_escalations e SET stopped_at = now()
+                 WHERE e.sent_at IS NULL AND e.stopped_at IS NULL AND e.due_at <= now()
+                   AND NOT EXISTS (SELECT 1 FROM clients cl WHERE cl.id = e.client_id)""")) {
+            ps.executeUpdate();
+        }
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH due AS (
                     SELECT e.alarm_id, e.link_client_id, e.step, e.client_id, e.due_at, a.sensor_id
@@ -250,6 +257,7 @@ public class AlarmScan {
                                    (SELECT address FROM sensors WHERE id = a.sensor_id)) AS window_id OFFSET 0) m
                      WHERE e.sent_at IS NULL AND e.stopped_at IS NULL AND e.due_at <= now()
                        AND a.acknowledged_at IS NULL AND a.cleared_at IS NULL
+                       AND EXISTS (SELECT 1 FROM clients cl WHERE cl.id = e.client_id)
                        -- nor while a maintenance window holds the alarm, or is open over its sensor
                        AND NOT EXISTS (SELECT 1 FROM maintenance_held h WHERE h.sensor_id = a.sensor_id AND h.kind = 'alarm')
                        AND m.window_id IS NULL
@@ -294,7 +302,7 @@ public class AlarmScan {
     /**
      * The active alarms whose door is no longer in the opening that raised them: cleared at the measured time of
      * the first reading that closed it after the alarm, with their event. An alarm whose sensor was deleted is
-     * closed without one (nobody is linked to it any more).
+     * closed without one (nobody is linked to it any more), and so is one of a sensor registered again since.
      */
     private int clearClosed(Connection c) throws SQLException {
         long started = System.currentTimeMillis();
@@ -305,6 +313,7 @@ public class AlarmScan {
                       FROM alarms a JOIN sensor_state s ON s.sensor_id = a.sensor_id
                      WHERE a.cleared_at IS NULL
                        AND (s.state IS DISTINCT FROM 0 OR s.state_changed_at <> a.opened_at)
+                       AND NOT EXISTS (SELECT 1 FROM sensors r WHERE r.id = a.sensor_id AND r.created_at > a.recorded_at)
                      ORDER BY a.sensor_id
                      LIMIT ?
                        FOR UPDATE OF s SKIP LOCKED),
@@ -345,10 +354,17 @@ public class AlarmScan {
                 }
             }
         }
+        // a sensor deleted, or deleted and registered again since: the new registration is another sensor, whose
+        // sequence and clients the old alarm's clearing is none of
         try (PreparedStatement ps = c.prepareStatement("""
-                UPDATE alarms a SET cleared_at = now()
-                 WHERE a.cleared_at IS NULL
-                   AND NOT EXISTS (SELECT 1 FROM sensor_state s WHERE s.sensor_id = a.sensor_id)""")) {
+                WITH gone AS (
+                    UPDATE alarms a SET cleared_at = now()
+                     WHERE a.cleared_at IS NULL
+                       AND (NOT EXISTS (SELECT 1 FROM sensor_state s WHERE s.sensor_id = a.sensor_id)
+                            OR EXISTS (SELECT 1 FROM sensors r WHERE r.id = a.sensor_id AND r.created_at > a.recorded_at))
+                    RETURNING a.id)
+                UPDATE alarm_escalations e SET stopped_at = now() FROM gone
+                 WHERE e.alarm_id = gone.id AND e.sent_at IS NULL AND e.stopped_at IS NULL""")) {
             ps.executeUpdate();
         }
         String trace = traces.scanRound("alarms: cleared", started, events.size());
