@@ -39,7 +39,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * acknowledgement or a clearing finds still pending of a sent step is cancelled with the steps still to come (one on
  * the wire then is not tried again: the claim cancels it). The
  * chains of the sensor's links (a linked client's own) run beside its own, each step sent once. The clients sent a
- * step hear the alarm's clearing, linked or not.
+ * step hear the alarm's clearing, linked or not, whatever they filter; so do those told of its raising.
  *
  * <p>Like the heartbeat, the scan waits while readings are queued beyond the heartbeat's {@code max-backlog}: a door
  * closed during a downtime has its closing reading still in the broker.
@@ -240,6 +240,13 @@ public class AlarmScan {
     private int escalateDue(Connection c) throws SQLException {
         long started = System.currentTimeMillis();
         List<Outbox.To> events = new ArrayList<>();
+        // a step whose client was deleted since the alarm was raised goes to nobody: it is stopped, not sent
+        try (PreparedStatement ps = c.prepareStatement("""
+                UPDATE alarm_escalations e SET stopped_at = now()
+                 WHERE e.sent_at IS NULL AND e.stopped_at IS NULL AND e.due_at <= now()
+                   AND NOT EXISTS (SELECT 1 FROM clients cl WHERE cl.id = e.client_id)""")) {
+            ps.executeUpdate();
+        }
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH due AS (
                     SELECT e.alarm_id, e.link_client_id, e.step, e.client_id, e.due_at, a.sensor_id
@@ -250,6 +257,7 @@ public class AlarmScan {
                                    (SELECT address FROM sensors WHERE id = a.sensor_id)) AS window_id OFFSET 0) m
                      WHERE e.sent_at IS NULL AND e.stopped_at IS NULL AND e.due_at <= now()
                        AND a.acknowledged_at IS NULL AND a.cleared_at IS NULL
+                       AND EXISTS (SELECT 1 FROM clients cl WHERE cl.id = e.client_id)
                        -- nor while a maintenance window holds the alarm, or is open over its sensor
                        AND NOT EXISTS (SELECT 1 FROM maintenance_held h WHERE h.sensor_id = a.sensor_id AND h.kind = 'alarm')
                        AND m.window_id IS NULL
@@ -294,7 +302,7 @@ public class AlarmScan {
     /**
      * The active alarms whose door is no longer in the opening that raised them: cleared at the measured time of
      * the first reading that closed it after the alarm, with their event. An alarm whose sensor was deleted is
-     * closed without one (nobody is linked to it any more).
+     * closed without one (nobody is linked to it any more), and so is one of a sensor registered again since.
      */
     private int clearClosed(Connection c) throws SQLException {
         long started = System.currentTimeMillis();
@@ -305,6 +313,7 @@ public class AlarmScan {
                       FROM alarms a JOIN sensor_state s ON s.sensor_id = a.sensor_id
                      WHERE a.cleared_at IS NULL
                        AND (s.state IS DISTINCT FROM 0 OR s.state_changed_at <> a.opened_at)
+                       AND NOT EXISTS (SELECT 1 FROM sensors r WHERE r.id = a.sensor_id AND r.created_at > a.recorded_at)
                      ORDER BY a.sensor_id
                      LIMIT ?
                        FOR UPDATE OF s SKIP LOCKED),
@@ -345,22 +354,31 @@ public class AlarmScan {
                 }
             }
         }
+        // a sensor deleted, or deleted and registered again since: the new registration is another sensor, whose
+        // sequence and clients the old alarm's clearing is none of
         try (PreparedStatement ps = c.prepareStatement("""
-                UPDATE alarms a SET cleared_at = now()
-                 WHERE a.cleared_at IS NULL
-                   AND NOT EXISTS (SELECT 1 FROM sensor_state s WHERE s.sensor_id = a.sensor_id)""")) {
+                WITH gone AS (
+                    UPDATE alarms a SET cleared_at = now()
+                     WHERE a.cleared_at IS NULL
+                       AND (NOT EXISTS (SELECT 1 FROM sensor_state s WHERE s.sensor_id = a.sensor_id)
+                            OR EXISTS (SELECT 1 FROM sensors r WHERE r.id = a.sensor_id AND r.created_at > a.recorded_at))
+                    RETURNING a.id)
+                UPDATE alarm_escalations e SET stopped_at = now() FROM gone
+                 WHERE e.alarm_id = gone.id AND e.sent_at IS NULL AND e.stopped_at IS NULL""")) {
             ps.executeUpdate();
         }
         String trace = traces.scanRound("alarms: cleared", started, events.size());
         Outbox.notificationsFor(c, events, trace);
+        // after those its filters took, which the unique (event, client) keeps from being given twice
         Outbox.notificationsTo(c, stepClientsOf(c, events), trace);
         return events.size();
     }
 
     /**
-     * The clients that were sent a step of these events' alarms and are not linked to their sensors: they hear the
-     * clearing too, or the guard called out would never learn that the door has closed. The linked ones hear it as
-     * their event types say.
+     * The clients told of these clearings' alarms, who hear the clearing whatever they filter, or the guard called
+     * out would never learn that the door has closed: those sent a step (linked or not, and not cancelled before it
+     * went), and the linked ones told of the raising that take clearings, though their severities changed since.
+     * The others of those linked hear it as their filters say; one already given it is not given it twice.
      */
     private static List<Outbox.To> stepClientsOf(Connection c, List<Long> events) throws SQLException {
         List<Outbox.To> to = new ArrayList<>();
@@ -368,12 +386,28 @@ public class AlarmScan {
             return to;
         }
         try (PreparedStatement ps = c.prepareStatement("""
-                SELECT DISTINCT ev.id, e.client_id
+                SELECT ev.id, e.client_id
                   FROM sensor_events ev JOIN alarm_escalations e ON e.alarm_id = ev.alarm_id
                  WHERE ev.id = ANY (?) AND e.sent_at IS NOT NULL
-                   AND NOT EXISTS (SELECT 1 FROM client_sensors cs
-                                    WHERE cs.client_id = e.client_id AND cs.sensor_id = ev.sensor_id)""")) {
-            ps.setArray(1, c.createArrayOf("int8", events.toArray()));
+                   AND NOT EXISTS (SELECT 1 FROM notifications n
+                                    WHERE n.event_id = e.event_id AND n.client_id = e.client_id AND n.status = 'cancelled')
+                UNION
+                SELECT ev.id, n.client_id
+                  FROM sensor_events ev
+                  JOIN alarms a ON a.id = ev.alarm_id
+                  -- its raising, or the raising a maintenance window released later: by the sensor's sequence index
+                  JOIN sensor_events r ON r.sensor_id = ev.sensor_id AND r.sequence >= a.raised_sequence
+                                      AND r.sequence < ev.sequence AND r.alarm_id = ev.alarm_id AND r.type = ?
+                  JOIN notifications n ON n.event_id = r.id
+                  JOIN clients cl ON cl.id = n.client_id
+                 WHERE ev.id = ANY (?)
+                   AND (cl.event_types IS NULL OR ? = ANY (cl.event_types))
+                   AND EXISTS (SELECT 1 FROM client_sensors cs WHERE cs.client_id = n.client_id AND cs.sensor_id = ev.sensor_id)""")) {
+            Object[] ids = events.toArray();
+            ps.setArray(1, c.createArrayOf("int8", ids));
+            ps.setString(2, SensorEvent.ALARM_RAISED);
+            ps.setArray(3, c.createArrayOf("int8", ids));
+            ps.setString(4, SensorEvent.ALARM_CLEARED);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     to.add(new Outbox.To(rs.getLong(1), rs.getObject(2, java.util.UUID.class)));

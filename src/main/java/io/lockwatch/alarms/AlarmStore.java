@@ -51,6 +51,19 @@ public class AlarmStore {
     public record Alarm(UUID id, String sensorId, String type, String severity, boolean active, Instant openedAt,
                         int thresholdSeconds, Instant raisedAt, Instant clearedAt, Double openSeconds,
                         Instant acknowledgedAt, String acknowledgedBy, String comment, List<Escalation> escalation) {
+
+        /** The same alarm with only these of its steps: as a client is shown it. */
+        public Alarm withEscalation(List<Escalation> steps) {
+            return new Alarm(id, sensorId, type, severity, active, openedAt, thresholdSeconds, raisedAt, clearedAt,
+                    openSeconds, acknowledgedAt, acknowledgedBy, comment, steps);
+        }
+    }
+
+    /** Thrown when a client's key would replace a chain of its link that an operator set to name other clients. */
+    public static class SetByAnOperator extends RuntimeException {
+        SetByAnOperator() {
+            super("this chain has steps only an operator may set (to other clients): only an operator may replace it");
+        }
     }
 
     private static final String VIEW = """
@@ -165,11 +178,19 @@ public class AlarmStore {
     /**
      * Replaces the chain of a client's link to a sensor (empty: none), as {@link #replaceChain} does the sensor's;
      * unlinking removes it. Null if the client is not linked to the sensor.
+     *
+     * @param byItsClient by the client's own key, which may not take away the steps an operator set to other clients
+     *                    (it is not shown them either)
      */
-    public List<Step> replaceLinkChain(UUID clientId, String sensorId, List<Step> steps) {
+    public List<Step> replaceLinkChain(UUID clientId, String sensorId, List<Step> steps, boolean byItsClient) {
         return tx.execute(status -> {
             if (!linked(clientId, sensorId, true)) {
                 return null;
+            }
+            if (byItsClient && !jdbc.queryForList("""
+                    SELECT 1 FROM link_escalation_steps WHERE client_id = ? AND sensor_id = ? AND to_client_id <> ?
+                     LIMIT 1""", Integer.class, clientId, sensorId, clientId).isEmpty()) {
+                throw new SetByAnOperator();
             }
             clientsExist(steps);
             jdbc.update("DELETE FROM link_escalation_steps WHERE client_id = ? AND sensor_id = ?", clientId, sensorId);

@@ -46,11 +46,13 @@ public class AlarmsApi {
         List<AlarmStore.Alarm> rows = store.list(sensor, clientId, active, from, to,
                 after == null ? null : Timestamp.from(Instant.parse(after[0])),
                 after == null ? null : UUID.fromString(after[1]), limit);
-        Json.respond(exchange, 200, Json.pageByTime(rows, limit, AlarmStore.Alarm::raisedAt, AlarmStore.Alarm::id));
+        UUID caller = callingClient(exchange);
+        Json.respond(exchange, 200, Json.pageByTime(rows.stream().map(a -> seenBy(a, caller)).toList(), limit,
+                AlarmStore.Alarm::raisedAt, AlarmStore.Alarm::id));
     }
 
     public void get(Exchange exchange) {
-        Json.respond(exchange, 200, found(Json.uuid(exchange, "alarmId", "alarm")));
+        Json.respond(exchange, 200, seenBy(found(Json.uuid(exchange, "alarmId", "alarm")), callingClient(exchange)));
     }
 
     public void acknowledge(Exchange exchange) {
@@ -59,7 +61,7 @@ public class AlarmsApi {
         switch (store.acknowledge(id, ack.by(), ack.comment())) {
             case NOT_FOUND -> throw ApiProblem.notFound("alarm " + id);
             case ALREADY -> throw ApiProblem.conflict("alarm " + id + " is already acknowledged");
-            case DONE -> Json.respond(exchange, 200, found(id));
+            case DONE -> Json.respond(exchange, 200, seenBy(found(id), callingClient(exchange)));
         }
     }
 
@@ -89,18 +91,66 @@ public class AlarmsApi {
         if (steps == null) {
             throw ApiProblem.notFound("a link of client " + client + " to sensor " + sensor);
         }
-        Json.respond(exchange, 200, new ResponseBodies.EscalationChain(steps));
+        Json.respond(exchange, 200, new ResponseBodies.EscalationChain(seenBy(steps, callingClient(exchange))));
     }
 
     public void replaceLinkChain(Exchange exchange) {
         UUID client = Json.uuid(exchange, "clientId", "client");
         String sensor = SensorsApi.sensorId(exchange);
         List<AlarmStore.Step> steps = steps(exchange);
-        List<AlarmStore.Step> replaced = unknownClientNamed(() -> store.replaceLinkChain(client, sensor, steps));
+        UUID caller = callingClient(exchange);
+        if (caller != null) {
+            ownClientOnly(steps, caller);
+        }
+        List<AlarmStore.Step> replaced;
+        try {
+            replaced = unknownClientNamed(() -> store.replaceLinkChain(client, sensor, steps, caller != null));
+        } catch (AlarmStore.SetByAnOperator e) {
+            throw ApiProblem.forbidden(e.getMessage(), List.of());
+        }
         if (replaced == null) {
             throw ApiProblem.notFound("a link of client " + client + " to sensor " + sensor);
         }
-        Json.respond(exchange, 200, new ResponseBodies.EscalationChain(replaced));
+        Json.respond(exchange, 200, new ResponseBodies.EscalationChain(seenBy(replaced, caller)));
+    }
+
+    /**
+     * A client key's chain names its own client only, until a client has destinations of its own: another client's id
+     * would have its alarms sent to that client's endpoint, signed with its secret. Another's id and one that names
+     * nobody get the same answer, so that nothing confirms an id.
+     */
+    private static void ownClientOnly(List<AlarmStore.Step> steps, UUID caller) {
+        for (AlarmStore.Step s : steps) {
+            if (!caller.equals(s.clientId())) {
+                throw ApiProblem.badRequest("steps[" + (s.step() - 1) + "].client_id", "client " + s.clientId()
+                        + " is not this key's: a client key names its own client only in an escalation step");
+            }
+        }
+    }
+
+    /** The client whose key calls, or null for an operator's token. */
+    private static UUID callingClient(Exchange exchange) {
+        io.lockwatch.selfservice.ClientKeys.Holder key = ClientScope.holder(exchange);
+        return key == null ? null : key.clientId();
+    }
+
+    /**
+     * An alarm as a client's key is shown it: of its escalation, only the steps sent to that client, of the sensor's
+     * chain or of its own; another client's chain, or a step to another client, would name that client. The
+     * operator (null) sees it whole.
+     */
+    private static AlarmStore.Alarm seenBy(AlarmStore.Alarm alarm, UUID client) {
+        if (client == null) {
+            return alarm;
+        }
+        return alarm.withEscalation(alarm.escalation().stream()
+                .filter(e -> client.equals(e.clientId()) && (e.chainClientId() == null || client.equals(e.chainClientId())))
+                .toList());
+    }
+
+    /** A chain as a client's key is shown it: its steps to that client. */
+    private static List<AlarmStore.Step> seenBy(List<AlarmStore.Step> steps, UUID client) {
+        return client == null ? steps : steps.stream().filter(s -> client.equals(s.clientId())).toList();
     }
 
     /** The chain in the request, its steps numbered from 1. */
