@@ -169,6 +169,28 @@ public class ClientKeys {
         return find(clientId, keyId);
     }
 
+    /** What a change that may only bring a key's expiry forward did: the key, and whether it was refused. */
+    public record Tightened(Key key, boolean refused) {
+    }
+
+    /**
+     * Sets when the key expires, only if that is no later than it was: a key that never expired may be given an
+     * expiry, one that expires may expire sooner, never later nor never again (an expired key stays expired). One
+     * statement, so a shorter expiry set meanwhile (by an operator) is not undone. Null if the client has no such key.
+     */
+    public Tightened expireNoLater(UUID clientId, UUID keyId, Instant expiresAt) {
+        int changed = expiresAt == null
+                ? jdbc.update("UPDATE client_keys SET expires_at = NULL WHERE client_id = ? AND id = ? AND expires_at IS NULL",
+                        clientId, keyId)
+                : jdbc.update("""
+                        UPDATE client_keys SET expires_at = ?
+                         WHERE client_id = ? AND id = ? AND (expires_at IS NULL OR expires_at >= ?)""",
+                        Timestamp.from(expiresAt), clientId, keyId, Timestamp.from(expiresAt));
+        proven.invalidate(keyId);
+        Key key = find(clientId, keyId);
+        return key == null ? null : new Tightened(key, changed == 0);
+    }
+
     /**
      * Who holds this token, if it is a live key (neither revoked nor expired) of a client; else null. Its last use is
      * recorded at most once a minute.

@@ -180,6 +180,105 @@ class ClientKeysTest {
                 .isEqualTo(400);
     }
 
+    /**
+     * A client's own key cannot lift what an operator set: it may bring a key's expiry forward only (an expired key
+     * stays expired, one that expires never comes to never); the operator's token may set any. Each refusal is a 403
+     * naming expires_at, and changes nothing.
+     */
+    @Test
+    void aClientsKeyBringsExpiriesForwardOnly() throws Exception {
+        String admin = key("client-admin");
+        Answer made = api.call("POST", "/clients/" + client + "/keys", Api.ADMIN, Map.of("name", "e", "role", "client-read",
+                "expires_at", Instant.now().plusSeconds(3600).toString()));
+        String expiredToken = made.body().get("token").asText(), expired = made.body().at("/key/id").asText();
+        assertThat(api.call("PATCH", keyPath(expired), Api.ADMIN, Map.of("expires_at", Instant.now().minusSeconds(1).toString()))
+                .body().get("state").asText()).isEqualTo("expired");
+
+        for (Object lift : new Object[] {null, Instant.now().plusSeconds(86_400).toString()}) {
+            Answer refused = api.call("PATCH", keyPath(expired), admin, java.util.Collections.singletonMap("expires_at", lift));
+            assertThat(refused.status()).as(lift + ": " + refused.body()).isEqualTo(403);
+            assertThat(refused.body().get("field").asText()).isEqualTo("expires_at");
+        }
+        assertThat(api.call("GET", "/clients/" + client, expiredToken, null).status()).as("still expired").isEqualTo(401);
+        assertThat(api.call("GET", "/clients/" + client + "/keys", Api.READER, null).body().findValues("id").stream()
+                .filter(id -> id.asText().equals(expired)).count()).isEqualTo(1);
+
+        // a key that expires may expire sooner, not later nor never; one that never expires may be given an expiry
+        Instant in2h = Instant.now().plusSeconds(7200).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        String later = api.call("POST", "/clients/" + client + "/keys", Api.ADMIN, Map.of("name", "l", "role", "client-read",
+                "expires_at", in2h.toString())).body().at("/key/id").asText();
+        assertThat(api.call("PATCH", keyPath(later), admin, Map.of("expires_at", in2h.plusSeconds(3600).toString())).status())
+                .isEqualTo(403);
+        assertThat(api.call("PATCH", keyPath(later), admin, java.util.Collections.singletonMap("expires_at", null)).status())
+                .isEqualTo(403);
+        assertThat(Instant.parse(api.call("GET", "/clients/" + client + "/keys", Api.READER, null).body().get("items")
+                .findParents("id").stream().filter(k -> k.get("id").asText().equals(later)).findFirst().orElseThrow()
+                .get("expires_at").asText())).as("unchanged").isEqualTo(in2h);
+        Answer sooner = api.call("PATCH", keyPath(later), admin, Map.of("expires_at", in2h.minusSeconds(3600).toString()));
+        assertThat(sooner.status()).as(String.valueOf(sooner.body())).isEqualTo(200);
+        assertThat(Instant.parse(sooner.body().get("expires_at").asText())).isEqualTo(in2h.minusSeconds(3600));
+        String adminId = api.call("GET", "/me", admin, null).body().get("key_id").asText();
+        assertThat(api.call("PATCH", keyPath(adminId), admin, Map.of("expires_at", in2h.toString())).status())
+                .as("its own, which never expired").isEqualTo(200);
+        assertThat(api.call("PATCH", keyPath(adminId), admin, java.util.Collections.singletonMap("expires_at", null)).status())
+                .isEqualTo(403);
+
+        // the operator's token sets any expiry
+        assertThat(api.call("PATCH", keyPath(expired), Api.ADMIN, java.util.Collections.singletonMap("expires_at", null))
+                .body().get("state").asText()).isEqualTo("active");
+    }
+
+    /**
+     * A portal session (a key that expires after 8 h) does not become a key that never expires: it cannot lift its
+     * own expiry, and the keys it makes expire no later than it. Revoked by the operator, it is refused at once, and a
+     * key beside it is not.
+     */
+    @Test
+    void aPortalSessionMakesNoKeyThatOutlivesIt() throws Exception {
+        String link = api.call("POST", "/clients/" + client + "/portal-links", Api.ADMIN, Map.of()).body().get("url").asText();
+        java.net.http.HttpResponse<String> opened = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                .newBuilder(java.net.URI.create("http://localhost:" + port + "/api/v1/portal/sessions"))
+                .header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"link\": \"" + link.substring(link.indexOf("lwp_")) + "\"}"))
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(opened.statusCode()).as(opened.body()).isEqualTo(201);
+        JsonNode session = new com.fasterxml.jackson.databind.ObjectMapper().readTree(opened.body());
+        String token = session.get("token").asText(), id = session.at("/key/id").asText();
+        Instant ends = Instant.parse(session.at("/key/expires_at").asText());
+        String beside = key("client-admin");
+
+        for (Object lift : new Object[] {null, ends.plusSeconds(3600).toString()}) {
+            Answer refused = api.call("PATCH", keyPath(id), token, java.util.Collections.singletonMap("expires_at", lift));
+            assertThat(refused.status()).as(lift + ": " + refused.body()).isEqualTo(403);
+            assertThat(refused.body().get("field").asText()).isEqualTo("expires_at");
+            java.util.Map<String, Object> longer = new java.util.HashMap<>(Map.of("name", "forever", "role", "client-admin"));
+            if (lift != null) {
+                longer.put("expires_at", lift);
+            }
+            Answer outliving = api.call("POST", "/clients/" + client + "/keys", token, longer);
+            assertThat(outliving.status()).as(lift + ": " + outliving.body()).isEqualTo(403);
+            assertThat(outliving.body().get("field").asText()).isEqualTo("expires_at");
+        }
+        assertThat(api.call("GET", "/clients/" + client + "/keys", Api.READER, null).body().get("items"))
+                .as("no key made by the refusals").noneMatch(k -> k.get("name").asText().equals("forever"));
+        Answer within = api.call("POST", "/clients/" + client + "/keys", token, Map.of("name", "within", "role", "client-read",
+                "expires_at", ends.minusSeconds(60).toString()));
+        assertThat(within.status()).as(String.valueOf(within.body())).isEqualTo(201);
+        assertThat(api.call("PATCH", keyPath(id), token, Map.of("expires_at", ends.minusSeconds(60).toString())).status())
+                .as("sooner").isEqualTo(200);
+
+        assertThat(api.call("DELETE", keyPath(id), Api.ADMIN, null).status()).isEqualTo(204);
+        assertThat(api.call("GET", "/me", token, null).status()).isEqualTo(401);
+        assertThat(api.call("PATCH", keyPath(id), beside, Map.of("expires_at", ends.minusSeconds(120).toString()))
+                .body().get("state").asText()).as("a revoked key stays revoked").isEqualTo("revoked");
+        assertThat(api.call("GET", "/me", token, null).status()).isEqualTo(401);
+        assertThat(api.call("GET", "/me", beside, null).status()).isEqualTo(200);
+    }
+
+    private String keyPath(String keyId) {
+        return "/clients/" + client + "/keys/" + keyId;
+    }
+
     private String key(String role) throws Exception {
         Answer made = api.call("POST", "/clients/" + client + "/keys", Api.ADMIN, Map.of("name", "k", "role", role));
         assertThat(made.status()).isEqualTo(201);
