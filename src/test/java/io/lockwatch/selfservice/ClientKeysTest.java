@@ -275,6 +275,46 @@ class ClientKeysTest {
         assertThat(api.call("GET", "/me", beside, null).status()).isEqualTo(200);
     }
 
+    @org.springframework.beans.factory.annotation.Autowired org.apache.camel.CamelContext camel;
+    @org.springframework.beans.factory.annotation.Autowired io.lockwatch.security.Bearers bearers;
+
+    /**
+     * Deleted, a client's keys are refused at once by the instance that deleted it, on the API's port and by the
+     * feed listener's check alike, without waiting for the look at the changed keys (stopped here). A client made
+     * again with the same name is another: the old key is nobody's.
+     */
+    @Test
+    void aDeletedClientsKeyIsRefusedAtOnceByTheInstanceThatDeletedIt() throws Exception {
+        String other = api.client(receiver, "/keys-deleted");
+        Answer made = api.call("POST", "/clients/" + other + "/keys", Api.ADMIN, Map.of("name", "k", "role", "client-admin"));
+        String token = made.body().get("token").asText();
+        camel.getRouteController().stopRoute("changed-client-keys-are-forgotten");
+        try {
+            assertThat(api.call("GET", "/me", token, null).status()).isEqualTo(200);
+            assertThat(bearers.who("Bearer " + token)).isNotNull();
+            assertThat(api.call("DELETE", "/clients/" + other, Api.ADMIN, null).status()).isEqualTo(204);
+            assertThat(api.call("GET", "/me", token, null).status()).isEqualTo(401);
+            assertThat(bearers.who("Bearer " + token)).as("the feed listener's check").isNull();
+
+            String again = api.client(receiver, "/keys-deleted");
+            assertThat(api.call("GET", "/clients/" + again, token, null).status()).isEqualTo(401);
+        } finally {
+            camel.getRouteController().startRoute("changed-client-keys-are-forgotten");
+        }
+    }
+
+    /** An expired key, proven lately, is refused by the feed listener's check as by the API. */
+    @Test
+    void anExpiredKeyIsRefusedByTheFeedListenersCheck() throws Exception {
+        Answer made = api.call("POST", "/clients/" + client + "/keys", Api.ADMIN, Map.of("name", "f", "role", "client-read"));
+        String token = made.body().get("token").asText();
+        assertThat(bearers.who("Bearer " + token).clientKey().clientId().toString()).isEqualTo(client);
+        api.call("PATCH", keyPath(made.body().at("/key/id").asText()), Api.ADMIN,
+                Map.of("expires_at", Instant.now().minusSeconds(1).toString()));
+        assertThat(bearers.who("Bearer " + token)).isNull();
+        assertThat(api.call("GET", "/clients/" + client + "/feed", token, null).status()).isEqualTo(401);
+    }
+
     private String keyPath(String keyId) {
         return "/clients/" + client + "/keys/" + keyId;
     }
