@@ -22,9 +22,10 @@ import org.springframework.jdbc.core.RowMapper;
  *
  * <p>A key proven against the database is taken for {@code cacheFor} without asking it again: a pulling client
  * presents its key on every poll, and two statements a poll were a tenth of the request threads' CPU with 1,000 of
- * them. Revoked or expired here, or its client deleted here ({@link #forgetClient}), a key is refused at once. Every instance looks at what changed about keys
- * ({@code client_key_changes}, written by a trigger) every watch interval and forgets those: revoked through another
- * instance, or gone with its client, a key is refused within that interval. Only keys that were proven are kept, so
+ * them. Revoked or expired here, or its client deleted here ({@link #forgetClient}), a key is refused at once.
+ * Every instance looks at what changed about keys ({@code client_key_changes}, written by a trigger) every watch
+ * interval and forgets those: revoked through another instance, or gone with its client, a key is refused within
+ * that interval. Only keys that were proven are kept, so
  * a stream of made-up tokens fills nothing.
  */
 public class ClientKeys {

@@ -315,6 +315,41 @@ class ClientKeysTest {
         assertThat(api.call("GET", "/clients/" + client + "/feed", token, null).status()).isEqualTo(401);
     }
 
+    /**
+     * A client's key gets 403 on every actuator endpoint, health's status and the scrape included (health's details
+     * name the database, the broker, the disk); without a token health says its status alone, an operator's token
+     * sees the details.
+     */
+    @Test
+    void aClientsKeyGets403OnTheActuator() throws Exception {
+        for (String role : new String[] {"client-admin", "client-read"}) {
+            String key = key(role);
+            for (String path : new String[] {"/actuator/health", "/actuator/health/liveness", "/actuator/health/readiness",
+                    "/actuator/health/db", "/actuator/prometheus", "/actuator", "/actuator/info", "/actuator/metrics",
+                    "/actuator/jolokia/version", "/actuator/hawtio/"}) {
+                java.net.http.HttpResponse<String> r = get(path, key);
+                assertThat(r.statusCode()).as(role + " " + path + ": " + r.body()).isEqualTo(403);
+                assertThat(r.body()).doesNotContain("components").doesNotContain("diskSpace");
+            }
+        }
+        JsonNode anonymous = new com.fasterxml.jackson.databind.ObjectMapper().readTree(get("/actuator/health", null).body());
+        assertThat(anonymous.get("status").asText()).isEqualTo("UP");
+        assertThat(anonymous.has("components")).isFalse();
+        for (String operator : new String[] {Api.READER, Api.ADMIN}) {
+            java.net.http.HttpResponse<String> r = get("/actuator/health", operator);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body()).has("components")).isTrue();
+        }
+    }
+
+    private java.net.http.HttpResponse<String> get(String path, String token) throws Exception {
+        java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://localhost:" + port + path));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return java.net.http.HttpClient.newHttpClient().send(b.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    }
+
     private String keyPath(String keyId) {
         return "/clients/" + client + "/keys/" + keyId;
     }
