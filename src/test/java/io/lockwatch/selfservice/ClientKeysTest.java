@@ -275,6 +275,35 @@ class ClientKeysTest {
         assertThat(api.call("GET", "/me", beside, null).status()).isEqualTo(200);
     }
 
+    /**
+     * Paused by an operator, a client stays paused until an operator resumes it: its own key's resume is a 403
+     * naming enabled. A pause of its own it lifts; an operator pausing it meanwhile makes the pause the operator's.
+     */
+    @Test
+    void aClientsKeyDoesNotResumeAnOperatorsPause() throws Exception {
+        String admin = key("client-admin");
+        String me = "/clients/" + client;
+        assertThat(api.call("PUT", me, Api.ADMIN, Map.of("enabled", false)).body().get("enabled").asBoolean()).isFalse();
+        Answer refused = api.call("PUT", me, admin, Map.of("enabled", true, "event_types", java.util.List.of("sensor.state_changed")));
+        assertThat(refused.status()).as(String.valueOf(refused.body())).isEqualTo(403);
+        assertThat(refused.body().get("field").asText()).isEqualTo("enabled");
+        JsonNode after = api.call("GET", me, admin, null).body();
+        assertThat(after.get("enabled").asBoolean()).isFalse();
+        assertThat(after.get("paused_reason").asText()).isEqualTo("paused by an operator");
+        assertThat(after.get("event_types").isNull()).as("nothing of the request applied").isTrue();
+        assertThat(api.call("PUT", me, Api.ADMIN, Map.of("enabled", true)).body().get("enabled").asBoolean()).isTrue();
+
+        // its own pause it lifts; the operator's pause over it is the operator's
+        assertThat(api.call("PUT", me, admin, Map.of("enabled", false)).body().get("paused_reason").asText())
+                .isEqualTo("paused by the client");
+        assertThat(api.call("PUT", me, admin, Map.of("enabled", true)).body().get("enabled").asBoolean()).isTrue();
+        api.call("PUT", me, admin, Map.of("enabled", false));
+        assertThat(api.call("PUT", me, Api.ADMIN, Map.of("enabled", false)).body().get("paused_reason").asText())
+                .isEqualTo("paused by an operator");
+        assertThat(api.call("PUT", me, admin, Map.of("enabled", true)).status()).isEqualTo(403);
+        assertThat(api.call("PUT", me, Api.ADMIN, Map.of("enabled", true)).body().get("enabled").asBoolean()).isTrue();
+    }
+
     @org.springframework.beans.factory.annotation.Autowired org.apache.camel.CamelContext camel;
     @org.springframework.beans.factory.annotation.Autowired io.lockwatch.security.Bearers bearers;
 
