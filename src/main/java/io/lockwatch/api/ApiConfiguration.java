@@ -81,8 +81,8 @@ class ApiConfiguration {
     }
 
     @Bean
-    ClientScope clientScope(ApiDocument contract, JdbcTemplate jdbc) {
-        return new ClientScope(contract, jdbc);
+    ClientScope clientScope(ApiDocument contract, JdbcTemplate jdbc, io.lockwatch.selfservice.ClientKeys keys) {
+        return new ClientScope(contract, jdbc, keys);
     }
 
     @Bean

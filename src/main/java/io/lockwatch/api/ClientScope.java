@@ -27,15 +27,18 @@ public class ClientScope {
 
     private final Map<String, ApiDocument.Operation> operations;
     private final JdbcTemplate jdbc;
+    private final ClientKeys keys;
 
-    ClientScope(ApiDocument contract, JdbcTemplate jdbc) {
+    ClientScope(ApiDocument contract, JdbcTemplate jdbc, ClientKeys keys) {
         this.operations = contract.operations();
         this.jdbc = jdbc;
+        this.keys = keys;
     }
 
     public void admit(Exchange exchange) {
         ClientKeys.Holder key = holder(exchange);
         if (key == null) {
+            forgetKeysOfADeletedClient(exchange);
             return;
         }
         String op = exchange.getProperty(OPERATION, String.class);
@@ -75,6 +78,30 @@ public class ClientScope {
         if (!operation.roles().contains(CLIENT_READ) && !key.admin()) {
             throw ApiProblem.forbidden("this client key may only read", java.util.List.of());
         }
+    }
+
+    /**
+     * A client deleted here: its keys, proven lately, are forgotten once the delete is done and before its answer is
+     * sent, so that they are refused at once by this instance (and by the others at their next look). Whatever the
+     * outcome: forgetting the keys of a client still there only has them proven again.
+     */
+    private void forgetKeysOfADeletedClient(Exchange exchange) {
+        if (!"deleteClient".equals(exchange.getProperty(OPERATION, String.class))) {
+            return;
+        }
+        String client = exchange.getMessage().getHeader("clientId", String.class);
+        UUID id;
+        try {
+            id = UUID.fromString(client);
+        } catch (RuntimeException e) {
+            return; // no client's id: the operation answers 400, and no key is of it
+        }
+        exchange.getExchangeExtension().addOnCompletion(new org.apache.camel.support.SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                keys.forgetClient(id);
+            }
+        });
     }
 
     /** The client's key the request came with, or null for an operator's token. */

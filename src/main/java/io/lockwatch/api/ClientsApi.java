@@ -50,7 +50,7 @@ public class ClientsApi {
                         body.maxEventsPerRequest(), body.alarmSeverities() != null, body.alarmSeverities()));
         if (Boolean.FALSE.equals(body.enabled())) {
             UUID id = created.client().id();
-            notifications.pause(id, "paused by an operator");
+            notifications.pause(id, NotificationStore.PAUSED_BY_AN_OPERATOR);
             created = new ClientWithSecret(registry.client(id), created.webhookSecret());
         }
         Json.respond(exchange, 201, created);
@@ -81,6 +81,12 @@ public class ClientsApi {
             throw ApiProblem.forbidden("a client's key may change its url, delivery, event types, severities and "
                     + "pause or resume it, not its name", List.of("name"));
         }
+        if (byItself && Boolean.TRUE.equals(body.enabled())
+                && NotificationStore.PAUSED_BY_AN_OPERATOR.equals(existing(exchange).pausedReason())) {
+            // a client's key cannot lift what an operator set (the settings are its own, the pause is not)
+            throw new ApiProblem(403, "Forbidden", "client " + id + " was paused by an operator: only an operator "
+                    + "resumes it", "enabled");
+        }
         if (body.deliveryMode() != null && !body.deliveryMode().equals("pull") && body.url() == null
                 && existing(exchange).url() == null) {
             throw ApiProblem.badRequest("url", "a client that is posted to needs a url: give one with delivery_mode");
@@ -94,7 +100,17 @@ public class ClientsApi {
             throw ApiProblem.notFound("client " + id);
         }
         Boolean enabled = body.enabled();
-        if (enabled != null && (enabled ? notifications.resume(id) : notifications.pause(id, byItself ? "paused by the client" : "paused by an operator"))) {
+        if (enabled != null) {
+            if (enabled) {
+                if (byItself) {
+                    notifications.resumeUnlessPausedByAnOperator(id);
+                } else {
+                    notifications.resume(id);
+                }
+            } else {
+                notifications.pause(id, byItself ? "paused by the client" : NotificationStore.PAUSED_BY_AN_OPERATOR);
+            }
+            // read again: an operator's pause of a client paused already changes its reason
             client = registry.client(id);
         }
         Json.respond(exchange, 200, client);

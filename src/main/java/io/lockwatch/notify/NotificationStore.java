@@ -398,6 +398,9 @@ public class NotificationStore {
         });
     }
 
+    /** An operator's pause: only an operator lifts it, not the client's own key. */
+    public static final String PAUSED_BY_AN_OPERATOR = "paused by an operator";
+
     /**
      * Pauses a client: nothing is posted to it until it is resumed, and its queues collapse meanwhile.
      *
@@ -413,6 +416,10 @@ public class NotificationStore {
                     Outbox.collapseAll(c, client);
                     return null;
                 });
+            } else if (PAUSED_BY_AN_OPERATOR.equals(reason)) {
+                // paused already (by itself, or its endpoint): what holds it now is the operator's pause
+                jdbc.update("UPDATE clients SET paused_reason = ?, updated_at = now() WHERE id = ? AND NOT enabled",
+                        reason, client);
             }
             return n > 0;
         });
@@ -556,11 +563,21 @@ public class NotificationStore {
      * @return whether it was paused until now
      */
     public boolean resume(UUID client) {
+        return resume(client, true);
+    }
+
+    /** As {@link #resume}, by the client's own key: a pause of an operator's stays (false). */
+    public boolean resumeUnlessPausedByAnOperator(UUID client) {
+        return resume(client, false);
+    }
+
+    private boolean resume(UUID client, boolean operatorsToo) {
         Boolean resumed = tx.execute(status -> {
             int n = jdbc.update("""
                     UPDATE clients SET enabled = true, paused_reason = NULL, paused_at = NULL, failing_since = NULL,
                            updated_at = now()
-                     WHERE id = ? AND NOT enabled""", client);
+                     WHERE id = ? AND NOT enabled AND (? OR paused_reason IS DISTINCT FROM ?)""",
+                    client, operatorsToo, PAUSED_BY_AN_OPERATOR);
             if (n > 0) {
                 jdbc.update("UPDATE notifications SET next_attempt_at = now() WHERE client_id = ? AND status = 'pending'",
                         client);

@@ -21,7 +21,8 @@ import org.springframework.security.web.servlet.util.matcher.PathPatternRequestM
  * Who may open which door, decided by Spring Security on the path the container routes on (decoded, with
  * {@code ;} parameters gone), after its strict firewall has refused every path that is not in normal form.
  * Deny by default: only health and the Prometheus scrape answer without a token; reading needs a read or a full
- * token; everything else needs a full token; a client's key reaches only the API, which holds it to its client; Jolokia's operations are decided by {@link JolokiaPolicy}. The
+ * token; everything else needs a full token; a client's key reaches only the API, which holds it to its client (the
+ * actuator, health included, is 403 for it); Jolokia's operations are decided by {@link JolokiaPolicy}. The
  * README's permissions matrix is this method in a table.
  */
 @Configuration(proxyBeanMethods = false)
@@ -82,6 +83,9 @@ class SecurityConfiguration {
                 .authorizeHttpRequests(doors -> doors
                         // the error page of a request that was let in
                         .dispatcherTypeMatchers(DispatcherType.ERROR).permitAll()
+                        // a client's key is the client's, not the operator's: none of the actuator is for it, not
+                        // even health's status (its details name the database, the broker's version, the disk)
+                        .requestMatchers(clientKeyOn(path.matcher("/actuator"), path.matcher("/actuator/**"))).denyAll()
                         .requestMatchers(path.matcher(HttpMethod.GET, "/actuator/health"),
                                 path.matcher(HttpMethod.GET, "/actuator/health/liveness"),
                                 path.matcher(HttpMethod.GET, "/actuator/health/readiness"),
@@ -109,6 +113,13 @@ class SecurityConfiguration {
                         .requestMatchers(path.matcher(HttpMethod.GET, "/**"), path.matcher(HttpMethod.HEAD, "/**")).hasRole(READ)
                         .anyRequest().hasRole(FULL))
                 .build();
+    }
+
+    /** A request on one of these paths with a client's key (the authentication's success handler has named it). */
+    private static org.springframework.security.web.util.matcher.RequestMatcher clientKeyOn(
+            org.springframework.security.web.util.matcher.RequestMatcher... paths) {
+        return request -> request.getAttribute(io.lockwatch.selfservice.ClientKeys.REQUEST_ATTRIBUTE) != null
+                && java.util.Arrays.stream(paths).anyMatch(p -> p.matches(request));
     }
 
     /** A request from one of these networks (CIDR, IPv4 or IPv6), by its peer's address: no header is believed. */

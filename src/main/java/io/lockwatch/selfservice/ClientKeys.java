@@ -22,9 +22,10 @@ import org.springframework.jdbc.core.RowMapper;
  *
  * <p>A key proven against the database is taken for {@code cacheFor} without asking it again: a pulling client
  * presents its key on every poll, and two statements a poll were a tenth of the request threads' CPU with 1,000 of
- * them. Revoked or expired here, a key is refused at once. Every instance looks at what changed about keys
- * ({@code client_key_changes}, written by a trigger) every watch interval and forgets those: revoked through another
- * instance, or gone with its client, a key is refused within that interval. Only keys that were proven are kept, so
+ * them. Revoked or expired here, or its client deleted here ({@link #forgetClient}), a key is refused at once.
+ * Every instance looks at what changed about keys ({@code client_key_changes}, written by a trigger) every watch
+ * interval and forgets those: revoked through another instance, or gone with its client, a key is refused within
+ * that interval. Only keys that were proven are kept, so
  * a stream of made-up tokens fills nothing.
  */
 public class ClientKeys {
@@ -167,6 +168,36 @@ public class ClientKeys {
                 expiresAt == null ? null : Timestamp.from(expiresAt), clientId, keyId);
         proven.invalidate(keyId);
         return find(clientId, keyId);
+    }
+
+    /** What a change that may only bring a key's expiry forward did: the key, and whether it was refused. */
+    public record Tightened(Key key, boolean refused) {
+    }
+
+    /**
+     * Sets when the key expires, only if that is no later than it was: a key that never expired may be given an
+     * expiry, one that expires may expire sooner, never later nor never again (an expired key stays expired). One
+     * statement, so a shorter expiry set meanwhile (by an operator) is not undone. Null if the client has no such key.
+     */
+    public Tightened expireNoLater(UUID clientId, UUID keyId, Instant expiresAt) {
+        int changed = expiresAt == null
+                ? jdbc.update("UPDATE client_keys SET expires_at = NULL WHERE client_id = ? AND id = ? AND expires_at IS NULL",
+                        clientId, keyId)
+                : jdbc.update("""
+                        UPDATE client_keys SET expires_at = ?
+                         WHERE client_id = ? AND id = ? AND (expires_at IS NULL OR expires_at >= ?)""",
+                        Timestamp.from(expiresAt), clientId, keyId, Timestamp.from(expiresAt));
+        proven.invalidate(keyId);
+        Key key = find(clientId, keyId);
+        return key == null ? null : new Tightened(key, changed == 0);
+    }
+
+    /**
+     * Forgets the proven keys of a client just deleted here, so that they are refused at once by this instance (the
+     * database has deleted them with it; the other instances forget them at their next look).
+     */
+    public void forgetClient(UUID clientId) {
+        proven.asMap().values().removeIf(p -> p.holder().clientId().equals(clientId));
     }
 
     /**

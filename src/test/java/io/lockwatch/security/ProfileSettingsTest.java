@@ -22,6 +22,8 @@ class ProfileSettingsTest {
         for (String profile : new String[] {"embedded", "external"}) {
             StandardEnvironment env = resolve(profile);
             assertThat(env.getProperty("management.endpoint.health.show-details")).isEqualTo("when-authorized");
+            assertThat(env.getProperty("management.endpoint.health.roles")).as("an operator's token's, not any caller's")
+                    .isEqualTo("READ");
             assertThat(env.getProperty("lockwatch.management.allow-unsafe-operations", Boolean.class)).isFalse();
             assertThat(env.getProperty("hawtio.disableProxy", Boolean.class)).isTrue();
             assertThat(env.getProperty("management.endpoint.jolokia.config.disabledServices"))
