@@ -34,7 +34,8 @@ java -jar "$JAR" --server.port="$PORT" --lockwatch.embedded.data-dir=target/walk
   --lockwatch.embedded.ephemeral=true --lockwatch.routes.dir=target/walkthrough-routes > "$LOG" 2>&1 &
 SERVICE=$!
 trap 'kill $SERVICE 2>/dev/null; wait $SERVICE 2>/dev/null || true' EXIT
-for _ in $(seq 1 120); do
+# up to WALKTHROUGH_START_SECONDS (300): a start takes seconds, minutes on a machine shared by many
+for _ in $(seq 1 $(( ${WALKTHROUGH_START_SECONDS:-300} * 2 ))); do
   curl -sf "http://127.0.0.1:$PORT/actuator/health/readiness" >/dev/null 2>&1 && break
   kill -0 $SERVICE 2>/dev/null || { echo "the service exited; see $LOG" >&2; tail -20 "$LOG" >&2; exit 1; }
   sleep 0.5

@@ -44,7 +44,8 @@ run_block() {
   [ -n "$code" ] || fail "README.md has no block marked <!-- walkthrough: $1 -->"
   echo "--- README block '$1', as run:"
   sed 's/^/   | /' <<<"$code"
-  bash -euo pipefail -c "$code" 2>&1 | sed 's/^/   > /' || fail "the README block '$1' failed"
+  # a newline after the block's output, whose last answer (curl's) may end without one
+  (bash -euo pipefail -c "$code" 2>&1 && echo) | sed 's/^/   > /' || fail "the README block '$1' failed"
 }
 
 # the states the receiver heard for a sensor, in order: its changes
