@@ -175,10 +175,18 @@ class IngestConfiguration {
         return new ConfirmedPublisher(rabbit);
     }
 
-    /** The embedded default's MQTT listener into the readings exchange (routes/mqtt.camel.yaml). */
+    /**
+     * The embedded default's MQTT listener into the readings exchange (routes/mqtt.camel.yaml), started as Camel
+     * starts, so that the service is ready only once the bridge takes the listener's readings.
+     */
     @Bean
-    MqttBridge mqttBridge(ConfirmedPublisher publisher, IngestProperties props) {
-        return new MqttBridge(publisher, props.exchange());
+    MqttBridge mqttBridge(ConfirmedPublisher publisher, IngestProperties props, MqttProperties mqtt,
+                          org.apache.camel.CamelContext camel) throws Exception {
+        MqttBridge bridge = new MqttBridge(publisher, props.exchange());
+        if (mqtt.bridge()) {
+            camel.addStartupListener(bridge.startedWithCamel());
+        }
+        return bridge;
     }
 
     @Bean

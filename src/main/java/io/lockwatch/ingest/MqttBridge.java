@@ -41,14 +41,22 @@ public class MqttBridge {
     }
 
     /**
-     * Starts the bridge's route if it is not running: at start, and again after its first connection was refused
-     * (logged once per different reason, then retried every period of the calling timer).
+     * Starts the bridge's route if it is not running: again after a connection was refused (logged once per
+     * different reason, then retried every period of the calling timer), or after it stopped.
      */
     public void startIfStopped(Exchange exchange) {
-        org.apache.camel.spi.RouteController routes = exchange.getContext().getRouteController();
+        started(exchange.getContext());
+    }
+
+    /**
+     * Starts the route if stopped; whether it is running, its consumer connected and subscribed (Paho subscribes as
+     * it starts). Not an overload of {@link #startIfStopped}: the route's bean call would find two to choose from.
+     */
+    private boolean started(org.apache.camel.CamelContext camel) {
+        org.apache.camel.spi.RouteController routes = camel.getRouteController();
         org.apache.camel.ServiceStatus status = routes.getRouteStatus(ROUTE);
         if (status == null || status.isStarted() || status.isStarting()) {
-            return;
+            return status != null && status.isStarted();
         }
         try {
             routes.startRoute(ROUTE);
@@ -56,14 +64,47 @@ public class MqttBridge {
                 log.info("The MQTT listener's bridge is connected");
                 lastFailure = null;
             }
+            return true;
         } catch (Exception e) {
             String reason = e.getMessage();
             if (!java.util.Objects.equals(reason, lastFailure)) {
                 log.info("The MQTT listener's bridge could not connect yet, trying again: {}", reason);
                 lastFailure = reason;
             }
+            return false;
         }
     }
+
+    /**
+     * Starts the bridge once Camel's routes run and before Camel's start returns, so before the service says it is
+     * ready (health's {@code mqtt}): a reading published once it is ready is taken. Its route starts stopped, as a
+     * refused connection must not stop Camel; past {@link #READY_WITHIN} the start goes on, the service not ready,
+     * and the timer of routes/mqtt.camel.yaml keeps trying.
+     */
+    org.apache.camel.StartupListener startedWithCamel() {
+        return new org.apache.camel.StartupListener() {
+            @Override
+            public void onCamelContextStarted(org.apache.camel.CamelContext context, boolean alreadyStarted) {
+            }
+
+            @Override
+            public void onCamelContextFullyStarted(org.apache.camel.CamelContext context, boolean alreadyStarted)
+                    throws InterruptedException {
+                long deadline = System.nanoTime() + READY_WITHIN.toNanos();
+                while (!started(context)) {
+                    if (System.nanoTime() > deadline) {
+                        log.warn("The MQTT listener's bridge is not connected after {} s: the service is not ready "
+                                + "until it is", READY_WITHIN.toSeconds());
+                        return;
+                    }
+                    // a connection refused (the listener is in this process and already listening): tried again soon
+                    Thread.sleep(200);
+                }
+            }
+        };
+    }
+
+    private static final Duration READY_WITHIN = Duration.ofSeconds(30);
 
     /** As RabbitMQ's MQTT plugin maps a topic to a routing key: {@code /} becomes {@code .} and {@code .} {@code /}. */
     static String routingKey(String topic) {

@@ -31,6 +31,7 @@ import org.springframework.beans.factory.annotation.Value;
 class MqttIngestTest extends MqttIngestContract {
 
     static final String ZIGBEE_ROUTE = "zigbee2mqtt-contact-sensors-become-readings";
+    static final String BRIDGE_KEEPER = "mqtt-bridge-is-started-and-kept-started";
 
     @Autowired
     CamelContext camel;
@@ -38,6 +39,8 @@ class MqttIngestTest extends MqttIngestContract {
     Path routesDir;
     @Autowired
     io.micrometer.core.instrument.MeterRegistry meters;
+    @Autowired
+    org.springframework.boot.actuate.health.HealthEndpoint health;
     io.micrometer.core.instrument.Counter retained;
 
     @org.junit.jupiter.api.BeforeEach
@@ -50,6 +53,46 @@ class MqttIngestTest extends MqttIngestContract {
     void theBridgeIsConnected() {
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() ->
                 camel.getRouteController().getRouteStatus(MqttBridge.ROUTE).isStarted());
+    }
+
+    /**
+     * While the bridge is away (as while it connects at start, or reconnects), the listener acknowledges no reading,
+     * which MQTT would drop for want of a subscriber: it refuses it, and says it is not ready, until the bridge is back.
+     */
+    @Test
+    void whileTheBridgeIsAwayAReadingIsRefusedNotAcknowledgedAndLost() throws Exception {
+        String id = sensor();
+        org.apache.camel.spi.RouteController routes = camel.getRouteController();
+        routes.stopRoute(BRIDGE_KEEPER); // it would start the bridge again at once
+        routes.stopRoute(MqttBridge.ROUTE);
+        try {
+            org.eclipse.paho.client.mqttv3.MqttClient early = new org.eclipse.paho.client.mqttv3.MqttClient(brokerUrl,
+                    "test-early-" + java.util.UUID.randomUUID(), new org.eclipse.paho.client.mqttv3.persist.MemoryPersistence());
+            early.setTimeToWait(30_000);
+            early.connect();
+            try {
+                MqttMessage m = new MqttMessage("0".getBytes(StandardCharsets.UTF_8));
+                m.setQos(1);
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> early.publish("lockwatch/readings/" + id, m))
+                        .as("not acknowledged").isInstanceOf(org.eclipse.paho.client.mqttv3.MqttException.class);
+            } finally {
+                if (early.isConnected()) {
+                    early.disconnect();
+                }
+                early.close(true);
+            }
+            assertThat(health.healthForPath("mqtt").getStatus()).isEqualTo(org.springframework.boot.actuate.health.Status.DOWN);
+            assertThat(health.health().getStatus()).isEqualTo(org.springframework.boot.actuate.health.Status.DOWN);
+            assertThat(health.healthForPath("readiness").getStatus()).as("the service says it is not ready")
+                    .isEqualTo(org.springframework.boot.actuate.health.Status.DOWN);
+        } finally {
+            routes.startRoute(MqttBridge.ROUTE);
+            routes.startRoute(BRIDGE_KEEPER);
+        }
+        assertThat(health.healthForPath("mqtt").getStatus()).isEqualTo(org.springframework.boot.actuate.health.Status.UP);
+        publish("lockwatch/readings/" + id, "1"); // as the device sends it again, once the bridge is back: taken
+        await().atMost(Duration.ofSeconds(15)).until(() -> Integer.valueOf(1).equals(jdbc.queryForObject(
+                "SELECT state FROM sensor_state WHERE sensor_id = ?", Integer.class, id)));
     }
 
     @Test

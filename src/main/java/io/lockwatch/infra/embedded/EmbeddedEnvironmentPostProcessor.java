@@ -10,7 +10,9 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 
+import org.apache.commons.logging.Log;
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.logging.DeferredLogFactory;
 import org.springframework.boot.env.EnvironmentPostProcessor;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -30,6 +32,13 @@ public class EmbeddedEnvironmentPostProcessor implements EnvironmentPostProcesso
     static final String DATABASE = "lockwatch";
     static final String BROKER_USER = "guest";
     static final String BROKER_VHOST = "default";
+    static final String READINESS_INCLUDE = "management.endpoint.health.group.readiness.include";
+
+    private final Log log;
+
+    public EmbeddedEnvironmentPostProcessor(DeferredLogFactory logs) {
+        this.log = logs.getLog(EmbeddedEnvironmentPostProcessor.class);
+    }
 
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment env, SpringApplication application) {
@@ -49,7 +58,7 @@ public class EmbeddedEnvironmentPostProcessor implements EnvironmentPostProcesso
         }
         int pgPort = portOrFree(env.getProperty("lockwatch.embedded.postgres-port", Integer.class, 0));
         int brokerPort = portOrFree(env.getProperty("lockwatch.embedded.broker-port", Integer.class, 0));
-        int mqttPort = portOrFree(env.getProperty("lockwatch.embedded.mqtt-port", Integer.class, 0));
+        int mqttPort = mqttPort(env.getProperty("lockwatch.embedded.mqtt-port", Integer.class, MQTT_PORT));
 
         Map<String, Object> props = new HashMap<>();
         props.put("lockwatch.embedded.data-dir", dataDir.toAbsolutePath().normalize().toString());
@@ -60,7 +69,14 @@ public class EmbeddedEnvironmentPostProcessor implements EnvironmentPostProcesso
         // of its own, so nothing to bind)
         props.put("lockwatch.mqtt.broker-url", "tcp://127.0.0.1:" + mqttPort);
         props.put("lockwatch.mqtt.topic-exchange", "");
-        props.put("lockwatch.mqtt.bridge", env.getProperty("lockwatch.mqtt.enabled", Boolean.class, true));
+        boolean mqtt = env.getProperty("lockwatch.mqtt.enabled", Boolean.class, true);
+        props.put("lockwatch.mqtt.bridge", mqtt);
+        if (mqtt) {
+            // not ready until the listener's readings are taken (EmbeddedServicesConfiguration's mqtt health)
+            String include = env.getProperty(READINESS_INCLUDE, "readinessState");
+            props.put(READINESS_INCLUDE, java.util.Arrays.asList(include.split("\\s*,\\s*")).contains("mqtt")
+                    ? include : include + ",mqtt");
+        }
         // what the bridge logs in to the listener with, made anew each run (io.lockwatch.devices.MqttListenerAuth)
         byte[] secret = new byte[24];
         new java.security.SecureRandom().nextBytes(secret);
@@ -75,6 +91,35 @@ public class EmbeddedEnvironmentPostProcessor implements EnvironmentPostProcesso
         props.put("spring.rabbitmq.virtual-host", BROKER_VHOST);
         // Highest precedence: an operator cannot half-configure the embedded services by accident.
         env.getPropertySources().addFirst(new MapPropertySource(PROPERTY_SOURCE, props));
+    }
+
+    /** MQTT's own port, which sensors and mosquitto_pub use unless told otherwise. */
+    static final int MQTT_PORT = 1883;
+
+    /**
+     * The MQTT listener's port: the configured one (1883 by default) if it is free, as the README's examples expect;
+     * if another process holds it (a RabbitMQ, a second lockwatch), a free one, logged, rather than no start at all.
+     * 0: a free one (tests, run side by side).
+     */
+    int mqttPort(int configured) {
+        if (configured <= 0 || free(configured)) {
+            return portOrFree(configured);
+        }
+        int instead = portOrFree(0);
+        log.info("lockwatch.embedded.mqtt-port " + configured + " is taken: the embedded MQTT listener listens on "
+                + "tcp://127.0.0.1:" + instead + " instead");
+        return instead;
+    }
+
+    /** Bound as the listener binds it (without SO_REUSEADDR, so a port in TIME_WAIT counts as taken). */
+    static boolean free(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(false);
+            socket.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+            return true;
+        } catch (IOException taken) {
+            return false;
+        }
     }
 
     /**
@@ -98,13 +143,9 @@ public class EmbeddedEnvironmentPostProcessor implements EnvironmentPostProcesso
             }
             // bound as the services bind (without SO_REUSEADDR), so that a port whose last connections are still in
             // TIME_WAIT counts as taken: Moquette's listener could not bind it
-            try (ServerSocket socket = new ServerSocket()) {
-                socket.setReuseAddress(false);
-                socket.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+            if (free(port)) {
                 HANDED_OUT.add(port);
                 return port;
-            } catch (IOException taken) {
-                // another one
             }
         }
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

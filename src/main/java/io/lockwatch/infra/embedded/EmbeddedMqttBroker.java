@@ -3,13 +3,20 @@ package io.lockwatch.infra.embedded;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.lockwatch.devices.MqttListenerAuth;
 import io.micrometer.core.instrument.Counter;
 import io.moquette.BrokerConstants;
 import io.moquette.broker.IRetainedRepository;
 import io.moquette.broker.RetainedMessage;
 import io.moquette.broker.Server;
 import io.moquette.broker.config.MemoryConfig;
+import io.moquette.broker.security.IAuthenticator;
+import io.moquette.broker.security.IAuthorizatorPolicy;
+import io.moquette.broker.subscriptions.ISubscriptionsDirectory;
+import io.moquette.broker.subscriptions.Subscription;
 import io.moquette.broker.subscriptions.Topic;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import org.slf4j.Logger;
@@ -26,15 +33,39 @@ import org.slf4j.LoggerFactory;
  * setting to retain nothing. A message published retained still reaches the subscribed bridge at once, as any other,
  * and counts once ({@code lockwatch.readings.mqtt.retained} counts them). A client without a client id is given one
  * (MQTT 3.1.1 allows it for a clean session; {@code mosquitto_pub} 2.0 sends none).
+ * <p>
+ * A reading is taken only while the bridge is subscribed: MQTT drops a message nobody is subscribed to after it has
+ * acknowledged it, so a reading published before the bridge's subscription (at start, or while it reconnects) would
+ * be acknowledged and lost. The listener refuses it instead, as it refuses a device's publish for another's sensor:
+ * no PUBACK and the connection closed, so the device sends it again. The service is not ready until the bridge is
+ * subscribed (the bridge starts with Camel; {@code mqtt} in health and the readiness group), so that a publish once
+ * it says it is ready is taken.
  */
 final class EmbeddedMqttBroker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedMqttBroker.class);
 
-    private final Server server;
+    private static final String READINGS = "lockwatch/readings/";
+    /** Any readings topic: the bridge subscribes to all of them at once. */
+    private static final Topic A_READINGS_TOPIC = new Topic(READINGS + "0");
 
-    private EmbeddedMqttBroker(Server server) {
+    private final Server server;
+    private final BridgeGate gate;
+    private final int port;
+
+    private EmbeddedMqttBroker(Server server, BridgeGate gate, int port) {
         this.server = server;
+        this.gate = gate;
+        this.port = port;
+    }
+
+    int port() {
+        return port;
+    }
+
+    /** Whether a reading published now reaches the bridge, and so is taken. */
+    boolean bridgeSubscribed() {
+        return gate.bridgeSubscribedTo(A_READINGS_TOPIC);
     }
 
     /**
@@ -42,7 +73,7 @@ final class EmbeddedMqttBroker implements AutoCloseable {
      * @param allowAnonymous whether a client without a login is let in (lockwatch.ingest.device-auth optional)
      */
     public static EmbeddedMqttBroker start(Path dataDir, int port, boolean persistent,
-                                           io.lockwatch.devices.MqttListenerAuth auth, boolean allowAnonymous,
+                                           MqttListenerAuth auth, boolean allowAnonymous,
                                            Counter retained) throws IOException {
         long started = System.nanoTime();
         Properties p = new Properties();
@@ -60,13 +91,106 @@ final class EmbeddedMqttBroker implements AutoCloseable {
         // as the AMQP broker: a message is read whole before any check
         p.setProperty(BrokerConstants.NETTY_MAX_BYTES_PROPERTY_NAME, String.valueOf(EmbeddedAmqpBroker.MAX_MESSAGE_BYTES));
         Server server = new Server();
-        server.startServer(new MemoryConfig(p), null, null, auth, auth);
+        BridgeGate gate = new BridgeGate(auth);
+        server.startServer(new MemoryConfig(p), null, null, gate, gate);
         // not on the listener's own thread, which is asking
-        auth.disconnectWith(client -> java.util.concurrent.CompletableFuture.runAsync(() -> server.disconnectClient(client)));
+        java.util.function.Consumer<String> disconnect = client -> CompletableFuture.runAsync(() -> server.disconnectClient(client));
+        auth.disconnectWith(disconnect);
+        gate.disconnectWith(disconnect);
         retainNothing(server, retained);
+        gate.subscriptions(subscriptions(server));
         log.info("Embedded MQTT 3.1.1 listener (Moquette) on tcp://127.0.0.1:{}: publish readings to "
                 + "lockwatch/readings/<sensor id> (started in {} ms)", port, (System.nanoTime() - started) / 1_000_000);
-        return new EmbeddedMqttBroker(server);
+        return new EmbeddedMqttBroker(server, gate, port);
+    }
+
+    /**
+     * Moquette's subscriptions, which it routes each publish by (no API offers them: a private field of its
+     * dispatcher, as the retained store). If Moquette's insides have changed, the listener does not start.
+     */
+    private static ISubscriptionsDirectory subscriptions(Server server) {
+        try {
+            Object dispatcher = field(Server.class, "dispatcher").get(server);
+            return (ISubscriptionsDirectory) field(dispatcher.getClass(), "subscriptions").get(dispatcher);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            server.stopServer();
+            throw new IllegalStateException("The MQTT listener's subscriptions could not be read (Moquette changed?): "
+                    + "readings published before the bridge subscribed would be acknowledged and lost", e);
+        }
+    }
+
+    /**
+     * The registry's rules ({@link MqttListenerAuth}), and before them: a reading is refused unless the bridge's
+     * session is subscribed to its topic right now, asked of the same subscriptions Moquette routes the publish by.
+     */
+    static final class BridgeGate implements IAuthenticator, IAuthorizatorPolicy {
+
+        private final MqttListenerAuth auth;
+        private final AtomicBoolean refusalLogged = new AtomicBoolean();
+        private volatile String bridgeClient;
+        private volatile ISubscriptionsDirectory subscriptions;
+        private volatile java.util.function.Consumer<String> disconnect = client -> { };
+
+        BridgeGate(MqttListenerAuth auth) {
+            this.auth = auth;
+        }
+
+        void subscriptions(ISubscriptionsDirectory subscriptions) {
+            this.subscriptions = subscriptions;
+        }
+
+        void disconnectWith(java.util.function.Consumer<String> disconnect) {
+            this.disconnect = disconnect;
+        }
+
+        @Override
+        public boolean checkValid(String clientId, String username, byte[] password) {
+            boolean ok = auth.checkValid(clientId, username, password);
+            if (ok && MqttListenerAuth.BRIDGE_USER.equals(username)) {
+                bridgeClient = clientId;
+            }
+            return ok;
+        }
+
+        @Override
+        public boolean canWrite(Topic topic, String user, String client) {
+            if (!MqttListenerAuth.BRIDGE_USER.equals(user) && topic.toString().startsWith(READINGS)) {
+                if (!bridgeSubscribedTo(topic)) {
+                    if (refusalLogged.compareAndSet(false, true)) {
+                        log.info("A reading was published to the MQTT listener while its bridge into the readings "
+                                + "exchange was not subscribed: refused, unacknowledged, so that the device sends it "
+                                + "again (logged once until a reading is taken)");
+                    }
+                    disconnect.accept(client);
+                    return false;
+                }
+                refusalLogged.set(false);
+            }
+            return auth.canWrite(topic, user, client);
+        }
+
+        @Override
+        public boolean canRead(Topic topic, String user, String client) {
+            return auth.canRead(topic, user, client);
+        }
+
+        boolean bridgeSubscribedTo(Topic topic) {
+            String bridge = bridgeClient;
+            ISubscriptionsDirectory directory = subscriptions;
+            if (bridge == null || directory == null) {
+                return false;
+            }
+            try {
+                for (Subscription s : directory.matchWithoutQosSharpening(topic)) {
+                    if (bridge.equals(s.getClientId())) {
+                        return true;
+                    }
+                }
+            } catch (RuntimeException notATopic) {
+                // a QoS 0 publish's topic is not checked before this: one that is no topic reaches no one
+            }
+            return false;
+        }
     }
 
     /**

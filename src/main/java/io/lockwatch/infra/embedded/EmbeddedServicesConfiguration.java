@@ -67,6 +67,20 @@ class EmbeddedServicesConfiguration {
     }
 
     /**
+     * {@code mqtt} in health and in the readiness group: UP once the bridge is subscribed, so that a reading published
+     * then is taken; DOWN before (at start, or while the bridge reconnects), when the listener refuses readings.
+     */
+    @Bean
+    @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(name = "lockwatch.mqtt.enabled", matchIfMissing = true)
+    org.springframework.boot.actuate.health.HealthIndicator mqttHealthIndicator(EmbeddedMqttBroker mqtt) {
+        return () -> (mqtt.bridgeSubscribed() ? org.springframework.boot.actuate.health.Health.up()
+                : org.springframework.boot.actuate.health.Health.down().withDetail("reason",
+                        "the bridge into the readings exchange is not subscribed: readings are refused until it is"))
+                .withDetail("listener", "tcp://127.0.0.1:" + mqtt.port())
+                .build();
+    }
+
+    /**
      * Deletes an ephemeral data directory once both services have stopped: they depend on it, and Spring
      * destroys a bean only after everything that depends on it.
      */
