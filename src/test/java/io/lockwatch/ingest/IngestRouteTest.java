@@ -432,6 +432,29 @@ class IngestRouteTest {
         assertThat(rabbit.receive(props.invalidQueue(), 200)).isNull();
     }
 
+    /**
+     * A sensor deleted and registered again is a new sensor (issue 54): what the batch thread holds in memory of the
+     * old registration (state 1) does not make the new one's first reading, also 1, a repeat; and its events go on
+     * with the id's numbering, so none collides with the old registration's.
+     */
+    @Test
+    void aSensorRegisteredAgainIsNewAndItsEventsGoOnWithTheIdsNumbering() {
+        String s = register();
+        int before = acknowledged.get();
+        publish(reading(s, 1, T0 + 1000));
+        awaitAcknowledged(before + 1);
+        double failuresBefore = counter("lockwatch.ingest.apply.failures");
+
+        jdbc.update("DELETE FROM sensors WHERE id = ?", s);
+        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'the new sensor')", s);
+        publish(reading(s, 1, T0 + 2000), reading(s, 0, T0 + 3000));
+
+        awaitAcknowledged(before + 3);
+        assertThat(events(s)).containsExactly("1:null->1", "2:null->1", "3:1->0");
+        assertThat(state(s)).containsEntry("state", 0).containsEntry("sequence", 3L).containsEntry("changed", T0 + 3000);
+        assertThat(counter("lockwatch.ingest.apply.failures")).isEqualTo(failuresBefore);
+    }
+
     /** Each flow names its queues; the backlog of each is a gauge tagged with its kind, asked of the broker. */
     @Test
     void theBacklogOfEveryQueueOfTheFlowsIsReportedWithItsKind() {
