@@ -170,6 +170,12 @@ class IngestConfiguration {
         return new IngestSteps(parser, store, publisher, props, meters, traces, devices);
     }
 
+    /** Counts and logs each failure of an ingest step that is a fault (routes/ingest.camel.yaml). */
+    @Bean
+    IngestFaults ingestFaults(MeterRegistry meters) {
+        return new IngestFaults(meters);
+    }
+
     @Bean
     ConfirmedPublisher confirmedPublisher(RabbitTemplate rabbit) {
         return new ConfirmedPublisher(rabbit);

@@ -10,7 +10,6 @@ import java.time.Duration;
 
 import io.lockwatch.infra.amqp.ConfirmedPublisher;
 import io.lockwatch.infra.amqp.ConfirmedPublisher.Outgoing;
-import io.lockwatch.infra.errors.ServicesAway;
 import io.lockwatch.infra.tracing.Traces;
 import io.lockwatch.ingest.Rejection.Reason;
 import io.micrometer.core.instrument.Counter;
@@ -24,23 +23,21 @@ import io.lockwatch.devices.Devices;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
-import org.springframework.dao.DataAccessException;
 
 /**
  * The steps of the ingest route ({@code routes/ingest.camel.yaml}): parse each message, then per batch apply
  * the readings to PostgreSQL, park the rejected messages, and acknowledge the batch.
  *
- * <p>Failures: a database or broker that is away throws, and the route configuration retries the step with a
- * growing delay until it is back, holding the batch unacknowledged meanwhile. Anything else a batch cannot do is
- * narrowed down to the readings that cause it, which are parked with the reason; the rest go on.
+ * <p>Failures: only what the messages themselves are (bad input, judged as they are parsed) is parked. Anything a
+ * step fails on throws, and the route configurations retry the step with a growing delay, holding the batch
+ * unacknowledged meanwhile: a database or broker that is away until it is back, any other failure (a fault of the
+ * service) counted and logged as such ({@link IngestFaults}) until it is gone.
  */
 public class IngestSteps {
 
     private static final Logger log = LoggerFactory.getLogger(IngestSteps.class);
     public static final String REASON_HEADER = "x-lockwatch-reason";
     public static final String DETAIL_HEADER = "x-lockwatch-detail";
-
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
     private final ReadingParser parser;
     private final SensorStateStore store;
@@ -169,14 +166,15 @@ public class IngestSteps {
     }
 
     /**
-     * Per batch: state, events; readings that cannot be applied at all join the batch's rejections. With tracing
-     * on, the batch is a span from its first message, and its notifications keep that span's traceparent.
+     * Per batch: state, events. A failure is not the readings' fault (they were judged as they were parsed): it
+     * throws, and the route configuration retries the batch, unacknowledged, until it is applied. With tracing on,
+     * the batch is a span from its first message, and its notifications keep that span's traceparent.
      */
     public void apply(IngestBatch batch) {
         Span span = traces.startRoot("ingest batch", Span.Kind.CONSUMER, batch.startedAtMillis());
         ApplyOutcome outcome;
         try {
-            outcome = applyIsolating(batch.readings(), batch, traces.traceParent(span));
+            outcome = store.apply(batch.readings(), traces.traceParent(span));
         } catch (RuntimeException e) {
             Traces.end(span, e);
             throw e;
@@ -194,26 +192,6 @@ public class IngestSteps {
         duplicates.increment(outcome.duplicates());
         stale.increment(outcome.stale());
         changes.increment(outcome.events().stream().filter(SensorEvent::isStateChange).count());
-    }
-
-    private ApplyOutcome applyIsolating(List<Reading> readings, IngestBatch batch, String traceParent) {
-        try {
-            return store.apply(readings, traceParent);
-        } catch (DataAccessException e) {
-            if (ServicesAway.causedBy(e)) {
-                throw e; // the database is away: waited out by the flow's route configuration
-            }
-            if (readings.size() == 1) {
-                Reading r = readings.get(0);
-                log.error("Parking a reading of sensor {} that cannot be applied: {}", r.sensorId(), e.getMostSpecificCause().toString());
-                batch.rejections().add(new Rejection(Reason.PROCESSING_FAILED, e.getMostSpecificCause().toString(),
-                        asJson(r), Map.of()));
-                return ApplyOutcome.NOTHING;
-            }
-            int half = readings.size() / 2;
-            return applyIsolating(new ArrayList<>(readings.subList(0, half)), batch, traceParent)
-                    .plus(applyIsolating(new ArrayList<>(readings.subList(half, readings.size())), batch, traceParent));
-        }
     }
 
     /** Per batch: every rejection is published to the invalid queue, and confirmed, before the batch is acked. */
@@ -297,24 +275,6 @@ public class IngestSteps {
                 .map(r -> new Outgoing("", props.invalidQueue(), toMessage(r, limit))).toList(), Duration.ofSeconds(30));
     }
 
-    /**
-     * The last resort for a batch that failed in a way nothing above foresaw (a defect): every reading is parked
-     * with the error as {@code processing_failed}, then the batch is acked. Never lost, never redelivered into
-     * the same failure.
-     */
-    public void parkWhole(IngestBatch batch, Exception cause) {
-        String detail = "unexpected: " + cause;
-        log.error("Parking a whole batch of {} readings after an unexpected failure", batch.size(), cause);
-        for (List<Reading> readings : List.of(batch.readings(), batch.forwards())) {
-            for (Reading r : readings) {
-                batch.rejections().add(new Rejection(Reason.PROCESSING_FAILED, detail, asJson(r), Map.of()));
-            }
-            readings.clear();
-        }
-        park(batch);
-        acknowledge(batch);
-    }
-
     /** Per batch, after commit: one multiple-ack per channel up to the batch's last delivery tag. */
     public void acknowledge(IngestBatch batch) {
         batch.deliveries().acknowledge();
@@ -333,22 +293,6 @@ public class IngestSteps {
             body = java.util.Arrays.copyOf(body, (int) limit);
         }
         return new Message(body, p);
-    }
-
-    /** A reading that cannot be applied is parked as the contract's JSON, its measured time in epoch ms. */
-    private static byte[] asJson(Reading r) {
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("sensor_id", r.sensorId());
-        json.put("data", r.data());
-        json.put("ts", r.measuredAt());
-        if (r.messageId() != null) {
-            json.put("message_id", r.messageId());
-        }
-        try {
-            return JSON.writeValueAsBytes(json);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     private static void putIfPresent(Map<String, Object> map, String key, Object value) {

@@ -20,8 +20,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Applies a batch of readings to {@code sensor_state} in one transaction with at most three statements whatever the
- * batch size: read the batch's sensors that are not held in memory, decide in memory, write back the sensors that
+ * Applies a batch of readings to {@code sensor_state} in one transaction with at most four statements whatever the
+ * batch size: ask whether a sensor was deleted since the last batch (then drop what is held), read the batch's
+ * sensors that are not held in memory, decide in memory, write back the sensors that
  * must be written with one {@code UPDATE ... FROM unnest(...)} and every state change with one
  * {@code INSERT ... SELECT FROM unnest(...)}; the notifications of those changes are written in the same transaction
  * ({@link Outbox}).
@@ -67,6 +68,8 @@ class SensorStateStore {
     private final Map<String, Row> held = new HashMap<>();
     /** Until then (clock millis) every reading is written: another instance may have written these sensors lately. */
     private long writeThroughUntil = NONE;
+    /** The count of registrations ended (sensors deleted) when the rows held were last known good; -1: none read. */
+    private long registrationsGeneration = -1;
     /** How many rows are held, for the gauge, which must not wait for a batch's transaction. */
     private volatile int heldCount;
 
@@ -142,6 +145,7 @@ class SensorStateStore {
 
     private ApplyOutcome applyIn(Connection c, List<Reading> readings, Set<String> ids, Map<String, Row> rows,
                                  String traceParent) throws SQLException {
+        forgetEndedRegistrations(c);
         List<String> toRead = new ArrayList<>();
         for (String id : ids) {
             Row row = held.get(id);
@@ -180,6 +184,25 @@ class SensorStateStore {
         return new ApplyOutcome(events, counts[Verdict.APPLIED.ordinal()], counts[Verdict.UNKNOWN.ordinal()],
                 counts[Verdict.DUPLICATE.ordinal()], counts[Verdict.STALE.ordinal()], notifications,
                 new HashSet<>(rows.keySet()));
+    }
+
+    /**
+     * Drops every row held once a sensor was deleted anywhere since the last batch (V41 counts registrations' ends):
+     * a repeat is decided on a held row without reading the table, so the row of a deleted sensor, registered again
+     * meanwhile, would be taken for the new registration's, whose state starts empty. Deletions are rare; a batch
+     * pays one single-row read for it. Asked before the batch's rows are read: a deletion committed after this is
+     * ordered after the batch, whose writes of the deleted rows then miss.
+     */
+    private void forgetEndedRegistrations(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT generation FROM sensor_registrations_generation");
+             ResultSet rs = ps.executeQuery()) {
+            long generation = rs.next() ? rs.getLong(1) : 0;
+            if (generation != registrationsGeneration) {
+                held.clear();
+                heldCount = 0;
+                registrationsGeneration = generation;
+            }
+        }
     }
 
     private enum Verdict { APPLIED, UNKNOWN, DUPLICATE, STALE }

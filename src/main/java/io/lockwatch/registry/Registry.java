@@ -184,6 +184,12 @@ public class Registry {
         return updated == null || updated == 0 ? null : sensor(id);
     }
 
+    /**
+     * Ends the sensor's registration: its state, links, chains, schedule and credentials go with it (foreign keys),
+     * its active alarm is closed and what a maintenance window held of it dropped (V41's trigger), and its
+     * notifications not yet sent are cancelled. Its events, alarms and history stay. Registered again under the id,
+     * it is a new sensor whose events go on with the id's numbering (V41), so no sequence names two events.
+     */
     public boolean deleteSensor(String id) {
         return tx.execute(status -> {
             cancelUndelivered("sensor_id = ?", id);

@@ -109,6 +109,41 @@ class ApiTest {
         assertProblem(call("POST", "/sensors", ADMIN, Map.of("id", id, "address", "y")), 409, null);
     }
 
+    /**
+     * Issue 54: a sensor deleted and registered again under its id is a new sensor, whose state starts empty and
+     * whose events go on with the id's numbering. The first reading repeats the old registration's last state: what
+     * ingest holds in memory of the old one must not take it for a repeat.
+     */
+    @Test
+    void aSensorDeletedAndRegisteredAgainStartsEmptyAndItsEventsGoOnWithTheIdsNumbering() throws Exception {
+        String id = sensorId();
+        long ts = System.currentTimeMillis() - 60_000;
+        call("POST", "/sensors", ADMIN, Map.of("id", id, "address", "Room 1"));
+        call("POST", "/readings", ADMIN, Map.of("sensor_id", id, "data", 1, "ts", ts));
+        await().atMost(Duration.ofSeconds(10)).until(() -> call("GET", "/sensors/" + id, READER, null).body().get("sequence").asInt() == 1);
+
+        assertThat(call("DELETE", "/sensors/" + id, ADMIN, null).status()).isEqualTo(204);
+        Answer again = call("POST", "/sensors", ADMIN, Map.of("id", id, "address", "Room 1, the new sensor"));
+        assertThat(again.status()).isEqualTo(201);
+        assertThat(again.body().get("state").isNull()).as("a new sensor's state starts empty").isTrue();
+        assertThat(again.body().get("connectivity").asText()).isEqualTo("unknown");
+        assertThat(again.body().get("sequence").asInt()).as("the last number the id gave an event").isEqualTo(1);
+
+        assertThat(call("POST", "/readings", ADMIN, Map.of("sensor_id", id, "data", 1, "ts", ts + 1000)).status()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            JsonNode sensor = call("GET", "/sensors/" + id, READER, null).body();
+            assertThat(sensor.get("state").asText()).isEqualTo("1");
+            assertThat(sensor.get("sequence").asInt()).isEqualTo(2);
+        });
+        call("POST", "/readings", ADMIN, Map.of("sensor_id", id, "data", 0, "ts", ts + 2000));
+        await().atMost(Duration.ofSeconds(10)).until(() -> call("GET", "/sensors/" + id, READER, null).body().get("sequence").asInt() == 3);
+
+        // the old registration's event stays history, and no number is given twice
+        assertThat(jdbc.query("SELECT sequence || ':' || coalesce(previous_state::text, 'null') || '->' || state"
+                        + " FROM sensor_events WHERE sensor_id = ? ORDER BY sequence", (rs, i) -> rs.getString(1), id))
+                .containsExactly("1:null->1", "2:null->1", "3:1->0");
+    }
+
     // --- clients and links
 
     @Test

@@ -75,7 +75,8 @@ class ObservabilityFilesTest {
         Map<String, Object> prometheus = new Yaml().load(Files.readString(Path.of("docker/prometheus/prometheus.yml")));
 
         assertThat(alerts).containsOnlyKeys("LockwatchNotificationsDead", "LockwatchLostSensorsSurge",
-                "LockwatchReadingsBacklogGrowing", "LockwatchHistoryLagging", "LockwatchClientCircuitOpen");
+                "LockwatchReadingsBacklogGrowing", "LockwatchHistoryLagging", "LockwatchClientCircuitOpen",
+                "LockwatchIngestFailing");
         assertThat(prometheus.get("rule_files")).isEqualTo(List.of("/etc/prometheus/alerts.yml"));
         assertExported(new ArrayList<>(alerts.values()));
     }

@@ -85,7 +85,7 @@ class IngestRouteTest {
     static final AtomicInteger acknowledged = new AtomicInteger();
     static final AtomicBoolean crashBeforeNextAck = new AtomicBoolean();
     static final AtomicInteger databaseAwayFor = new AtomicInteger();
-    static final AtomicBoolean defectInNextApply = new AtomicBoolean();
+    static final AtomicInteger defectsInNextApplies = new AtomicInteger();
     static final AtomicInteger parseAttempts = new AtomicInteger();
     /** Per acknowledged batch: the thread that acked it and its highest delivery tag per channel number. */
     static final List<String> ackThreads = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -104,7 +104,7 @@ class IngestRouteTest {
             route.weaveById("batch-is-applied-to-postgresql").before().process(exchange -> {
                 applyThreads.add(Thread.currentThread().getName());
                 freeWhileApplying.add(batches.isFree());
-                if (defectInNextApply.compareAndSet(true, false)) {
+                if (defectsInNextApplies.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                     throw new IllegalStateException("a defect (test)");
                 }
                 int away = databaseAwayFor.getAndUpdate(n -> Math.max(0, n - 1));
@@ -382,30 +382,81 @@ class IngestRouteTest {
     }
 
     /**
-     * A failure no rule foresees (a defect) is not retried into itself: the ingest flow's route configuration parks
-     * the batch whole, with the error, and acknowledges it; the readings after it are applied.
+     * A failure no rule foresees (a defect) is a fault of the service, not the reading's: the ingest flow's route
+     * configuration tries the batch again, unacknowledged, counting each failure, and the reading is applied once the
+     * fault is gone; nothing is parked or counted as invalid.
      */
     @Test
-    void aBatchADefectFailsIsParkedWholeOnceAndTheNextIsApplied() {
+    void aBatchADefectFailsIsRetriedUntilTheDefectIsGoneAndNothingIsParked() {
         amqpAdmin.purgeQueue(props.invalidQueue(), false);
         String s = register();
         int before = acknowledged.get();
-        defectInNextApply.set(true);
+        double failuresBefore = counter("lockwatch.ingest.apply.failures");
+        double parkedBefore = parked();
+        defectsInNextApplies.set(2);
+
+        publish(reading(s, 1, T0 + 1000), reading(s, 0, T0 + 2000));
+
+        awaitAcknowledged(before + 2);
+        assertThat(defectsInNextApplies).hasValue(0);
+        assertThat(events(s)).containsExactly("1:null->1", "2:1->0");
+        assertThat(counter("lockwatch.ingest.apply.failures")).isEqualTo(failuresBefore + 2);
+        assertThat(parked()).isEqualTo(parkedBefore);
+        assertThat(rabbit.receive(props.invalidQueue(), 200)).isNull();
+    }
+
+    /**
+     * Issue 54's failure itself: a constraint of the database the batch breaks (here another event already holds the
+     * sequence the sensor's next one takes). Before, the reading was accepted, then parked as processing_failed and
+     * lost; now it waits, unacknowledged, and is applied once the conflict is gone.
+     */
+    @Test
+    void aReadingAConstraintRefusesIsHeldAndAppliedOnceTheConflictIsGoneNeverParked() {
+        amqpAdmin.purgeQueue(props.invalidQueue(), false);
+        String s = register();
+        jdbc.update("INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at) VALUES (?, 1, 'sensor.state_changed', 0, now())", s);
+        int before = acknowledged.get();
+        double failuresBefore = counter("lockwatch.ingest.apply.failures");
+        double parkedBefore = parked();
 
         publish(reading(s, 1, T0 + 1000));
 
-        Message parked = rabbit.receive(props.invalidQueue(), 10_000);
-        assertThat(parked).isNotNull();
-        assertThat(parked.getMessageProperties().<String>getHeader(IngestSteps.REASON_HEADER)).isEqualTo("processing_failed");
-        assertThat(parked.getMessageProperties().<String>getHeader(IngestSteps.DETAIL_HEADER))
-                .isEqualTo("unexpected: java.lang.IllegalStateException: a defect (test)");
-        assertThat(defectInNextApply).isFalse();
-
-        publish(reading(s, 0, T0 + 2000));
+        await().atMost(Duration.ofSeconds(20)).until(() -> counter("lockwatch.ingest.apply.failures") >= failuresBefore + 2);
+        assertThat(acknowledged.get()).as("held unacknowledged").isEqualTo(before);
+        assertThat(parked()).isEqualTo(parkedBefore);
+        jdbc.update("DELETE FROM sensor_events WHERE sensor_id = ?", s);
 
         awaitAcknowledged(before + 1);
-        // the parked reading was not retried after all, once the defect was gone
-        assertThat(events(s)).containsExactly("1:null->0");
+        assertThat(events(s)).containsExactly("1:null->1");
+        assertThat(parked()).isEqualTo(parkedBefore);
+        assertThat(rabbit.receive(props.invalidQueue(), 200)).isNull();
+    }
+
+    /**
+     * A sensor deleted and registered again is a new sensor (issue 54): what the batch thread holds in memory of the
+     * old registration (state 1) does not make the new one's first reading, also 1, a repeat; and its events go on
+     * with the id's numbering, so none collides with the old registration's.
+     */
+    @Test
+    void aSensorRegisteredAgainIsNewAndItsEventsGoOnWithTheIdsNumbering() {
+        String s = register();
+        int before = acknowledged.get();
+        publish(reading(s, 1, T0 + 1000));
+        awaitAcknowledged(before + 1);
+        double failuresBefore = counter("lockwatch.ingest.apply.failures");
+
+        jdbc.update("DELETE FROM sensors WHERE id = ?", s);
+        jdbc.update("INSERT INTO sensors (id, address) VALUES (?, 'the new sensor')", s);
+        publish(reading(s, 1, T0 + 2000));
+        awaitAcknowledged(before + 2);
+        assertThat(state(s)).as("applied alone: no change of the same batch writes it through")
+                .containsEntry("state", 1).containsEntry("sequence", 2L);
+        publish(reading(s, 0, T0 + 3000));
+
+        awaitAcknowledged(before + 3);
+        assertThat(events(s)).containsExactly("1:null->1", "2:null->1", "3:1->0");
+        assertThat(state(s)).containsEntry("state", 0).containsEntry("sequence", 3L).containsEntry("changed", T0 + 3000);
+        assertThat(counter("lockwatch.ingest.apply.failures")).isEqualTo(failuresBefore);
     }
 
     /** Each flow names its queues; the backlog of each is a gauge tagged with its kind, asked of the broker. */
