@@ -68,16 +68,25 @@ final class World {
 
     void registerSensor(int slot) {
         Sensor s = model.sensors[slot];
+        if (s.registered) {
+            return;
+        }
         expect(call("POST", "/sensors", Api.ADMIN, Map.of("id", s.id, "address", "door " + slot)), 201);
         s.register();
     }
 
     void deleteSensor(int slot) {
+        if (!model.sensors[slot].registered) {
+            return;
+        }
         expect(call("DELETE", "/sensors/" + model.sensors[slot].id, Api.ADMIN, null), 204);
         model.deleteSensor(slot);
     }
 
     void createClient(int slot) {
+        if (model.clients[slot] != null) {
+            return;
+        }
         String path = "/" + prefix + "c" + clientsMade++;
         Answer made = call("POST", "/clients", Api.ADMIN, Map.of("name", "model " + path, "url", receiver.url(path)));
         expect(made, 201);
@@ -87,16 +96,36 @@ final class World {
     }
 
     void deleteClient(int slot) {
-        expect(call("DELETE", "/clients/" + model.clients[slot].id, Api.ADMIN, null), 204);
+        Client c = model.clients[slot];
+        if (c == null) {
+            return;
+        }
+        expect(call("DELETE", "/clients/" + c.id, Api.ADMIN, null), 204);
         model.deleteClient(slot);
+        // refused at once by the instance that deleted it: asked before anything else, so that no look at the
+        // changed keys (every second) comes in between
+        c.keys.forEach(this::refusedAtOnce);
+    }
+
+    /** A key just revoked, expired or deleted with its client, tried at once. */
+    private void refusedAtOnce(Key k) {
+        Answer me = call("GET", "/me", k.token, null);
+        assertThat(me.status()).as("GET /me at once with %s key %s, %s", k.role, k.id,
+                k.state == KeyState.ACTIVE ? "its client just deleted" : "just " + k.state.name().toLowerCase()).isEqualTo(401);
     }
 
     void link(int client, int sensor) {
+        if (model.clients[client] == null || !model.sensors[sensor].registered || model.clients[client].links.contains(sensor)) {
+            return;
+        }
         expect(call("PUT", "/clients/" + model.clients[client].id + "/sensors/" + model.sensors[sensor].id, Api.ADMIN, null), 204);
         model.clients[client].links.add(sensor);
     }
 
     void unlink(int client, int sensor) {
+        if (model.clients[client] == null || !model.clients[client].links.contains(sensor)) {
+            return;
+        }
         expect(call("DELETE", "/clients/" + model.clients[client].id + "/sensors/" + model.sensors[sensor].id, Api.ADMIN, null),
                 204);
         model.unlink(client, sensor);
@@ -105,6 +134,9 @@ final class World {
     /** Paused or resumed by the operator, or by the client's own admin key if {@code byKey}. */
     void enable(int slot, boolean enabled, boolean asClient) {
         Client c = model.clients[slot];
+        if (c == null || c.enabled == enabled) {
+            return;
+        }
         Key byKey = actor(slot, asClient);
         Answer a = call("PUT", "/clients/" + c.id, byKey == null ? Api.ADMIN : byKey.token, Map.of("enabled", enabled));
         expect(a, 200);
@@ -186,6 +218,12 @@ final class World {
     // Operations name clients by slot and keys by their place in their client's list, resolved as they run: a
     // sequence shrunk by jqwik runs again in a new world, where those name the same things.
 
+    /** The key at that place of the live client in that slot, or null. */
+    private Key key(int slot, int index) {
+        Client c = model.clients[slot];
+        return c == null || index >= c.keys.size() ? null : c.keys.get(index);
+    }
+
     /** The client's first active admin key if {@code byKey} and it has one; else null: the operator. */
     Key actor(int slot, boolean byKey) {
         Client c = model.clients[slot];
@@ -195,6 +233,9 @@ final class World {
 
     void createKey(int slot, String role, boolean asClient) {
         Client c = model.clients[slot];
+        if (c == null || c.liveKeys() >= 3) {
+            return;
+        }
         Key byKey = actor(slot, asClient);
         Answer made = call("POST", "/clients/" + c.id + "/keys", byKey == null ? Api.ADMIN : byKey.token,
                 Map.of("name", "model key", "role", role));
@@ -203,24 +244,35 @@ final class World {
     }
 
     void revokeKey(int slot, int index, boolean asClient) {
+        if (key(slot, index) == null || key(slot, index).state == KeyState.REVOKED) {
+            return;
+        }
         Key key = model.clients[slot].keys.get(index), byKey = actor(slot, asClient);
         expect(call("DELETE", "/clients/" + model.clients[slot].id + "/keys/" + key.id, byKey == null ? Api.ADMIN : byKey.token,
                 null), 204);
         key.state = KeyState.REVOKED;
+        refusedAtOnce(key);
     }
 
     /** The operator expires a key. */
     void expireKey(int slot, int index) {
+        if (key(slot, index) == null || key(slot, index).state != KeyState.ACTIVE) {
+            return;
+        }
         Key key = model.clients[slot].keys.get(index);
         Answer a = call("PATCH", "/clients/" + model.clients[slot].id + "/keys/" + key.id, Api.ADMIN,
                 Map.of("expires_at", Instant.now().minusSeconds(1).toString()));
         expect(a, 200);
         assertThat(a.body().get("state").asText()).isEqualTo("expired");
         key.state = KeyState.EXPIRED;
+        refusedAtOnce(key);
     }
 
     /** A client's admin key tries to lift the expiry its operator set: refused, the key stays expired. */
     void liftExpiry(int slot, int index) {
+        if (key(slot, index) == null || key(slot, index).state != KeyState.EXPIRED || actor(slot, true) == null) {
+            return;
+        }
         Key key = model.clients[slot].keys.get(index), byKey = actor(slot, true);
         Map<String, Object> never = new HashMap<>();
         never.put("expires_at", null);
@@ -230,6 +282,10 @@ final class World {
 
     /** A client's key acts on another client's key: 404, as if there were none, and nothing changes. */
     void revokeAcross(int slot, int index, int otherSlot, int otherIndex) {
+        if (slot == otherSlot || key(slot, index) == null || key(slot, index).state != KeyState.ACTIVE
+                || key(otherSlot, otherIndex) == null) {
+            return;
+        }
         Key byKey = model.clients[slot].keys.get(index), other = model.clients[otherSlot].keys.get(otherIndex);
         Answer a = call("DELETE", "/clients/" + model.clients[otherSlot].id + "/keys/" + other.id, byKey.token, null);
         assertThat(a.status()).as("another client's key revoked by a client key: " + a.body()).isEqualTo(404);
