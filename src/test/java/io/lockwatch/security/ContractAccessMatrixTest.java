@@ -365,7 +365,9 @@ class ContractAccessMatrixTest {
             // a step naming the other client: the operator may, a client's key may name its own client only
             case "replaceLinkEscalationChain" -> Map.of("steps", List.of(Map.of("after_seconds", 60,
                     "client_id", world.others().get("clientId"))));
-            case "createClientKey" -> Map.of("name", "another", "role", "client-read");
+            // within the hour: a key made with a portal session (8 h) may not outlive it (ClientKeysTest)
+            case "createClientKey" -> Map.of("name", "another", "role", "client-read",
+                    "expires_at", Instant.now().plusSeconds(3600).toString());
             // the spare key was expired by the operator: a client's key cannot lift that, the operator can
             case "updateClientKey" -> java.util.Collections.singletonMap("expires_at", null);
             case "createMaintenanceWindow" -> Map.of("ends_at", Instant.now().plusSeconds(3600).toString(),
