@@ -301,8 +301,9 @@ public class AlarmScan {
 
     /**
      * The active alarms whose door is no longer in the opening that raised them: cleared at the measured time of
-     * the first reading that closed it after the alarm, with their event. An alarm whose sensor was deleted is
-     * closed without one (nobody is linked to it any more), and so is one of a sensor registered again since.
+     * the first reading that closed it after the alarm, with their event. The deletion of a sensor closes its alarm
+     * with its clearing (V42); one still found active of a sensor deleted before that, or registered again since,
+     * is closed without one.
      */
     private int clearClosed(Connection c) throws SQLException {
         long started = System.currentTimeMillis();
@@ -370,7 +371,7 @@ public class AlarmScan {
         String trace = traces.scanRound("alarms: cleared", started, events.size());
         Outbox.notificationsFor(c, events, trace);
         // after those its filters took, which the unique (event, client) keeps from being given twice
-        Outbox.notificationsTo(c, stepClientsOf(c, events), trace);
+        Outbox.notificationsTo(c, stepClientsOf(c, events, false), trace);
         return events.size();
     }
 
@@ -380,7 +381,8 @@ public class AlarmScan {
      * went), and the linked ones told of the raising that take clearings, though their severities changed since.
      * The others of those linked hear it as their filters say; one already given it is not given it twice.
      */
-    private static List<Outbox.To> stepClientsOf(Connection c, List<Long> events) throws SQLException {
+    private static List<Outbox.To> stepClientsOf(Connection c, List<Long> events, boolean sensorDeleted)
+            throws SQLException {
         List<Outbox.To> to = new ArrayList<>();
         if (events.isEmpty()) {
             return to;
@@ -402,12 +404,16 @@ public class AlarmScan {
                   JOIN clients cl ON cl.id = n.client_id
                  WHERE ev.id = ANY (?)
                    AND (cl.event_types IS NULL OR ? = ANY (cl.event_types))
-                   AND EXISTS (SELECT 1 FROM client_sensors cs WHERE cs.client_id = n.client_id AND cs.sensor_id = ev.sensor_id)""")) {
+                   -- a deleted sensor's links went with it: those its raising reached (not cancelled unsent by the
+                   -- deletion) were linked then
+                   AND (? AND n.status <> 'cancelled'
+                        OR EXISTS (SELECT 1 FROM client_sensors cs WHERE cs.client_id = n.client_id AND cs.sensor_id = ev.sensor_id))""")) {
             Object[] ids = events.toArray();
             ps.setArray(1, c.createArrayOf("int8", ids));
             ps.setString(2, SensorEvent.ALARM_RAISED);
             ps.setArray(3, c.createArrayOf("int8", ids));
             ps.setString(4, SensorEvent.ALARM_CLEARED);
+            ps.setBoolean(5, sensorDeleted);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     to.add(new Outbox.To(rs.getLong(1), rs.getObject(2, java.util.UUID.class)));
@@ -415,6 +421,16 @@ public class AlarmScan {
             }
         }
         return to;
+    }
+
+    /**
+     * The clearing of an alarm closed because its sensor was deleted (V42's trigger records it), given to the clients
+     * that were told of the alarm, as a clearing the scan records is: those sent a step (what of its steps the
+     * deletion cancelled unsent was never heard), and those its raising reached. Nobody else: the sensor's links are
+     * gone. In the deleting transaction, after its unsent notifications were cancelled.
+     */
+    public static void deletedSensorsClearingHeard(Connection c, long clearing, String traceParent) throws SQLException {
+        Outbox.notificationsTo(c, stepClientsOf(c, List.of(clearing), true), traceParent);
     }
 
     /**

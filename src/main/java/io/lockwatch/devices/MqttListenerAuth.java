@@ -20,6 +20,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 public final class MqttListenerAuth implements IAuthenticator, IAuthorizatorPolicy {
 
     public static final String BRIDGE_USER = "lockwatch-bridge";
+    /** The bridge's client id (routes/mqtt.camel.yaml): MQTT hands a session to whoever connects with its id last. */
+    public static final String BRIDGE_CLIENT_ID = "lockwatch-readings-bridge";
     private static final String TOPIC_PREFIX = "lockwatch/readings/";
 
     private final Supplier<Devices> devices;
@@ -41,6 +43,20 @@ public final class MqttListenerAuth implements IAuthenticator, IAuthorizatorPoli
      */
     public void disconnectWith(java.util.function.Consumer<String> disconnect) {
         this.disconnect = disconnect;
+    }
+
+    /**
+     * Whether a client may connect with this client id, asked before the listener looks at anything else: the
+     * bridge's id is the bridge's login's only. Anyone else connecting with it (anonymous on loopback, or a device)
+     * would take the bridge's session over, the listener dropping the bridge and its subscription, and readings
+     * refused until it reconnected, to be dropped again. The bridge's login itself is then checked as any other.
+     */
+    public boolean mayConnectAs(String clientId, String username) {
+        if (!BRIDGE_CLIENT_ID.equals(clientId) || BRIDGE_USER.equals(username)) {
+            return true;
+        }
+        refusals.refuse("mqtt-login", username, "the bridge's client id is the bridge's own");
+        return false;
     }
 
     @Override

@@ -123,7 +123,12 @@ public class NotificationStore {
                                          OR e.type = 'sensor.alarm_cleared'
                                             AND EXISTS (SELECT 1 FROM alarm_escalations ae
                                                          WHERE ae.alarm_id = e.alarm_id AND ae.client_id = n.client_id
-                                                           AND ae.sent_at IS NOT NULL) END,
+                                                           AND ae.sent_at IS NOT NULL)
+                                         -- the end of an alarm its sensor's deletion closed, given to those told of
+                                         -- it (V42) once the links were gone with the sensor
+                                         OR e.type = 'sensor.alarm_cleared'
+                                            AND NOT EXISTS (SELECT 1 FROM sensors r
+                                                             WHERE r.id = n.sensor_id AND r.created_at <= a.recorded_at) END,
                                n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
                                e.occurred_at, n.attempts,
                                %s,

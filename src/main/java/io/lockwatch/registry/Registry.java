@@ -186,14 +186,29 @@ public class Registry {
 
     /**
      * Ends the sensor's registration: its state, links, chains, schedule and credentials go with it (foreign keys),
-     * its active alarm is closed and what a maintenance window held of it dropped (V41's trigger), and its
-     * notifications not yet sent are cancelled. Its events, alarms and history stay. Registered again under the id,
+     * its active alarm is closed with an alarm_cleared, heard by the clients told of the alarm (V42), and what a
+     * maintenance window held of it dropped (V41's trigger), and its notifications not yet sent are cancelled. Its events, alarms and history stay. Registered again under the id,
      * it is a new sensor whose events go on with the id's numbering (V41), so no sequence names two events.
      */
     public boolean deleteSensor(String id) {
         return tx.execute(status -> {
+            // its state locked first, as ingest and the alarm scan lock it, so that its active alarm stays so until
+            // the delete closes it
+            List<UUID> active = jdbc.queryForList("""
+                    SELECT a.id FROM sensor_state s JOIN alarms a ON a.sensor_id = s.sensor_id AND a.cleared_at IS NULL
+                     WHERE s.sensor_id = ? FOR UPDATE OF s""", UUID.class, id);
             cancelUndelivered("sensor_id = ?", id);
-            return jdbc.update("DELETE FROM sensors WHERE id = ?", id) > 0;
+            boolean deleted = jdbc.update("DELETE FROM sensors WHERE id = ?", id) > 0;
+            for (UUID alarm : active) { // one at most
+                for (Long clearing : jdbc.queryForList("SELECT id FROM sensor_events WHERE alarm_id = ? AND type = ?",
+                        Long.class, alarm, io.lockwatch.ingest.SensorEvent.ALARM_CLEARED)) {
+                    jdbc.execute((java.sql.Connection c) -> {
+                        io.lockwatch.alarms.AlarmScan.deletedSensorsClearingHeard(c, clearing, null);
+                        return null;
+                    });
+                }
+            }
+            return deleted;
         });
     }
 

@@ -204,7 +204,7 @@ class AlarmsAcrossClientsTest {
 
     /**
      * A sensor deleted and registered again between two scans, while its alarm is active: the old alarm is closed
-     * without an event of the new registration (its numbering and its clients are another sensor's), its steps
+     * with the old registration's last event, its clearing (the new registration numbers after it), its steps
      * stopped, and the scan goes on raising the alarms of others.
      */
     @Test
@@ -225,12 +225,42 @@ class AlarmsAcrossClientsTest {
 
         await().atMost(Duration.ofSeconds(15)).until(() -> jdbc.queryForObject(
                 "SELECT cleared_at IS NOT NULL FROM alarms WHERE id = ?::uuid", Boolean.class, old));
-        assertThat(events(s)).as("no clearing recorded as the new sensor's").isEqualTo(eventsBefore);
+        assertThat(events(s)).as("the old registration's clearing, its last event").isEqualTo(eventsBefore + 1);
+        assertThat(jdbc.queryForObject("SELECT sequence FROM sensor_events WHERE alarm_id = ?::uuid AND type = ?",
+                Long.class, old, "sensor.alarm_cleared")).as("the new registration goes on after it")
+                .isEqualTo(jdbc.queryForObject("SELECT sequence FROM sensor_state WHERE sensor_id = ?", Long.class, s));
         assertThat(api.call("GET", "/alarms/" + old, Api.READER, null).body().at("/escalation/0/state").asText())
                 .isEqualTo("stopped");
         String other = sensor(1);
         publish(other, 0, System.currentTimeMillis());
         await().atMost(Duration.ofSeconds(15)).until(() -> alarmId(other) != null);
+    }
+
+    /**
+     * A sensor deleted while its alarm is active: the clients told of the alarm hear that it ended, its step's client
+     * (sent a step, not linked) and the linked one told of the raising, though the sensor and its links are gone.
+     */
+    @Test
+    void aSensorDeletedWithItsAlarmActiveEndsTheAlarmForThoseToldOfIt() throws Exception {
+        String s = sensor(1);
+        String guard = api.client(receiver, "/deleted-guard"), linked = api.client(receiver, "/deleted-linked");
+        api.link(linked, s);
+        assertThat(api.call("PUT", "/sensors/" + s + "/escalation", Api.ADMIN, steps(guard, 1)).status()).isEqualTo(200);
+        publish(s, 0, System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(20)).until(() -> !receiver.at("/deleted-guard").isEmpty()
+                && receiver.at("/deleted-linked").stream().anyMatch(r -> r.body().contains("sensor.alarm_raised")));
+        String alarm = alarmId(s);
+
+        assertThat(api.call("DELETE", "/sensors/" + s, Api.ADMIN, null).status()).isEqualTo(204);
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at("/deleted-guard").size() == 2
+                && receiver.at("/deleted-linked").stream().anyMatch(r -> r.body().contains("sensor.alarm_cleared")));
+        JsonNode cleared = Api.bodies(receiver, "/deleted-guard").get(1);
+        assertThat(cleared.get("type").asText()).isEqualTo("sensor.alarm_cleared");
+        assertThat(cleared.at("/alarm/id").asText()).isEqualTo(alarm);
+        assertThat(Api.bodies(receiver, "/deleted-linked")).extracting(n -> n.get("type").asText())
+                .filteredOn(type -> type.startsWith("sensor.alarm"))
+                .containsExactly("sensor.alarm_raised", "sensor.alarm_cleared");
     }
 
     private long events(String sensor) {

@@ -95,6 +95,35 @@ class MqttIngestTest extends MqttIngestContract {
                 "SELECT state FROM sensor_state WHERE sensor_id = ?", Integer.class, id)));
     }
 
+    /**
+     * The bridge's client id is the bridge's login's only: a client connecting with it otherwise (here anonymous, as
+     * anyone on loopback may) is refused, rather than take the bridge's session and its subscription over, and a
+     * reading published right after is taken.
+     */
+    @Test
+    void aClientWithTheBridgesClientIdIsRefusedAndTheBridgeStaysSubscribed() throws Exception {
+        String id = sensor();
+        String bridgeId = ((org.apache.camel.component.paho.PahoEndpoint) camel.getRoute(MqttBridge.ROUTE).getEndpoint())
+                .getConfiguration().getClientId();
+        io.micrometer.core.instrument.Counter refused = meters.counter("lockwatch.devices.refused", "check", "mqtt-login");
+        double before = refused.count();
+        org.eclipse.paho.client.mqttv3.MqttClient impostor = new org.eclipse.paho.client.mqttv3.MqttClient(brokerUrl,
+                bridgeId, new org.eclipse.paho.client.mqttv3.persist.MemoryPersistence());
+        try {
+            org.assertj.core.api.Assertions.assertThatThrownBy(impostor::connect).as("refused")
+                    .isInstanceOf(org.eclipse.paho.client.mqttv3.MqttException.class);
+        } finally {
+            if (impostor.isConnected()) {
+                impostor.disconnect();
+            }
+            impostor.close(true);
+        }
+        assertThat(refused.count() - before).as("counted as a refused login").isEqualTo(1.0);
+        publish("lockwatch/readings/" + id, "1");
+        await().atMost(Duration.ofSeconds(15)).until(() -> Integer.valueOf(1).equals(jdbc.queryForObject(
+                "SELECT state FROM sensor_state WHERE sensor_id = ?", Integer.class, id)));
+    }
+
     @Test
     void theListenerIsOnLoopback() {
         assertThat(brokerUrl).matches("tcp://127\\.0\\.0\\.1:\\d+");

@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * be acknowledged and lost. The listener refuses it instead, as it refuses a device's publish for another's sensor:
  * no PUBACK and the connection closed, so the device sends it again. The service is not ready until the bridge is
  * subscribed (the bridge starts with Camel; {@code mqtt} in health and the readiness group), so that a publish once
- * it says it is ready is taken.
+ * it says it is ready is taken. Nobody but the bridge's login connects with the bridge's client id, which would
+ * take its session over ({@link BridgeClientIdGuard}).
  */
 final class EmbeddedMqttBroker implements AutoCloseable {
 
@@ -97,6 +98,7 @@ final class EmbeddedMqttBroker implements AutoCloseable {
         java.util.function.Consumer<String> disconnect = client -> CompletableFuture.runAsync(() -> server.disconnectClient(client));
         auth.disconnectWith(disconnect);
         gate.disconnectWith(disconnect);
+        guardTheBridgesClientId(server, auth);
         retainNothing(server, retained);
         gate.subscriptions(subscriptions(server));
         log.info("Embedded MQTT 3.1.1 listener (Moquette) on tcp://127.0.0.1:{}: publish readings to "
@@ -190,6 +192,49 @@ final class EmbeddedMqttBroker implements AutoCloseable {
                 // a QoS 0 publish's topic is not checked before this: one that is no topic reaches no one
             }
             return false;
+        }
+    }
+
+    /**
+     * Refuses the bridge's client id to anyone but the bridge's login ({@link MqttListenerAuth#mayConnectAs}). Moquette
+     * asks its authenticator only of a client that sends a login: one without (anonymous, on loopback) would be let in
+     * with any id, the bridge's too, and take its session over. So the check is a step of each connection's pipeline,
+     * just before Moquette's own handler, in the one place Moquette puts a handler of a caller's there (its optional
+     * metrics', a private field of its acceptor, read as each connection opens). If Moquette's insides have changed,
+     * the listener does not start.
+     */
+    private static void guardTheBridgesClientId(Server server, MqttListenerAuth auth) {
+        try {
+            Object acceptor = field(Server.class, "acceptor").get(server);
+            field(acceptor.getClass(), "metrics").set(acceptor, java.util.Optional.of(new BridgeClientIdGuard(auth)));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            server.stopServer();
+            throw new IllegalStateException("The MQTT listener's connections could not be checked (Moquette changed?): "
+                    + "anyone could connect with the bridge's client id and take its session over", e);
+        }
+    }
+
+    /** A CONNECT with the bridge's client id but not its login is answered "identifier rejected" and closed. */
+    @io.netty.channel.ChannelHandler.Sharable
+    static final class BridgeClientIdGuard extends io.netty.channel.ChannelInboundHandlerAdapter {
+
+        private final MqttListenerAuth auth;
+
+        BridgeClientIdGuard(MqttListenerAuth auth) {
+            this.auth = auth;
+        }
+
+        @Override
+        public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof io.netty.handler.codec.mqtt.MqttConnectMessage connect
+                    && !auth.mayConnectAs(connect.payload().clientIdentifier(), connect.payload().userName())) {
+                ctx.writeAndFlush(io.netty.handler.codec.mqtt.MqttMessageBuilders.connAck()
+                                .returnCode(io.netty.handler.codec.mqtt.MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED)
+                                .sessionPresent(false).build())
+                        .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                return;
+            }
+            ctx.fireChannelRead(msg);
         }
     }
 
