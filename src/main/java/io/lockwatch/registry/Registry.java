@@ -187,8 +187,9 @@ public class Registry {
     /**
      * Ends the sensor's registration: its state, links, chains, schedule and credentials go with it (foreign keys),
      * its active alarm is closed with an alarm_cleared, heard by the clients told of the alarm (V42), and what a
-     * maintenance window held of it dropped (V41's trigger), and its notifications not yet sent are cancelled. Its events, alarms and history stay. Registered again under the id,
-     * it is a new sensor whose events go on with the id's numbering (V41), so no sequence names two events.
+     * maintenance window held of it dropped (V41's trigger), and its notifications not yet sent are cancelled. Its
+     * events, alarms and history stay. Registered again under the id, it is a new sensor whose events go on with the
+     * id's numbering (V41), so no sequence names two events.
      */
     public boolean deleteSensor(String id) {
         return tx.execute(status -> {
