@@ -6,7 +6,11 @@
 -- the clients that were told of the alarm, after it cancelled what of the sensor was still unsent.
 CREATE OR REPLACE FUNCTION sensor_registration_ends() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-    last bigint := OLD.sequence;
+    -- the registration's last number: its state's, or an event's past it (one written beside the state, as a test's
+    -- or an operator's repair may), so that the clearing never takes a number already used
+    ended bigint := greatest(OLD.sequence,
+                             coalesce((SELECT max(sequence) FROM sensor_events WHERE sensor_id = OLD.sensor_id), 0));
+    last bigint;
 BEGIN
     WITH closed AS (
         UPDATE alarms SET cleared_at = now() WHERE sensor_id = OLD.sensor_id AND cleared_at IS NULL RETURNING id),
@@ -15,9 +19,9 @@ BEGIN
           FROM closed WHERE e.alarm_id = closed.id AND e.sent_at IS NULL AND e.stopped_at IS NULL),
     cleared AS (
         INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
-        SELECT OLD.sensor_id, OLD.sequence + 1, 'sensor.alarm_cleared', OLD.state, now(), closed.id FROM closed
+        SELECT OLD.sensor_id, ended + 1, 'sensor.alarm_cleared', OLD.state, now(), closed.id FROM closed
         RETURNING sequence)
-    SELECT coalesce(max(sequence), OLD.sequence) INTO last FROM cleared;
+    SELECT coalesce(max(sequence), ended) INTO last FROM cleared;
     INSERT INTO sensor_registrations_ended (sensor_id, last_sequence, ended_at)
         VALUES (OLD.sensor_id, last, now())
         ON CONFLICT (sensor_id) DO UPDATE
