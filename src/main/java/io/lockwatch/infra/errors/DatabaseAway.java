@@ -1,12 +1,9 @@
 package io.lockwatch.infra.errors;
 
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Instant;
-import java.util.logging.Logger;
 
 import javax.sql.DataSource;
 
@@ -146,29 +143,25 @@ public final class DatabaseAway {
     }
 
     /** What the pool opens its connections with: the driver, observed. */
-    private final class Opening implements DataSource {
-        private final DataSource driver;
+    private final class Opening extends DelegatingDataSource {
 
         Opening(DataSource driver) {
-            this.driver = driver;
+            super(driver);
         }
 
         @Override
         public Connection getConnection() throws SQLException {
-            try {
-                Connection c = driver.getConnection();
-                opened();
-                return c;
-            } catch (SQLException e) {
-                failedToOpen(e);
-                throw e;
-            }
+            return observed(obtainTargetDataSource()::getConnection);
         }
 
         @Override
         public Connection getConnection(String username, String password) throws SQLException {
+            return observed(() -> obtainTargetDataSource().getConnection(username, password));
+        }
+
+        private Connection observed(Open open) throws SQLException {
             try {
-                Connection c = driver.getConnection(username, password);
+                Connection c = open.connection();
                 opened();
                 return c;
             } catch (SQLException e) {
@@ -176,40 +169,9 @@ public final class DatabaseAway {
                 throw e;
             }
         }
+    }
 
-        @Override
-        public PrintWriter getLogWriter() throws SQLException {
-            return driver.getLogWriter();
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) throws SQLException {
-            driver.setLogWriter(out);
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) throws SQLException {
-            driver.setLoginTimeout(seconds);
-        }
-
-        @Override
-        public int getLoginTimeout() throws SQLException {
-            return driver.getLoginTimeout();
-        }
-
-        @Override
-        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-            return driver.getParentLogger();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            return driver.unwrap(iface);
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) throws SQLException {
-            return driver.isWrapperFor(iface);
-        }
+    private interface Open {
+        Connection connection() throws SQLException;
     }
 }
