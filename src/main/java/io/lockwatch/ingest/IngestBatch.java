@@ -23,24 +23,25 @@ public final class IngestBatch {
     private int parkedEarly;
     private ApplyOutcome outcome;
     private final long startedNanos = System.nanoTime();
-    private long lastAddedNanos = startedNanos;
 
     /**
-     * Whether the batch closes now (asked as each message joins, and every few milliseconds, by
-     * {@link IngestBatches}): at full size; once no message came for {@code intervalNanos}; once it is
-     * {@code intervalNanos} old if the batch thread is free to apply it at once; and at the latest once it is
-     * {@code maxWaitNanos} old.
+     * Whether the batch closes now (asked as each message joins, when the batch thread becomes free, and every few
+     * milliseconds, by {@link IngestBatches}): at full size; once it is {@code intervalNanos} old (0 by default: at
+     * once) if the batch thread is free to apply it; and at the latest once it is {@code maxWaitNanos} old.
      */
     boolean isComplete(int size, long intervalNanos, long maxWaitNanos, BooleanSupplier batchThreadFree) {
-        long now = System.nanoTime();
-        return closes(size(), now - startedNanos, now - lastAddedNanos, size, intervalNanos, maxWaitNanos, batchThreadFree);
+        return closes(size(), System.nanoTime() - startedNanos, size, intervalNanos, maxWaitNanos, batchThreadFree);
     }
 
-    /** The thread's state is read only when it decides: once the interval has passed and the batch still grows. */
-    static boolean closes(int n, long ageNanos, long quietNanos, int size, long intervalNanos, long maxWaitNanos,
+    /**
+     * Smart batching: a batch closes when the thread that applies it is free, so a reading alone is applied at once
+     * and, while a batch commits, the next one gathers whatever arrives meanwhile, growing with the load. Closing
+     * while the thread is busy would gain nothing (the batch would wait in its queue) but smaller transactions, so
+     * only the size and the max wait close one then.
+     */
+    static boolean closes(int n, long ageNanos, int size, long intervalNanos, long maxWaitNanos,
                           BooleanSupplier batchThreadFree) {
-        return n >= size || ageNanos >= maxWaitNanos || quietNanos >= intervalNanos
-                || ageNanos >= intervalNanos && batchThreadFree.getAsBoolean();
+        return n >= size || ageNanos >= maxWaitNanos || ageNanos >= intervalNanos && batchThreadFree.getAsBoolean();
     }
 
     /**
@@ -68,7 +69,6 @@ public final class IngestBatch {
             addOne(parsed);
         }
         deliveries.add(channel, deliveryTag);
-        lastAddedNanos = System.nanoTime();
     }
 
     private void addOne(Object parsed) {

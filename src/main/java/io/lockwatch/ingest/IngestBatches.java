@@ -17,9 +17,11 @@ import org.slf4j.LoggerFactory;
  * closed ({@code routes/ingest.camel.yaml}).
  *
  * <p>A message joins the open batch on its consumer's thread, and the batch closes by {@link IngestBatch#isComplete}'s
- * rule, asked then and by a timer. While the batch thread is busy, a closed batch could only wait in its queue, so the
- * open one goes on gathering and is applied as one transaction when the thread is free: under light load batches
- * close after the interval, under heavy load they grow as large as the thread's pace requires.
+ * rule, asked then, by the batch thread as it finishes a batch, and by a timer. While the batch thread is busy, a
+ * closed batch could only wait in its queue, so the open one goes on gathering and is handed over the moment the
+ * thread is free: under light load a reading is applied alone at once, under heavy load batches grow as large as the
+ * thread's pace requires (smart batching, as a database's group commit). No timer stands between a reading and its
+ * transaction.
  *
  * <p>Closing a batch and queueing it for the batch thread happen under one lock: with several consumers (one per
  * partition queue), a batch that closed later could otherwise be applied first, and its multiple-ack cover an earlier
@@ -105,7 +107,7 @@ public final class IngestBatches {
         }
     }
 
-    /** Every few milliseconds: a batch that stopped growing, or has waited long enough, closes without a message. */
+    /** Every few milliseconds, and as the batch thread becomes free: the open batch closes if it is due. */
     public void closeIfDue() {
         lock.lock();
         try {
@@ -151,7 +153,10 @@ public final class IngestBatches {
         } catch (RuntimeException e) {
             log.warn("A batch of {} readings was not applied ({}); unacknowledged, it will be redelivered", batch.size(), e.toString());
         } finally {
-            closedNotApplied.decrementAndGet();
+            // free: what gathered while this batch was applied goes now, not at the next message or tick
+            if (closedNotApplied.decrementAndGet() == 0) {
+                closeIfDue();
+            }
         }
     }
 }

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.util.unit.DataSize;
 
 /**
- * The gathering of messages into batches, without a broker: several consumers at once, and the batch no message
- * closes. The batch close's rule itself is {@link IngestBatchCloseTest}'s.
+ * The gathering of messages into batches, without a broker: several consumers at once, a batch closed as the batch
+ * thread frees, and one the timer closes. The batch close's rule itself is {@link IngestBatchCloseTest}'s.
  */
 class IngestBatchesTest {
 
@@ -39,6 +39,12 @@ class IngestBatchesTest {
     }
 
     IngestBatches started(int size, Duration interval, Duration maxWait) throws Exception {
+        return started(size, interval, maxWait, batch -> { });
+    }
+
+    /** {@code during} runs on the batch thread as each batch is applied, after it is recorded. */
+    IngestBatches started(int size, Duration interval, Duration maxWait, java.util.function.Consumer<IngestBatch> during)
+            throws Exception {
         camel = new DefaultCamelContext();
         IngestBatches batches = new IngestBatches(new IngestProperties("x", "q", "i", 1, 2000, size, interval, maxWait, 1,
                 Duration.ofSeconds(3), Duration.ofSeconds(15), DataSize.ofKilobytes(4), DataSize.ofKilobytes(128),
@@ -48,6 +54,7 @@ class IngestBatchesTest {
             applyThreads.add(Thread.currentThread().getName());
             appliedTags.add(new HashMap<>(batch.deliveries().lastTags()));
             appliedSizes.add(batch.size());
+            during.accept(batch);
         });
         camel.start();
         return batches;
@@ -104,14 +111,44 @@ class IngestBatchesTest {
     }
 
     @Test
-    void aBatchThatNoMessageClosesIsClosedOnceQuietForTheInterval() throws Exception {
+    void aReadingAloneIsAppliedAtOnceAndWhatArrivesDuringAnApplyGoesAsOneBatchTheMomentItEnds() throws Exception {
+        // no timer asked (closeIfDue is never called here): the message closes its batch, and the batch thread
+        // closes the next as it frees
+        CountDownLatch applying = new CountDownLatch(1), release = new CountDownLatch(1);
+        IngestBatches batches = started(1000, Duration.ZERO, Duration.ofSeconds(60), batch -> {
+            if (appliedSizes.size() == 1) {
+                applying.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        Channel channel = mock(Channel.class);
+        add(batches, channel, 1);
+        applying.await();
+        assertThat(appliedSizes).as("the first reading, alone").containsExactly(1);
+        for (long tag = 2; tag <= 50; tag++) {
+            add(batches, channel, tag);
+        }
+        assertThat(appliedSizes).as("gathering while the thread is busy").containsExactly(1);
+        release.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> appliedSizes.size() == 2);
+        assertThat(appliedSizes).containsExactly(1, 49);
+        assertThat(appliedTags.get(1)).containsEntry(channel, 50L);
+        assertThat(batches.isFree()).isTrue();
+    }
+
+    @Test
+    void withAnIntervalSetABatchNoMessageClosesIsClosedByTheTimerOnceItIsDue() throws Exception {
         IngestBatches slow = started(1000, Duration.ofSeconds(30), Duration.ofSeconds(60));
         Channel channel = mock(Channel.class);
         for (long tag = 1; tag <= 3; tag++) {
             add(slow, channel, tag);
         }
         slow.closeIfDue();
-        assertThat(appliedSizes).as("neither quiet nor old yet").isEmpty();
+        assertThat(appliedSizes).as("not due yet").isEmpty();
         assertThat(slow.isFree()).isTrue();
         stop();
 
