@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs the README walkthrough against the packaged service on the embedded default (fresh, throw-away data),
-# as CI does after the unit tests: starts it, waits for readiness, runs scripts/walkthrough.sh,
-# scripts/walkthrough-alarms.sh and the README's own MQTT and device-identity blocks (scripts/walkthrough-readme.sh),
-# stops it.
+# Runs the walkthroughs against the packaged service on the embedded default (fresh, throw-away data), as CI does
+# after the unit tests: starts it, waits for readiness, runs scripts/walkthrough.sh, scripts/walkthrough-alarms.sh
+# and every block marked runnable in README.md, docs/getting-started.md and docs/devices.md
+# (scripts/walkthrough-readme.sh), stops it.
 #
 # Ports: the API on WALKTHROUGH_PORT (18080); the MQTT listener on its default, 1883, checked to be taken when it
 # is free (WALKTHROUGH_MQTT_PORT chooses another); each webhook receiver on a free port unless RECEIVER_PORT says
@@ -14,7 +14,7 @@ JAR=$(ls target/lockwatch-*.jar | grep -v original | head -1)
 PORT=${WALKTHROUGH_PORT:-18080}
 LOG=target/walkthrough-service.log
 
-# the README's examples publish with mosquitto_pub and read secrets with jq (Debian's packages, as .ci/run's chromium)
+# the docs' examples publish with mosquitto_pub and read answers with jq (Debian's packages, as .ci/run's chromium)
 if ! command -v mosquitto_pub >/dev/null || ! command -v jq >/dev/null; then
   apt-get update -q >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q mosquitto-clients jq >/dev/null
