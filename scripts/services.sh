@@ -25,7 +25,7 @@
 #           (scripts/lib/ha.sh says what it is): RabbitMQ as a cluster of three
 #           nodes, PostgreSQL as a primary and a synchronous standby under
 #           pg_auto_failover. ClickHouse stays one node here (its replicated schema is in
-#           docker/ and docs/SCALING.md).
+#           docker/ and docs/scaling.md).
 #
 # What it sets up (everything listens on 127.0.0.1 only):
 #   RabbitMQ 3.10   amqp://guest:guest@127.0.0.1:5672   node rabbit@localhost

@@ -1,7 +1,7 @@
 -- lockwatch history on a replicated, sharded ClickHouse: run once, before the first lockwatch instance starts,
 -- with clickhouse-client against any node of the cluster `lockwatch` (remote_servers: every shard with two or more
 -- replicas and internal_replication = true; ZooKeeper or ClickHouse Keeper; the macros {shard} and {replica} set
--- on each node). Not run here: the sandbox has one ClickHouse server (docs/SCALING.md, "History").
+-- on each node). Not run here: the sandbox has one ClickHouse server (docs/scaling.md, "History").
 --
 -- lockwatch creates its tables itself with CREATE TABLE IF NOT EXISTS (history/ClickHouseSchema.java): created here
 -- first, under the same names, they are what it writes to and reads from. Each name is a Distributed table over a

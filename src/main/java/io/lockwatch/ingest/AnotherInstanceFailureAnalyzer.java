@@ -10,6 +10,6 @@ public class AnotherInstanceFailureAnalyzer extends AbstractFailureAnalyzer<Anot
     protected FailureAnalysis analyze(Throwable root, AnotherInstanceException cause) {
         return new FailureAnalysis(cause.getMessage(),
                 "Stop the other instance, or give every instance the same lockwatch.ingest.partitions (N > 1 needs "
-                        + "RabbitMQ; see the README's scaling section).", cause);
+                        + "RabbitMQ; see docs/scaling.md).", cause);
     }
 }

@@ -23,7 +23,7 @@ import org.springframework.security.web.servlet.util.matcher.PathPatternRequestM
  * Deny by default: only health and the Prometheus scrape answer without a token; reading needs a read or a full
  * token; everything else needs a full token; a client's key reaches only the API, which holds it to its client (the
  * actuator, health included, is 403 for it); Jolokia's operations are decided by {@link JolokiaPolicy}. The
- * README's permissions matrix is this method in a table.
+ * permissions matrix of docs/security.md is this method in a table.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableWebSecurity

@@ -11,7 +11,7 @@ public class QueueMismatchFailureAnalyzer extends AbstractFailureAnalyzer<QueueM
         return new FailureAnalysis(cause.getMessage(), cause.typeChange()
                 ? "Set lockwatch.amqp.queue-type to the type the queues have, or move to the new type: drain the "
                         + "queues and delete them, or shovel their messages into queues of the new type "
-                        + "(docs/SCALING.md, \"Moving to quorum queues\")."
+                        + "(docs/scaling.md, \"Moving to quorum queues\")."
                 : "Set lockwatch.amqp.queue-type=classic, or run on RabbitMQ (the external profile).", cause);
     }
 }

@@ -39,7 +39,7 @@ class QueueTypesIT {
                     assertThat(e.getMessage()).startsWith("queue " + name + " (virtual host /) exists on the broker with another type")
                             .contains("lockwatch.amqp.queue-type=quorum").doesNotContain("\n");
                     FailureAnalysis analysis = new QueueMismatchFailureAnalyzer().analyze(e);
-                    assertThat(analysis.getAction()).contains("shovel").contains("docs/SCALING.md");
+                    assertThat(analysis.getAction()).contains("shovel").contains("docs/scaling.md");
                 });
     }
 
