@@ -24,6 +24,11 @@ public final class IngestBatch {
     private ApplyOutcome outcome;
     private final long startedNanos = System.nanoTime();
 
+    /** When its first message joined (System.nanoTime). */
+    long startedNanos() {
+        return startedNanos;
+    }
+
     /**
      * Whether the batch closes now (asked as each message joins, when the batch thread becomes free, and every few
      * milliseconds, by {@link IngestBatches}): at full size; once it is {@code intervalNanos} old (0 by default: at

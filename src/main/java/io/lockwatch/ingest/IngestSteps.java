@@ -45,6 +45,7 @@ public class IngestSteps {
     private final IngestProperties props;
 
     private final Counter received;
+    private final io.micrometer.core.instrument.Timer consumedToCommitted;
     private final Counter unknown;
     private final Counter duplicates;
     private final Counter stale;
@@ -70,6 +71,7 @@ public class IngestSteps {
         this.publisher = publisher;
         this.props = props;
         this.received = meters.counter("lockwatch.readings.received");
+        this.consumedToCommitted = io.lockwatch.infra.metrics.PipelineStages.timer(meters, "consumed_to_committed");
         this.unknown = meters.counter("lockwatch.readings.unknown.sensor");
         this.duplicates = meters.counter("lockwatch.readings.duplicate");
         this.stale = meters.counter("lockwatch.readings.stale");
@@ -187,6 +189,7 @@ public class IngestSteps {
             Traces.end(span, null);
         }
         batch.recordOutcome(outcome);
+        consumedToCommitted.record(System.nanoTime() - batch.startedNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
         received.increment(batch.readings().size());
         unknown.increment(outcome.unknown());
         duplicates.increment(outcome.duplicates());

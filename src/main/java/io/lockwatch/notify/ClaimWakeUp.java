@@ -27,6 +27,7 @@ public class ClaimWakeUp {
     private final Lanes lanes;
     /** The next claim looks for due work of every client; at first, for what waited while the service was down. */
     private final AtomicBoolean lookEverywhere = new AtomicBoolean(true);
+    private final java.util.concurrent.atomic.AtomicLong committedSince = new java.util.concurrent.atomic.AtomicLong();
 
     public ClaimWakeUp(ProducerTemplate producer, Lanes lanes) {
         this.producer = producer;
@@ -39,8 +40,17 @@ public class ClaimWakeUp {
      * pending notifications (a thousand small clients each with a retry waiting).
      */
     public void lanesHaveWork(Set<UUID> clients) {
+        committedSince.compareAndSet(0, System.nanoTime());
         clients.forEach(lanes::workWaits);
         producer.sendBody(QUEUE, null);
+    }
+
+    /**
+     * When the oldest commit that announced notifications and no claim has taken up yet was announced (nanoTime), or 0;
+     * asking clears it. The claim that takes it measures the stage from commit to claim.
+     */
+    long takeCommittedSince() {
+        return committedSince.getAndSet(0);
     }
 
     /** New notifications may be due for any client: the next claim looks everywhere. */

@@ -8,15 +8,20 @@ import java.util.UUID;
  * One POST to a client, as claimed: one notification; or, for a client that asked for batches
  * ({@code max_events_per_request} above 1), up to that many of its notifications, at most one of each sensor (each the
  * head of its queue), in the order they came due. A request holds one slot of the instance and of the client's lane,
- * however many notifications it carries, and its answer counts for all of them.
+ * however many notifications it carries, and its answer counts for all of them. {@code claimedAtNanos}: when the claim
+ * that made it ended, for the latency of the stage from claim to POST.
  */
-record Dispatch(List<Delivery> deliveries) {
+record Dispatch(List<Delivery> deliveries, long claimedAtNanos) {
 
     Dispatch {
         if (deliveries.isEmpty()) {
             throw new IllegalArgumentException("a dispatch of no notification");
         }
         deliveries = List.copyOf(deliveries);
+    }
+
+    Dispatch(List<Delivery> deliveries) {
+        this(deliveries, System.nanoTime());
     }
 
     Delivery first() {

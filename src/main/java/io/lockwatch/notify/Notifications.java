@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lockwatch.infra.metrics.PipelineStages;
 import io.lockwatch.infra.tracing.Traces;
 import io.lockwatch.notify.NotificationStore.Outcome;
 import io.micrometer.core.instrument.Counter;
@@ -62,6 +63,7 @@ public class Notifications {
     /** How long claims take, by whether they looked for due work of every client or only of the lanes given. */
     private final Timer claimsEverywhere;
     private final Timer claimsOfLanes;
+    private final Timer committedToClaimed, claimedToSent, sentToAnswered;
 
     /** @param memberTimeout how long an instance counts as alive after it last renewed its membership */
     public Notifications(NotificationStore store, AttemptRecorder recorder, Lanes lanes, ClaimWakeUp wakeUps,
@@ -88,6 +90,9 @@ public class Notifications {
         this.pausedClients = meters.counter("lockwatch.clients.paused");
         this.claimsEverywhere = claims(meters, "everywhere");
         this.claimsOfLanes = claims(meters, "lanes");
+        this.committedToClaimed = PipelineStages.timer(meters, "committed_to_claimed");
+        this.claimedToSent = PipelineStages.timer(meters, "claimed_to_sent");
+        this.sentToAnswered = PipelineStages.timer(meters, "sent_to_answered");
     }
 
     private static Timer claims(MeterRegistry meters, String looked) {
@@ -105,6 +110,7 @@ public class Notifications {
      * Nothing claimed is put back: a lane is claimed only what it has room for.
      */
     public synchronized List<Dispatch> claim() {
+        long committedSince = wakeUps.takeCommittedSince();
         boolean everywhere = wakeUps.takeLookEverywhere();
         int free = props.maxConcurrent() - inFlight.get();
         if (free <= 0) {
@@ -120,7 +126,11 @@ public class Notifications {
         }
         long began = System.nanoTime();
         List<Delivery> claimed = store.claim(room, everywhere, lanes.roomOfANewLane(), free, props.lease());
-        (everywhere ? claimsEverywhere : claimsOfLanes).record(Duration.ofNanos(System.nanoTime() - began));
+        long claimedAt = System.nanoTime();
+        (everywhere ? claimsEverywhere : claimsOfLanes).record(Duration.ofNanos(claimedAt - began));
+        if (committedSince != 0 && !claimed.isEmpty()) {
+            committedToClaimed.record(claimedAt - committedSince, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
         // each client's, in the order they came due: cut into requests as the claim counted them, the notifications
         // of clients that are gone or unlinked cancelled first (a failure there takes no slot: the claimed rows come
         // back when their lease runs out)
@@ -149,7 +159,7 @@ public class Notifications {
                 }
             }
             for (int i = 0; i < sendable.size(); i += perRequest) {
-                toSend.add(new Dispatch(sendable.subList(i, Math.min(sendable.size(), i + perRequest))));
+                toSend.add(new Dispatch(sendable.subList(i, Math.min(sendable.size(), i + perRequest)), claimedAt));
                 requests.merge(client, 1, Integer::sum);
             }
         }
@@ -214,6 +224,7 @@ public class Notifications {
         }
         Span span = traces.startUnder(d.traceParent(), "webhook POST", Span.Kind.CLIENT);
         held.span.set(span);
+        claimedToSent.record(System.nanoTime() - dispatch.claimedAtNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
         if (span != null) {
             span.tag("http.request.method", "POST");
             Traces.tag(span, "server.address", hostOf(d.url()));
@@ -295,6 +306,9 @@ public class Notifications {
         }
         Attempt.Held held = prepared.held();
         long tookNanos = attempt instanceof Attempt.Posted posted ? posted.tookNanos() : 0;
+        if (attempt instanceof Attempt.Posted) {
+            sentToAnswered.record(tookNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
         LaneLimit.Signal signal = LaneLimit.signal(status, refused != null);
         boolean endpointOk = success || refused != null;
         // once committed, and before the poster is answered: the slots go back, so that the claim any poster of the

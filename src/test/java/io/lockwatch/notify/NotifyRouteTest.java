@@ -487,6 +487,34 @@ class NotifyRouteTest {
     }
 
     @Test
+    void eachStageOfAChangesWayToItsAnswerIsTimedByTheService() {
+        // lockwatch_pipeline_stage_seconds: what the benchmark reads to say where a notification's time went
+        String[] stages = {"consumed_to_committed", "committed_to_claimed", "claimed_to_sent", "sent_to_answered"};
+        Map<String, Long> before = new java.util.HashMap<>();
+        for (String stage : stages) {
+            before.put(stage, stage(stage).count());
+        }
+        String sensor = sensor();
+        Client a = client();
+        receiver.delay(a.path(), 300);
+        link(a, sensor);
+
+        publish(sensor, 1, System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at(a.path()).size() == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> stage("sent_to_answered").count() > before.get("sent_to_answered"));
+
+        for (String stage : stages) {
+            assertThat(stage(stage).count()).as(stage).isGreaterThan(before.get(stage));
+        }
+        assertThat(stage("sent_to_answered").max(java.util.concurrent.TimeUnit.MILLISECONDS))
+                .as("the POST's time holds the endpoint's 300 ms").isGreaterThanOrEqualTo(300);
+    }
+
+    private io.micrometer.core.instrument.Timer stage(String stage) {
+        return meters.get(io.lockwatch.infra.metrics.PipelineStages.NAME).tag("stage", stage).timer();
+    }
+
+    @Test
     void eachAttemptUsesTheClientsCurrentUrl() {
         String sensor = sensor();
         Client a = client();
