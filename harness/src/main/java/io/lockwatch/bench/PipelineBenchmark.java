@@ -77,6 +77,8 @@ public final class PipelineBenchmark {
     private long checkedChanges;
     /** Where the steady state's notifications spent their time, by stage (null when none were measured). */
     private BenchDatabase.Stages stages;
+    /** The service's stage histograms over the timed run (PipelineStages), as a report line; null until measured. */
+    private String serviceStagesLine;
     /** The two-instances drill's silent sensors, and when their second reading was measured (epoch ms). */
     private List<String> silentIds = List.of();
     private volatile long silentReportedAgainAt;
@@ -570,6 +572,7 @@ public final class PipelineBenchmark {
             cpu.group(CpuSampler.LOAD, load.pid());
             log("cpu load: a process beside the run uses %.2f cores in bursts of 2 ms (pid %d)", o.cpuLoad(), load.pid());
         }
+        PrometheusScraper.Metrics stagesAtStart = prometheus.scrape();
         sampler.start();
         long published;
         double publishEnd, drainEnd, applied, historyEnd;
@@ -597,6 +600,7 @@ public final class PipelineBenchmark {
                 published = publisher.publishFor(source::next, Duration.ofSeconds(o.duration()), o.rate());
             }
             publishEnd = sampler.elapsedSeconds();
+            serviceStagesLine = serviceStages(stagesAtStart, prometheus.scrape());
             backlog = readingsDepth(broker);
             lag = (long) (appliedBefore + published - prometheus.scrape().sum(PrometheusScraper.RECEIVED));
             log("published %,d readings in %.1f s; %,d ready in the queue, %,d not yet applied; draining",
@@ -1468,6 +1472,9 @@ public final class PipelineBenchmark {
                 steady.length, ms(NotificationCheck.quantile(steady, 0.5)), ms(NotificationCheck.quantile(steady, 0.95)),
                 ms(NotificationCheck.quantile(steady, 0.99)), ms(NotificationCheck.quantile(steady, 1))));
         stagesLine().ifPresent(lines::add);
+        if (serviceStagesLine != null) {
+            lines.add(serviceStagesLine);
+        }
         if (feedLine != null) {
             lines.add(feedLine);
         }
@@ -1581,6 +1588,9 @@ public final class PipelineBenchmark {
         if (feedLine != null) {
             s.put("feed", feedLine);
         }
+        if (serviceStagesLine != null) {
+            s.put("service_stages", serviceStagesLine.trim());
+        }
         s.put("cpu_cores_mean", run.meanCpu());
         s.put("pre_seed_s", seedSeconds);
         s.put("counters", counters);
@@ -1607,6 +1617,20 @@ public final class PipelineBenchmark {
     }
 
     /** Where the steady state's notifications spent their time, if that was measured. */
+    /**
+     * Each stage of the service's own histograms (lockwatch_pipeline_stage_seconds) over the timed run, warm-up
+     * seconds included, p50 / p99 in ms: where the time between the broker and the POST's answer went.
+     */
+    private static String serviceStages(PrometheusScraper.Metrics from, PrometheusScraper.Metrics to) {
+        StringBuilder b = new StringBuilder("  by stage, the service's histograms over the run (p50 / p99 ms):");
+        for (String stage : PrometheusScraper.STAGES) {
+            b.append(String.format(Locale.US, " %s %.1f / %.1f;", stage,
+                    to.quantileSince(from, PrometheusScraper.STAGE_BUCKETS, 0.5, "stage", stage) * 1000,
+                    to.quantileSince(from, PrometheusScraper.STAGE_BUCKETS, 0.99, "stage", stage) * 1000));
+        }
+        return b.substring(0, b.length() - 1);
+    }
+
     private java.util.Optional<String> stagesLine() {
         if (stages == null || stages.count() == 0) {
             return java.util.Optional.empty();

@@ -34,10 +34,14 @@ final class PrometheusScraper {
      */
     static final String JVM_THREADS = "jvm_threads_live_threads";
     static final String FEED_WAITING = "lockwatch_feed_waiting";
+    /** The service's latency by stage (PipelineStages), as histogram buckets by {@code stage} and {@code le}. */
+    static final String STAGE_BUCKETS = "lockwatch_pipeline_stage_seconds_bucket";
+    static final List<String> STAGES = List.of("consumed_to_committed", "committed_to_claimed", "claimed_to_sent",
+            "sent_to_answered");
 
     static final java.util.Set<String> NAMES = java.util.Set.of(RECEIVED, CHANGES, UNKNOWN, STALE, DUPLICATE, INVALID,
             HISTORY_WRITTEN, HISTORY_EXPORTED, JVM_MEMORY_USED, PARTITIONS_OWNED, CLAIMS, CLAIMS_SECONDS, JVM_THREADS,
-            FEED_WAITING);
+            FEED_WAITING, STAGE_BUCKETS);
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final List<URI> uris = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -46,7 +50,7 @@ final class PrometheusScraper {
     PrometheusScraper(URI... serviceBases) {
         for (URI base : serviceBases) {
             uris.add(base.resolve("/actuator/prometheus?includedNames=" + String.join(",", NAMES.stream()
-                    .flatMap(n -> java.util.stream.Stream.of(n, n.replaceFirst("_total$", ""), n.replaceFirst("_(count|sum)$", ""))).distinct().sorted().toList())));
+                    .flatMap(n -> java.util.stream.Stream.of(n, n.replaceFirst("_total$", ""), n.replaceFirst("_(count|sum|bucket)$", ""))).distinct().sorted().toList())));
         }
     }
 
@@ -122,6 +126,53 @@ final class PrometheusScraper {
                 }
             }
             return total;
+        }
+
+        /**
+         * The cumulative counts of a histogram's buckets whose labels include the given pairs, by upper bound
+         * ({@code le}, in the metric's unit), summed over instances, in increasing order.
+         */
+        java.util.NavigableMap<Double, Double> buckets(String name, String... labelPairs) {
+            java.util.NavigableMap<Double, Double> out = new java.util.TreeMap<>();
+            for (Line l : byName.getOrDefault(name, List.of())) {
+                boolean matches = l.labels().containsKey("le");
+                for (int i = 0; i + 1 < labelPairs.length; i += 2) {
+                    matches &= labelPairs[i + 1].equals(l.labels().get(labelPairs[i]));
+                }
+                if (matches) {
+                    out.merge(number(l.labels().get("le")), l.value(), Double::sum);
+                }
+            }
+            return out;
+        }
+
+        /**
+         * The q-quantile of what a histogram counted between two scrapes ({@code earlier}, this), interpolated
+         * linearly within its bucket as Prometheus' histogram_quantile does; NaN if it counted nothing.
+         */
+        double quantileSince(Metrics earlier, String name, double q, String... labelPairs) {
+            java.util.NavigableMap<Double, Double> now = buckets(name, labelPairs), then = earlier.buckets(name, labelPairs);
+            if (now.isEmpty()) {
+                return Double.NaN;
+            }
+            double total = now.lastEntry().getValue() - then.getOrDefault(now.lastKey(), 0.0);
+            if (total <= 0) {
+                return Double.NaN;
+            }
+            double rank = q * total, lowerBound = 0, lowerCount = 0;
+            for (var e : now.entrySet()) {
+                double count = e.getValue() - then.getOrDefault(e.getKey(), 0.0);
+                if (count >= rank) {
+                    if (e.getKey().isInfinite()) {
+                        return lowerBound; // beyond the highest finite bound: its bound is all that is known
+                    }
+                    double inBucket = count - lowerCount;
+                    return inBucket <= 0 ? e.getKey() : lowerBound + (e.getKey() - lowerBound) * (rank - lowerCount) / inBucket;
+                }
+                lowerBound = e.getKey();
+                lowerCount = count;
+            }
+            return lowerBound;
         }
 
         /** Parses {@code a="x",b="y"} from {@code from}; returns the index of the closing brace. */
