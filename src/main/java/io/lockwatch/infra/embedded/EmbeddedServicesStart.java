@@ -45,27 +45,37 @@ final class EmbeddedServicesStart implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops both side by side as well: nothing connects to either any more, and they share nothing, while one after
+     * the other the stop waited for the broker's housekeeping and then for the postmaster.
+     */
     @Override
     public void close() {
-        // a start still under way is waited for, so that what it started is stopped too
-        broker.handle((b, failed) -> b).join();
-        postgres.handle((p, failed) -> p).join();
-        EmbeddedAmqpBroker b = broker.getNow(null);
-        if (b != null && !broker.isCompletedExceptionally()) {
-            try {
-                b.close();
-            } catch (RuntimeException e) {
-                log.error("The embedded AMQP broker did not stop cleanly", e);
+        CompletableFuture<Void> brokerStopped = stopped(broker, b -> b.close(), "embedded-broker-stop",
+                "The embedded AMQP broker did not stop cleanly");
+        CompletableFuture<Void> postgresStopped = stopped(postgres, EmbeddedPostgresServer::close, "embedded-postgres-stop",
+                "The embedded PostgreSQL did not stop cleanly");
+        brokerStopped.join();
+        postgresStopped.join();
+    }
+
+    /** Once its start is over (a start still under way is waited for, so that what it started is stopped too). */
+    private static <T> CompletableFuture<Void> stopped(CompletableFuture<T> start, Closer<T> closer, String thread,
+                                                       String failure) {
+        return start.handle((service, failed) -> service).thenAcceptAsync(service -> {
+            if (service == null) {
+                return;
             }
-        }
-        EmbeddedPostgresServer p = postgres.isCompletedExceptionally() ? null : postgres.getNow(null);
-        if (p != null) {
             try {
-                p.close();
-            } catch (java.io.IOException | RuntimeException e) {
-                log.error("The embedded PostgreSQL did not stop cleanly", e);
+                closer.close(service);
+            } catch (Exception e) {
+                log.error(failure, e);
             }
-        }
+        }, thread(thread));
+    }
+
+    interface Closer<T> {
+        void close(T service) throws Exception;
     }
 
     private static <T> java.util.function.Supplier<T> unchecked(Starter<T> starter) {
