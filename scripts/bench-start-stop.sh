@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 DATA=${1:?DATA_DIR}; shift
 PORT=${1:-18097}; [ $# -gt 0 ] && shift
 [ "${1:-}" = "--" ] && shift
-JAR=$(ls target/lockwatch-*.jar | grep -v original | head -1)
+# BENCH_JAR: another jar, e.g. the extracted one of a class data sharing (CDS) archive
+JAR=${BENCH_JAR:-$(ls target/lockwatch-*.jar | grep -v original | head -1)}
 LOG="$DATA.log"
 : > "$LOG"
 FIRST=$([ -d "$DATA" ] && echo "existing data directory" || echo "first start (initdb)")
