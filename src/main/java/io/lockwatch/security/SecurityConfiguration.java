@@ -96,6 +96,12 @@ class SecurityConfiguration {
                                 path.matcher(HttpMethod.GET, "/console/index.html"),
                                 path.matcher(HttpMethod.GET, "/console/console.js"),
                                 path.matcher(HttpMethod.GET, "/console/console.css")).permitAll()
+                        // the API reference's page, script and Redoc's bundle: static, holding nothing; the contract it
+                        // renders comes from /api/v1/openapi.json with the reader's token
+                        .requestMatchers(path.matcher(HttpMethod.GET, "/api/docs"),
+                                path.matcher(HttpMethod.GET, "/api/docs/index.html"),
+                                path.matcher(HttpMethod.GET, "/api/docs/docs.js"),
+                                path.matcher(HttpMethod.GET, "/webjars/redoc/*/bundles/redoc.standalone.js")).permitAll()
                         // RabbitMQ's HTTP auth backend, which sends no token: its networks only
                         .requestMatchers(path.matcher(HttpMethod.POST, "/broker-auth/*")).access(fromNetworks(brokerNetworks))
                         // a portal link is exchanged for a session by whoever holds it: the link is the credential

@@ -280,6 +280,30 @@ final class EmbeddedMqttBroker implements AutoCloseable {
 
     @Override
     public void close() {
+        closeConnectionsAtOnce(server);
         server.stopServer();
+    }
+
+    /**
+     * Moquette stops Netty's event loops with Netty's default grace: a 2 s quiet period in which no task may come,
+     * 2 s of every stop. By then the bridge (Camel's consumer) has let go and nothing is left to hand over, so the loops
+     * are stopped with no quiet period first; Moquette's own call then finds them stopping and waits for that alone.
+     */
+    private static void closeConnectionsAtOnce(Server server) {
+        try {
+            Object acceptor = field(Server.class, "acceptor").get(server);
+            if (acceptor == null) {
+                return;
+            }
+            for (String group : java.util.List.of("workerGroup", "bossGroup")) {
+                Object loops = field(acceptor.getClass(), group).get(acceptor);
+                if (loops instanceof io.netty.channel.EventLoopGroup g) {
+                    g.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            // Moquette changed: its own stop, with Netty's grace, still stops it
+            log.debug("The MQTT listener's event loops could not be stopped early ({}); stopping it Moquette's way", e.toString());
+        }
     }
 }

@@ -19,7 +19,8 @@ import org.springframework.context.annotation.Profile;
 /**
  * The embedded default. Both services are plain beans that every {@link DataSource} and AMQP connection
  * factory depend on, so Spring starts them before anything connects and stops them after everything that
- * used them (Camel, Flyway, the pool) has been stopped and closed.
+ * used them (Camel, Flyway, the pool) has been stopped and closed; {@link EmbeddedServicesStart} starts the two
+ * side by side and stops them.
  */
 @Configuration(proxyBeanMethods = false)
 @Profile(EmbeddedEnvironmentPostProcessor.PROFILE)
@@ -32,15 +33,23 @@ class EmbeddedServicesConfiguration {
     static final String BROKER_BEAN = "embeddedAmqpBroker";
     static final String MQTT_BEAN = "embeddedMqttBroker";
 
-    @Bean(name = POSTGRES_BEAN, destroyMethod = "close")
-    EmbeddedPostgresServer embeddedPostgres(EmbeddedProperties props, EphemeralDataDirectory dataDir) throws Exception {
-        return EmbeddedPostgresServer.start(props.dataDir(), props.postgresPort(), EmbeddedEnvironmentPostProcessor.DATABASE);
+    /** Both services, started side by side; it stops them, after everything that depends on either. */
+    @Bean(destroyMethod = "close")
+    EmbeddedServicesStart embeddedServicesStart(EmbeddedProperties props, EphemeralDataDirectory dataDir) {
+        return new EmbeddedServicesStart(
+                () -> EmbeddedPostgresServer.start(props.dataDir(), props.postgresPort(), EmbeddedEnvironmentPostProcessor.DATABASE),
+                () -> EmbeddedAmqpBroker.start(props.dataDir(), props.brokerPort(), EmbeddedEnvironmentPostProcessor.BROKER_USER,
+                        EmbeddedEnvironmentPostProcessor.BROKER_USER, !props.ephemeral()));
     }
 
-    @Bean(name = BROKER_BEAN, destroyMethod = "close")
-    EmbeddedAmqpBroker embeddedAmqpBroker(EmbeddedProperties props, EphemeralDataDirectory dataDir) throws Exception {
-        return EmbeddedAmqpBroker.start(props.dataDir(), props.brokerPort(),
-                EmbeddedEnvironmentPostProcessor.BROKER_USER, EmbeddedEnvironmentPostProcessor.BROKER_USER, !props.ephemeral());
+    @Bean(name = POSTGRES_BEAN, destroyMethod = "")
+    EmbeddedPostgresServer embeddedPostgres(EmbeddedServicesStart services) throws Exception {
+        return services.postgres();
+    }
+
+    @Bean(name = BROKER_BEAN, destroyMethod = "")
+    EmbeddedAmqpBroker embeddedAmqpBroker(EmbeddedServicesStart services) throws Exception {
+        return services.broker();
     }
 
     /**
