@@ -103,10 +103,10 @@ class ApiModelTest {
                 .withAction(1, expireKey())
                 .withAction(1, liftExpiry())
                 .withAction(1, revokeAcross())
-                .withAction(2, doorLeftOpen())
-                .withAction(1, acknowledge())
-                .withAction(1, sensorChain())
-                .withAction(1, linkChain())
+                .withAction(3, doorLeftOpen())
+                .withAction(2, acknowledge())
+                .withAction(2, sensorChain())
+                .withAction(2, linkChain())
                 .withAction(1, filters())
                 .withAction(1, maintenance())
                 .withAction(1, endMaintenance())
@@ -218,7 +218,7 @@ class ApiModelTest {
     }
 
     private static final Arbitrary<List<World.PlannedStep>> CHAIN = Combinators.combine(CLIENT, Arbitraries.of(true, false))
-            .as(World.PlannedStep::new).list().ofMaxSize(2);
+            .as(World.PlannedStep::new).list().ofMinSize(1).ofMaxSize(2);
 
     private static Action.Independent<World> sensorChain() {
         return action(Combinators.combine(SENSOR, CHAIN).as((s, steps) -> Transformer.<World>mutate(
