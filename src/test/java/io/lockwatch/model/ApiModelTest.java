@@ -1,6 +1,7 @@
 package io.lockwatch.model;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.lockwatch.model.World.Kind;
 import io.lockwatch.model.World.Planned;
@@ -29,13 +30,30 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * deleted; links made and removed; readings posted (in arrays of one to three) in order, at the same measured time
  * as the last, stale, dated in the future, and duplicated (a reading sent before re-sent as it was); clients paused
  * and resumed (by the operator or their own admin key); client keys made, expired, revoked, a client-admin key
- * trying to lift the operator's expiry and to revoke another client's key. After each step: every sensor's state and
- * sequence (404 once deleted); every client, its links with their state, its keys' states; every key's answers
- * (itself, its client, 404 for every other client and every sensor not linked to it, 401 once revoked, expired or
- * its client deleted); and what each receiver heard: every change of its linked sensors, once, each sensor's in
- * sequence order, signed, nothing of another's; while paused, only the newest of each sensor, after resuming.
- * Only what the service documents as asynchronous is waited for (on conditions): readings being applied, webhooks
- * arriving. A failure is shrunk by jqwik to the shortest sequence that still fails, and reported with it.
+ * trying to lift the operator's expiry and to revoke another client's key; a client's filters ({@code event_types},
+ * {@code alarm_severities}) set; a door left open too long (its threshold lowered until the scan raises its alarm),
+ * closed again (the scan clears it) or deleted with its alarm active; alarms acknowledged (by the operator, by a
+ * linked client's admin key, by another client's: 404, and again: 409); escalation chains set, the sensor's by the
+ * operator and a link's own by the operator or the client's key (naming another client: 400; replacing the
+ * operator's: 403), with steps due within a step or in an hour; maintenance windows opened over some sensors and
+ * ended early.
+ *
+ * <p>After each step: every sensor's state and sequence (404 once deleted); every client, its links with their
+ * state, its keys' states; every key's answers (itself, its client, 404 for every other client, its feed and every
+ * sensor not linked to it, 401 once revoked, expired or its client deleted); and what each receiver heard: every
+ * change of its linked sensors its filters take, once, each sensor's in sequence order, signed, nothing of another's;
+ * while paused, only the newest of each sensor and kind, after resuming; alarms raised and cleared to the linked
+ * clients that take them, the clearing also to those told of the raising or sent a step; each escalation step to its
+ * client alone, numbered as the scan numbers it; state changes inside a window marked {@code maintenance}, an alarm
+ * raised inside one sent at its end if still active, never if it cleared first. Every alarm as the operator reads it
+ * (active, acknowledged, each step pending, sent or stopped: an acknowledgement or a clearing stops the rest) and as
+ * a linked client's key does (only the steps sent to its own client); each chain as the operator and the keys read
+ * it; and each live client's pull feed, with the operator's token and its keys: every notification it was given
+ * (those a pause superseded or an unlinking cancelled too), each sensor's in sequence order, every webhook it heard
+ * there under the same id. Only what the service documents as asynchronous is waited for (on conditions): readings
+ * being applied, the alarm and maintenance scans, webhooks arriving, the feed catching up. A failure is shrunk by
+ * jqwik to the shortest sequence that still fails, and reported with it; after a run the test prints how often each
+ * operation met a state it applies to.
  *
  * <p>{@code mvn verify} runs a bounded run: {@code lockwatch.model.tries} (default 6, set in pom.xml as jqwik's
  * {@code jqwik.tries.default}) sequences of up to {@code lockwatch.model.steps} (default 14) operations. A longer
@@ -43,7 +61,10 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * jqwik prints each run's seed; a failed run's sample is tried first by the next run (target/jqwik-database).
  */
 @JqwikSpringSupport
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+// the alarm and maintenance scans every half second: a door left open, a closing, an escalation step and a
+// window's release are waited for within a step
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "lockwatch.alarms.scan-interval=500", "lockwatch.maintenance.scan-interval=500"})
 class ApiModelTest {
 
     static final int STEPS = Integer.getInteger("lockwatch.model.steps", 14);
@@ -55,6 +76,8 @@ class ApiModelTest {
     @AfterContainer
     static void closeReceiver() {
         receiver.close();
+        // which operations met a state they apply to, and how often
+        System.out.println("ApiModelTest reached: " + World.REACHED);
     }
 
     @Property
@@ -66,7 +89,7 @@ class ApiModelTest {
     Arbitrary<ActionChain<World>> operations() {
         // the port is read as each run starts: Spring injects it after the arbitraries are made
         return ActionChain.<World>startWith(() -> new World(new Api(port, Duration.ofSeconds(60)), receiver))
-                .withAction(2, registerSensor())
+                .withAction(3, registerSensor())
                 .withAction(1, deleteSensor())
                 .withAction(2, createClient())
                 .withAction(1, deleteClient())
@@ -80,6 +103,13 @@ class ApiModelTest {
                 .withAction(1, expireKey())
                 .withAction(1, liftExpiry())
                 .withAction(1, revokeAcross())
+                .withAction(3, doorLeftOpen())
+                .withAction(2, acknowledge())
+                .withAction(2, sensorChain())
+                .withAction(2, linkChain())
+                .withAction(1, filters())
+                .withAction(1, maintenance())
+                .withAction(1, endMaintenance())
                 .withMaxTransformations(STEPS);
     }
 
@@ -176,5 +206,44 @@ class ApiModelTest {
     private static Action.Independent<World> revokeAcross() {
         return action(Combinators.combine(CLIENT, KEY, CLIENT, KEY).as((c, i, o, j) -> Transformer.<World>mutate(
                 "c" + c + "'s key #" + i + " revokes c" + o + "'s key #" + j, x -> x.revokeAcross(c, i, o, j))));
+    }
+
+    private static Action.Independent<World> doorLeftOpen() {
+        return action(SENSOR.map(s -> Transformer.mutate("s" + s + " left open too long", x -> x.doorLeftOpen(s))));
+    }
+
+    private static Action.Independent<World> acknowledge() {
+        return action(Combinators.combine(SENSOR, CLIENT, AS_CLIENT).as((s, c, k) -> Transformer.<World>mutate(
+                "acknowledge the alarm of s" + s + (k ? " by c" + c + "'s admin key" : ""), x -> x.acknowledge(s, c, k))));
+    }
+
+    private static final Arbitrary<List<World.PlannedStep>> CHAIN = Combinators.combine(CLIENT, Arbitraries.of(true, false))
+            .as(World.PlannedStep::new).list().ofMinSize(1).ofMaxSize(2);
+
+    private static Action.Independent<World> sensorChain() {
+        return action(Combinators.combine(SENSOR, CHAIN).as((s, steps) -> Transformer.<World>mutate(
+                "the chain of s" + s + ": " + steps, x -> x.sensorChain(s, steps))));
+    }
+
+    private static Action.Independent<World> linkChain() {
+        return action(Combinators.combine(CLIENT, SENSOR, CHAIN, AS_CLIENT).as((c, s, steps, k) -> Transformer.<World>mutate(
+                "c" + c + "'s own chain for s" + s + ": " + steps + by(k), x -> x.linkChain(c, s, steps, k))));
+    }
+
+    private static Action.Independent<World> filters() {
+        return action(Combinators.combine(CLIENT, Arbitraries.integers().between(0, World.EVENT_TYPES.size() - 1),
+                Arbitraries.integers().between(0, World.SEVERITIES.size() - 1), AS_CLIENT).as((c, t, v, k) ->
+                Transformer.<World>mutate("c" + c + " takes " + (World.EVENT_TYPES.get(t).isEmpty() ? "every type" : World.EVENT_TYPES.get(t))
+                        + " of " + (World.SEVERITIES.get(v).isEmpty() ? "every severity" : World.SEVERITIES.get(v)) + by(k),
+                        x -> x.filters(c, t, v, k))));
+    }
+
+    private static Action.Independent<World> maintenance() {
+        return action(SENSOR.list().ofMinSize(1).ofMaxSize(2).map(ss -> Transformer.mutate(
+                "a maintenance window over s" + ss, x -> x.maintenance(ss))));
+    }
+
+    private static Action.Independent<World> endMaintenance() {
+        return action(Arbitraries.just(Transformer.mutate("the maintenance window ended", World::endMaintenance)));
     }
 }

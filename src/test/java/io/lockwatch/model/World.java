@@ -64,6 +64,16 @@ final class World {
         return prefix;
     }
 
+    /**
+     * How often each operation met a state it applies to, in this JVM: ApiModelTest prints it after a run, so that a
+     * run shows which of its operations it exercised (one drawn where it does not apply changes nothing).
+     */
+    static final Map<String, AtomicInteger> REACHED = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+    private static void reached(String what) {
+        REACHED.computeIfAbsent(what, k -> new AtomicInteger()).incrementAndGet();
+    }
+
     // --- sensors and clients
 
     void registerSensor(int slot) {
@@ -79,7 +89,11 @@ final class World {
         if (!model.sensors[slot].registered) {
             return;
         }
+        reached("a sensor deleted");
         expect(call("DELETE", "/sensors/" + model.sensors[slot].id, Api.ADMIN, null), 204);
+        if (model.sensors[slot].alarm != null) {
+            reached("a sensor deleted with its alarm active");
+        }
         model.deleteSensor(slot);
     }
 
@@ -159,7 +173,11 @@ final class World {
         }
     }
 
-    /** One POST /readings of these readings (an array, in this order), then waits until ingest has applied them. */
+    /**
+     * One POST /readings of these readings (an array, in this order), then waits until ingest has applied them. A
+     * reading that closes the door of an active alarm ends its POST: the step waits for the scan to clear the alarm
+     * before it posts the rest, so that the clearing's sequence comes where the model puts it.
+     */
     void readings(List<Planned> planned) {
         List<Sent> batch = new ArrayList<>();
         long now = System.currentTimeMillis();
@@ -175,32 +193,65 @@ final class World {
             };
             batch.add(r);
         }
-        List<Map<String, Object>> body = new ArrayList<>();
-        for (Sent r : batch) {
-            body.add(Map.of("sensor_id", r.sensorId(), "data", r.data(), "ts", r.ts(), "message_id", r.messageId()));
-        }
         int future = planned.stream().map(Planned::kind).toList().indexOf(Kind.FUTURE);
         if (future >= 0) {
             // the API judges the measured time itself: the whole array is refused, naming the element, and nothing
             // of it reaches ingest (the check after the step holds every sensor to that)
-            Answer a = call("POST", "/readings", Api.ADMIN, body);
+            Answer a = call("POST", "/readings", Api.ADMIN, body(batch));
             expect(a, 400);
             assertThat(a.body().path("field").asText()).as(String.valueOf(a.body())).isEqualTo("[" + future + "].ts");
             return;
         }
+        List<Sent> part = new ArrayList<>();
+        for (Sent r : batch) {
+            part.add(r);
+            Sensor s = model.sensor(r.sensorId());
+            Model.Alarm alarm = s.alarm;
+            s.sent.add(r);
+            long before = s.sequence;
+            boolean closes = model.apply(r);
+            if (s.sequence > before && model.inWindow(s)) {
+                reached("a state change inside a maintenance window");
+            }
+            if (closes) {
+                post(part);
+                part.clear();
+                awaitAlarm(alarm, false);
+                reached(alarm.held ? "an alarm held by a window cleared inside it" : "an alarm cleared by its door's closing");
+                model.clear(s);
+            }
+        }
+        if (!part.isEmpty()) {
+            post(part);
+        }
+    }
+
+    private static List<Map<String, Object>> body(List<Sent> readings) {
+        List<Map<String, Object>> body = new ArrayList<>();
+        for (Sent r : readings) {
+            body.add(Map.of("sensor_id", r.sensorId(), "data", r.data(), "ts", r.ts(), "message_id", r.messageId()));
+        }
+        return body;
+    }
+
+    private void post(List<Sent> readings) {
+        List<Map<String, Object>> body = body(readings);
         barrierState = 1 - barrierState;
         body.add(Map.of("sensor_id", barrier, "data", barrierState, "ts", tick(), "message_id", id()));
         Answer a = call("POST", "/readings", Api.ADMIN, body);
         expect(a, 202);
         assertThat(a.body().get("accepted").asInt()).as("accepted").isEqualTo(body.size());
-        for (Sent r : batch) {
-            model.sensor(r.sensorId()).sent.add(r);
-            model.apply(r);
-        }
         int expected = ++barrierSequence;
         Awaitility.await("readings applied (the batch's last reading, of " + barrier + ", at sequence " + expected + ")")
                 .atMost(WAIT).pollInterval(Duration.ofMillis(20))
                 .until(() -> call("GET", "/sensors/" + barrier, Api.ADMIN, null).body().get("sequence").asLong() >= expected);
+    }
+
+    /** Until the alarm is active (or not), as the alarm scan, every lockwatch.alarms.scan-interval, makes it. */
+    private void awaitAlarm(Model.Alarm alarm, boolean active) {
+        Awaitility.await("alarm " + alarm.id + " of " + alarm.sensor.id + (active ? " raised" : " cleared"))
+                .atMost(WAIT).pollInterval(Duration.ofMillis(50))
+                .until(() -> call("GET", "/alarms/" + alarm.id, Api.ADMIN, null).body().get("active").asBoolean() == active);
     }
 
     /** A measured time after every one before, in the past (applied as measured: never later than its arrival). */
@@ -211,6 +262,225 @@ final class World {
 
     private String id() {
         return prefix + "r" + readingsSent++;
+    }
+
+    // --- alarms
+    //
+    // The clock of alarms is the readings' measured time, and the scan that raises them runs every
+    // lockwatch.alarms.scan-interval: a door is left open too long by lowering its sensor's threshold below how long
+    // it has been open, and the step waits for the scan to raise the alarm; the threshold then goes back to none,
+    // which raises nothing more for this opening. The steps of its chains due soon are waited for too, sent; the
+    // others are due in an hour, and stay pending until an acknowledgement or the clearing stops them.
+
+    /** Delays of the steps due within a step of the test, and of those that never come due in one. */
+    static final int SOON = 1, LATER = 3600;
+
+    void doorLeftOpen(int slot) {
+        Sensor s = model.sensors[slot];
+        if (!s.registered || s.alarm != null) {
+            return;
+        }
+        if (s.state == null || s.state != 0) {
+            // opened first: a door left open is one that was opened
+            readings(List.of(new Planned(slot, Kind.IN_ORDER, 0, 0)));
+        }
+        reached("a door left open too long");
+        expect(call("PUT", "/sensors/" + s.id, Api.ADMIN, Map.of("open_alarm_seconds", 1)), 200);
+        String[] id = new String[1];
+        Awaitility.await("the alarm of " + s.id + ", open past its threshold of 1 s").atMost(WAIT)
+                .pollInterval(Duration.ofMillis(50)).until(() -> {
+                    JsonNode items = call("GET", "/alarms?sensor_id=" + s.id + "&active=true", Api.ADMIN, null).body().get("items");
+                    id[0] = items.isEmpty() ? null : items.get(0).get("id").asText();
+                    return id[0] != null;
+                });
+        Map<String, Object> none = new HashMap<>();
+        none.put("open_alarm_seconds", null);
+        expect(call("PUT", "/sensors/" + s.id, Api.ADMIN, none), 200);
+        Model.Alarm alarm = model.raise(s, id[0]);
+        awaitSoonSteps(alarm);
+    }
+
+    /** The steps of the alarm due soon, waited for until sent, and sent in the model; none of a held alarm. */
+    private void awaitSoonSteps(Model.Alarm alarm) {
+        if (alarm.held) {
+            return;
+        }
+        List<Model.AlarmStep> soon = alarm.steps.stream().filter(st -> st.afterSeconds < LATER)
+                .filter(st -> st.state == Model.StepState.PENDING).sorted(Model.AlarmStep.ORDER).toList();
+        if (!soon.isEmpty()) {
+            Awaitility.await(soon.size() + " escalation steps of alarm " + alarm.id + " sent").atMost(WAIT)
+                    .pollInterval(Duration.ofMillis(50)).until(() -> {
+                        JsonNode steps = call("GET", "/alarms/" + alarm.id, Api.ADMIN, null).body().get("escalation");
+                        int sent = 0;
+                        for (JsonNode st : steps) {
+                            sent += st.get("state").asText().equals("sent") ? 1 : 0;
+                        }
+                        return sent >= soon.size();
+                    });
+            soon.forEach(model::escalate);
+            reached("escalation steps sent");
+        }
+    }
+
+    /**
+     * The sensor's active alarm acknowledged, by the operator or a client's admin key: 200 for the operator and a
+     * key of a client linked to the sensor (the chain stops), 404 for another client's key, 409 once acknowledged.
+     */
+    void acknowledge(int slot, int clientSlot, boolean asClient) {
+        Sensor s = model.sensors[slot];
+        if (!s.registered || s.alarm == null) {
+            return;
+        }
+        Key byKey = actor(clientSlot, asClient);
+        Answer a = call("POST", "/alarms/" + s.alarm.id + "/acknowledge", byKey == null ? Api.ADMIN : byKey.token,
+                Map.of("by", "model", "comment", "on my way"));
+        if (byKey != null && !model.clients[clientSlot].links.contains(slot)) {
+            assertThat(a.status()).as("acknowledged by a key of a client not linked: %s", a.body()).isEqualTo(404);
+            reached("an alarm acknowledged by a key of a client not linked");
+            return;
+        }
+        if (s.alarm.acknowledged) {
+            assertThat(a.status()).as("acknowledged again: %s", a.body()).isEqualTo(409);
+            reached("an alarm acknowledged again");
+            return;
+        }
+        expect(a, 200);
+        reached("an alarm acknowledged");
+        model.acknowledge(s.alarm);
+    }
+
+    // --- maintenance windows: one open at a time here
+
+    private String window;
+
+    /** A window opened now over the registered sensors of these slots, for an hour (ended by {@link #endMaintenance}). */
+    void maintenance(List<Integer> slots) {
+        List<String> ids = slots.stream().distinct().map(i -> model.sensors[i]).filter(s -> s.registered).map(s -> s.id).toList();
+        if (window != null || ids.isEmpty()) {
+            return;
+        }
+        reached("a maintenance window opened");
+        Answer a = call("POST", "/maintenance", Api.ADMIN, Map.of("reason", "model", "sensor_ids", ids,
+                "ends_at", Instant.now().plus(Duration.ofHours(1)).toString()));
+        expect(a, 201);
+        assertThat(a.body().get("state").asText()).as(String.valueOf(a.body())).isEqualTo("open");
+        window = a.body().get("id").asText();
+        model.window = Set.copyOf(ids);
+    }
+
+    /**
+     * The open window ended early: the maintenance scan releases it (waited for), sending the alarms it held that
+     * are still active, whose chains start again (their steps due soon waited for too).
+     */
+    void endMaintenance() {
+        if (window == null) {
+            return;
+        }
+        reached("a maintenance window ended");
+        expect(call("POST", "/maintenance/" + window + "/end", Api.ADMIN, null), 200);
+        String id = window;
+        Awaitility.await("maintenance window " + id + " released").atMost(WAIT).pollInterval(Duration.ofMillis(50))
+                .until(() -> !absent(call("GET", "/maintenance/" + id, Api.ADMIN, null).body().path("released_at")));
+        window = null;
+        for (Model.Alarm a : model.release()) {
+            reached("an alarm held by a window sent at its end");
+            awaitSoonSteps(a);
+        }
+    }
+
+    /** Escalation steps as drawn: to the client in that slot, due soon or not. */
+    record PlannedStep(int client, boolean soon) {
+        @Override
+        public String toString() {
+            return "c" + client + (soon ? " soon" : " later");
+        }
+    }
+
+    /** The planned steps of live clients, the soon ones first, each after a longer delay than the one before. */
+    private List<Model.ChainStep> chain(List<PlannedStep> planned) {
+        List<Model.ChainStep> steps = new ArrayList<>();
+        int soon = 0, later = 0;
+        for (boolean first : new boolean[] {true, false}) {
+            for (PlannedStep p : planned) {
+                if (p.soon() == first && model.clients[p.client()] != null) {
+                    steps.add(new Model.ChainStep(model.clients[p.client()], first ? SOON + soon++ : LATER + later++));
+                }
+            }
+        }
+        return steps;
+    }
+
+    private static Map<String, Object> chainBody(List<Model.ChainStep> steps) {
+        return Map.of("steps", steps.stream().map(st -> Map.of("after_seconds", st.afterSeconds(), "client_id", st.to().id)).toList());
+    }
+
+    /** The operator sets the sensor's chain. */
+    void sensorChain(int slot, List<PlannedStep> planned) {
+        Sensor s = model.sensors[slot];
+        if (!s.registered) {
+            return;
+        }
+        List<Model.ChainStep> steps = chain(planned);
+        Answer a = call("PUT", "/sensors/" + s.id + "/escalation", Api.ADMIN, chainBody(steps));
+        expect(a, 200);
+        reached("a sensor's chain set");
+        s.chain = steps;
+    }
+
+    /**
+     * A linked client's own chain for the sensor, set by the operator (any client) or by its admin key: another
+     * client named gets 400 (steps[i].client_id), a chain the operator set naming another client 403; nothing changes.
+     */
+    void linkChain(int clientSlot, int slot, List<PlannedStep> planned, boolean asClient) {
+        Client c = model.clients[clientSlot];
+        Sensor s = model.sensors[slot];
+        if (c == null || !c.links.contains(slot)) {
+            return;
+        }
+        Key byKey = actor(clientSlot, asClient);
+        List<Model.ChainStep> steps = chain(planned);
+        Answer a = call("PUT", "/clients/" + c.id + "/sensors/" + s.id + "/escalation", byKey == null ? Api.ADMIN : byKey.token,
+                chainBody(steps));
+        if (byKey != null) {
+            int other = -1;
+            for (int i = 0; i < steps.size() && other < 0; i++) {
+                other = steps.get(i).to() != c ? i : -1;
+            }
+            if (other >= 0) {
+                expect(a, 400);
+                assertThat(a.body().get("field").asText()).isEqualTo("steps[" + other + "].client_id");
+                reached("a key's chain naming another client");
+                return;
+            }
+            if (s.linkChains.getOrDefault(c, List.of()).stream().anyMatch(st -> st.to() != c)) {
+                assertThat(a.status()).as("a key replacing the operator's chain: %s", a.body()).isEqualTo(403);
+                reached("a key replacing the operator's chain");
+                return;
+            }
+        }
+        expect(a, 200);
+        reached("a link's chain set");
+        s.linkChains.put(c, steps);
+    }
+
+    /** The alarm filters of a client, set by the operator or its admin key. */
+    static final List<List<String>> EVENT_TYPES = List.of(List.of(), List.of(Model.STATE_CHANGED),
+            List.of(Model.STATE_CHANGED, Model.RAISED), List.of(Model.STATE_CHANGED, Model.CLEARED));
+    static final List<List<String>> SEVERITIES = List.of(List.of(), List.of("critical"), List.of("major", "minor"));
+
+    void filters(int slot, int types, int severities, boolean asClient) {
+        Client c = model.clients[slot];
+        if (c == null) {
+            return;
+        }
+        reached("a client's filters set");
+        Key byKey = actor(slot, asClient);
+        Map<String, Object> body = new HashMap<>();
+        body.put("event_types", EVENT_TYPES.get(types).isEmpty() ? null : EVENT_TYPES.get(types));
+        body.put("alarm_severities", SEVERITIES.get(severities).isEmpty() ? null : SEVERITIES.get(severities));
+        expect(call("PUT", "/clients/" + c.id, byKey == null ? Api.ADMIN : byKey.token, body), 200);
+        c.eventTypes = EVENT_TYPES.get(types).isEmpty() ? null : Set.copyOf(EVENT_TYPES.get(types));
+        c.severities = SEVERITIES.get(severities).isEmpty() ? null : Set.copyOf(SEVERITIES.get(severities));
     }
 
     // --- client keys
@@ -268,16 +538,36 @@ final class World {
         refusedAtOnce(key);
     }
 
-    /** A client's admin key tries to lift the expiry its operator set: refused, the key stays expired. */
+    /**
+     * A client's admin key tries to lift the expiry its operator set: refused, the key stays expired. The client gets
+     * an admin key, and an expired key, from the operator first if it has none.
+     */
     void liftExpiry(int slot, int index) {
-        if (key(slot, index) == null || key(slot, index).state != KeyState.EXPIRED || actor(slot, true) == null) {
+        Client c = model.clients[slot];
+        if (c == null) {
             return;
         }
-        Key key = model.clients[slot].keys.get(index), byKey = actor(slot, true);
+        if (actor(slot, true) == null) {
+            if (c.liveKeys() >= 3) {
+                return;
+            }
+            createKey(slot, "client-admin", false);
+        }
+        if (c.keys.stream().noneMatch(k -> k.state == KeyState.EXPIRED)) {
+            if (c.liveKeys() >= 3) {
+                return;
+            }
+            createKey(slot, "client-read", false);
+            expireKey(slot, c.keys.size() - 1);
+        }
+        List<Key> expired = c.keys.stream().filter(k -> k.state == KeyState.EXPIRED).toList();
+        Key key = expired.get(index % expired.size()), byKey = actor(slot, true);
         Map<String, Object> never = new HashMap<>();
         never.put("expires_at", null);
-        Answer a = call("PATCH", "/clients/" + model.clients[slot].id + "/keys/" + key.id, byKey.token, never);
-        assertThat(a.status()).as("a client-admin key lifting the operator's expiry: " + a.body()).isBetween(400, 499);
+        Answer a = call("PATCH", "/clients/" + c.id + "/keys/" + key.id, byKey.token, never);
+        assertThat(a.status()).as("a client-admin key lifting the operator's expiry: " + a.body()).isEqualTo(403);
+        assertThat(a.body().path("field").asText()).as(String.valueOf(a.body())).isEqualTo("expires_at");
+        reached("a client-admin key lifting an operator's expiry");
     }
 
     /** A client's key acts on another client's key: 404, as if there were none, and nothing changes. */
@@ -286,6 +576,7 @@ final class World {
                 || key(otherSlot, otherIndex) == null) {
             return;
         }
+        reached("a key revoking across clients");
         Key byKey = model.clients[slot].keys.get(index), other = model.clients[otherSlot].keys.get(otherIndex);
         Answer a = call("DELETE", "/clients/" + model.clients[otherSlot].id + "/keys/" + other.id, byKey.token, null);
         assertThat(a.status()).as("another client's key revoked by a client key: " + a.body()).isEqualTo(404);
@@ -316,6 +607,176 @@ final class World {
         for (Client c : model.allClients) {
             checkHeard(c);
         }
+        for (Model.Alarm a : model.alarms) {
+            checkAlarm(a);
+        }
+        for (Sensor s : model.sensors) {
+            checkChains(s);
+        }
+        for (Client c : model.live()) {
+            checkFeed(c);
+        }
+    }
+
+    /**
+     * An alarm as the operator reads it (active, acknowledged, each step's state), its sensor's active alarms, and
+     * as each live key of a linked client reads it: only the steps sent to its own client, of the sensor's chain or
+     * its own.
+     */
+    private void checkAlarm(Model.Alarm a) {
+        Answer read = call("GET", "/alarms/" + a.id, Api.ADMIN, null);
+        expect(read, 200);
+        JsonNode alarm = read.body();
+        assertThat(alarm.get("active").asBoolean()).as("alarm %s of %s active", a.id, a.sensor.id).isEqualTo(a.active);
+        assertThat(absent(alarm.path("acknowledged_at"))).as("alarm %s acknowledged: %s", a.id, alarm).isEqualTo(!a.acknowledged);
+        assertThat(steps(alarm.get("escalation"))).as("the steps of alarm %s", a.id).containsExactlyInAnyOrderElementsOf(
+                a.steps.stream().map(World::step).toList());
+        if (a.sensor.registered && a.sensor.alarm == a) {
+            JsonNode active = call("GET", "/alarms?sensor_id=" + a.sensor.id + "&active=true", Api.ADMIN, null).body().get("items");
+            assertThat(active.findValuesAsText("id")).as("active alarms of %s", a.sensor.id).containsExactly(a.id);
+            int slot = model.slot(a.sensor);
+            for (Client c : model.live()) {
+                if (!c.links.contains(slot)) {
+                    continue;
+                }
+                for (Key k : c.keys) {
+                    if (k.state != KeyState.ACTIVE) {
+                        continue;
+                    }
+                    Answer seen = call("GET", "/alarms/" + a.id, k.token, null);
+                    expect(seen, 200);
+                    assertThat(steps(seen.body().get("escalation"))).as("the steps of alarm %s shown to key %s of %s", a.id, k.id, c.id)
+                            .containsExactlyInAnyOrderElementsOf(a.steps.stream()
+                                    .filter(st -> st.to == c && (st.chain == null || st.chain == c)).map(World::step).toList());
+                }
+            }
+        } else if (!a.sensor.registered || a.sensor.alarm == null) {
+            if (a.sensor.registered) {
+                JsonNode active = call("GET", "/alarms?sensor_id=" + a.sensor.id + "&active=true", Api.ADMIN, null).body().get("items");
+                assertThat(active.findValuesAsText("id")).as("active alarms of %s", a.sensor.id).isEmpty();
+            }
+        }
+    }
+
+    private static List<String> steps(JsonNode escalation) {
+        List<String> steps = new ArrayList<>();
+        escalation.forEach(st -> steps.add((absent(st.path("chain_client_id")) ? "sensor" : st.get("chain_client_id").asText())
+                + "#" + st.get("step").asInt() + " to " + st.get("client_id").asText() + " after " + st.get("after_seconds").asInt()
+                + " " + st.get("state").asText()));
+        return steps;
+    }
+
+    private static String step(Model.AlarmStep st) {
+        return (st.chain == null ? "sensor" : st.chain.id) + "#" + st.step + " to " + st.to.id + " after " + st.afterSeconds
+                + " " + st.state.name().toLowerCase();
+    }
+
+    /** The sensor's chain, each linked client's own as the operator and as its keys read it (their own steps only). */
+    private void checkChains(Sensor s) {
+        if (!s.registered) {
+            return;
+        }
+        Answer chain = call("GET", "/sensors/" + s.id + "/escalation", Api.ADMIN, null);
+        expect(chain, 200);
+        assertThat(chainSteps(chain.body())).as("the chain of %s", s.id).isEqualTo(chainSteps(s.chain));
+        int slot = model.slot(s);
+        for (Client c : model.live()) {
+            if (!c.links.contains(slot)) {
+                continue;
+            }
+            String path = "/clients/" + c.id + "/sensors/" + s.id + "/escalation";
+            List<Model.ChainStep> own = s.linkChains.getOrDefault(c, List.of());
+            Answer a = call("GET", path, Api.ADMIN, null);
+            expect(a, 200);
+            assertThat(chainSteps(a.body())).as("the chain of %s for %s", s.id, c.id).isEqualTo(chainSteps(own));
+            for (Key k : c.keys) {
+                if (k.state == KeyState.ACTIVE) {
+                    Answer seen = call("GET", path, k.token, null);
+                    expect(seen, 200);
+                    assertThat(chainSteps(seen.body())).as("the chain of %s for %s, as its key %s reads it", s.id, c.id, k.id)
+                            .isEqualTo(chainSteps(own.stream().filter(st -> st.to() == c).toList()));
+                }
+            }
+        }
+    }
+
+    private static List<String> chainSteps(JsonNode chain) {
+        List<String> steps = new ArrayList<>();
+        chain.get("steps").forEach(st -> steps.add(st.get("after_seconds").asInt() + " " + st.get("client_id").asText()));
+        return steps;
+    }
+
+    private static List<String> chainSteps(List<Model.ChainStep> chain) {
+        return chain.stream().map(st -> st.afterSeconds() + " " + st.to().id).toList();
+    }
+
+    /**
+     * The client's pull feed, read with the operator's token and with each of its live keys: every notification it
+     * was given (its outbox rows: those a pause superseded or an unlinking cancelled too), each sensor's in sequence
+     * order, and every webhook it heard is there under the same id.
+     */
+    private void checkFeed(Client c) {
+        int due = c.rows.size();
+        List<JsonNode> feed = new ArrayList<>();
+        try {
+            Awaitility.await("the feed of " + c.id + " to hold " + due + " events").atMost(WAIT).pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        feed.clear();
+                        feed.addAll(feed(c, Api.ADMIN));
+                        return feed.size() >= due;
+                    });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            // the comparison below says what is missing
+        }
+        Map<String, List<Event>> got = new LinkedHashMap<>();
+        Map<String, String> ids = new HashMap<>();
+        for (JsonNode e : feed) {
+            Event event = event(e);
+            got.computeIfAbsent(e.get("sensor_id").asText(), k -> new ArrayList<>()).add(event);
+            ids.put(e.get("id").asText(), e.get("sensor_id").asText() + " " + event);
+        }
+        Map<String, List<Event>> expected = new LinkedHashMap<>();
+        for (Model.Row r : c.rows) {
+            expected.computeIfAbsent(r.sensorId, k -> new ArrayList<>()).add(r.event);
+        }
+        expected.values().forEach(v -> v.sort(java.util.Comparator.comparingLong(Event::sequence)));
+        assertThat(got).as("the feed of client %s, by sensor", c.id).isEqualTo(expected);
+        for (WebhookReceiver.Received r : receiver.at(c.path)) {
+            JsonNode e = read(r.body());
+            assertThat(ids.get(e.get("id").asText())).as("webhook %s in the feed of %s", r.body(), c.id)
+                    .isEqualTo(e.get("sensor_id").asText() + " " + event(e));
+        }
+        for (Key k : c.keys) {
+            if (k.state == KeyState.ACTIVE) {
+                assertThat(feed(c, k.token).stream().map(e -> e.get("id").asText()).toList())
+                        .as("the feed of %s read with its key %s", c.id, k.id)
+                        .isEqualTo(feed.stream().map(e -> e.get("id").asText()).toList());
+            }
+        }
+    }
+
+    private List<JsonNode> feed(Client c, String token) {
+        List<JsonNode> items = new ArrayList<>();
+        String after = null;
+        while (true) {
+            Answer page = call("GET", "/clients/" + c.id + "/feed?limit=500" + (after == null ? "" : "&after=" + after), token, null);
+            expect(page, 200);
+            page.body().get("items").forEach(items::add);
+            after = page.body().get("next_cursor").asText();
+            if (!page.body().path("more").asBoolean()) {
+                return items;
+            }
+        }
+    }
+
+    private static boolean absent(JsonNode n) {
+        return n.isNull() || n.isMissingNode();
+    }
+
+    private static Event event(JsonNode e) {
+        return new Event(e.get("type").asText(), state(e),
+                absent(e.path("previous_state")) ? null : e.get("previous_state").asInt(),
+                e.get("sequence").asLong(), e.path("maintenance").asBoolean(false));
     }
 
     private void checkClient(Client c) {
@@ -363,6 +824,9 @@ final class World {
                 Answer a = call("GET", "/clients/" + other.id, k.token, null);
                 assertThat(a.status()).as("key %s of %s on %s client %s", k.id, c.id, other.gone ? "deleted" : "another",
                         other.id).isEqualTo(404);
+                Answer feed = call("GET", "/clients/" + other.id + "/feed", k.token, null);
+                assertThat(feed.status()).as("key %s of %s on the feed of %s client %s", k.id, c.id,
+                        other.gone ? "deleted" : "another", other.id).isEqualTo(404);
             }
         }
         for (int slot = 0; slot < Model.SENSORS; slot++) {
@@ -399,8 +863,7 @@ final class World {
                 throw new AssertionError(ex);
             }
             assertThat(e.get("client_id").asText()).as("client_id of %s", r.body()).isEqualTo(c.id);
-            heard.computeIfAbsent(e.get("sensor_id").asText(), k -> new ArrayList<>()).add(new Event(e.get("type").asText(),
-                    state(e), e.get("previous_state").isNull() ? null : e.get("previous_state").asInt(), e.get("sequence").asLong()));
+            heard.computeIfAbsent(e.get("sensor_id").asText(), k -> new ArrayList<>()).add(event(e));
         }
         Map<String, List<Event>> expected = new LinkedHashMap<>();
         c.heard.forEach((k, v) -> {
