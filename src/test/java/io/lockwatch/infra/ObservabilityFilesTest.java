@@ -37,6 +37,9 @@ import org.yaml.snakeyaml.Yaml;
 @AutoConfigureObservability(tracing = false)
 @DisableJmx(false)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "spring.jmx.enabled=true")
+// closed after the class: its MBeans are JVM-wide, and a later class's own application in this JVM (EmbeddedRestartTest)
+// registers the same names
+@org.springframework.test.annotation.DirtiesContext(classMode = org.springframework.test.annotation.DirtiesContext.ClassMode.AFTER_CLASS)
 class ObservabilityFilesTest {
 
     private static final Pattern METRIC = Pattern.compile(

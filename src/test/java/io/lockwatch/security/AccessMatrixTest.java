@@ -43,6 +43,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 @AutoConfigureObservability(tracing = false) // the Prometheus scrape is a door too
 @DisableJmx(false) // Camel's MBeans are what Jolokia's operations act on
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "spring.jmx.enabled=true")
+// closed after the class: its MBeans are JVM-wide, and a later class's own application in this JVM (EmbeddedRestartTest)
+// registers the same names
+@org.springframework.test.annotation.DirtiesContext(classMode = org.springframework.test.annotation.DirtiesContext.ClassMode.AFTER_CLASS)
 class AccessMatrixTest {
 
     static final String FULL_TOKEN = "test-admin-token", READ_TOKEN = "test-read-token";

@@ -20,6 +20,15 @@ class EmbeddedAmqpBrokerTest {
 
     @TempDir Path dataDir;
 
+    /**
+     * Hikari sets DriverManager's login timeout, JVM-wide, to its connection timeout (5 s): left by an earlier context in
+     * this JVM, it would bound the broker's Derby store as it boots, which on a busy machine takes longer.
+     */
+    @org.junit.jupiter.api.BeforeEach
+    void noLoginTimeoutLeftByAnEarlierContext() {
+        java.sql.DriverManager.setLoginTimeout(0);
+    }
+
     @Test
     void persistentMessagesOutliveARestartOfTheBroker() throws Exception {
         int port = freePort();
