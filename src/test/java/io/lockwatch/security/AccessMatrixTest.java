@@ -33,7 +33,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
- * The README's permissions matrix, cell by cell, against the running application over real HTTP: every door
+ * The permissions matrix of docs/security.md, cell by cell, against the running application over real HTTP: every door
  * (the API, the actuator, Hawtio, Jolokia) for no token, a read token and a full token, and a client's key where
  * it has a cell (the API's operations for each caller are ContractAccessMatrixTest's); the path variants that
  * once slipped past the token check; Jolokia's policy on operations, writes, origins and its proxy. After every
@@ -181,7 +181,7 @@ class AccessMatrixTest {
         row(cells, door, method, path, body, anonymous, read, full, null);
     }
 
-    /** A row with a cell for a client's key too: README, "a client key gets 403 on the actuator, Hawtio and Jolokia". */
+    /** A row with a cell for a client's key too: docs/self-service.md: a client key "gets 403 on the actuator …, Hawtio and Jolokia". */
     private static void row(List<Cell> cells, String door, String method, String path, String body,
                             Outcome anonymous, Outcome read, Outcome full, Outcome client) {
         Outcome[] outcomes = {anonymous, read, full, client};
