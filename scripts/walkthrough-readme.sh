@@ -58,7 +58,7 @@ run_file() {
   grep -q '^BLOCK=' <<<"$code" || fail "$1 has no block marked <!-- runnable -->"
   echo "=== the runnable blocks of $1, as run:"
   # a failing command names its block; a newline after each answer, as curl's may end without one
-  (bash -euo pipefail -c "$(declare -p BASE AUTH LOG); $(declare -f heard until_heard state until_state fail before_block)
+  (bash -euo pipefail -c "$(declare -p BASE AUTH LOG); $(declare -f heard polled until_heard state until_state fail before_block)
 trap 'echo \"FAILED: \$BLOCK, at: \$BASH_COMMAND\" >&2' ERR
 $code" 2>&1 && echo) | sed 's/^/   > /' || fail "a runnable block of $1 failed (above)"
 }
@@ -68,21 +68,17 @@ heard() {
   { grep "\"sensor_id\":\"$1\"" "$LOG" || true; } | grep '"type":"sensor.state_changed"' | grep -o '"state":[0-9]' \
     | cut -d: -f2 | tr -d '\n'
 }
-until_heard() {
-  for _ in $(seq 1 100); do
-    [ "$(heard "$1")" = "$2" ] && return 0
-    sleep 0.2
-  done
-  fail "$3: the receiver heard states '$(heard "$1")' of $1, not '$2'"
-}
 state() { curl -sf "$BASE/sensors/$1" -H "$AUTH" | jq -r .state; }
-until_state() {
-  for _ in $(seq 1 50); do
-    [ "$(state "$1")" = "$2" ] && return 0
+# polls "$1 $2" (a function and its sensor) every 0.2 s, $3 times, until it prints $4; true once it does
+polled() {
+  for _ in $(seq 1 "$3"); do
+    [ "$("$1" "$2")" = "$4" ] && return 0
     sleep 0.2
   done
-  fail "$3: $1 is $(state "$1"), not $2"
+  return 1
 }
+until_heard() { polled heard "$1" 100 "$2" || fail "$3: the receiver heard states '$(heard "$1")' of $1, not '$2'"; }
+until_state() { polled state "$1" 50 "$2" || fail "$3: $1 is $(state "$1"), not $2"; }
 
 # What a block that reads needs to have happened first: readings are applied in batches through the broker, and
 # history is written a second or so later, so a reader who types the next block has it, a script must wait for it.
