@@ -40,8 +40,9 @@ public class ClaimWakeUp {
      * pending notifications (a thousand small clients each with a retry waiting).
      */
     public void lanesHaveWork(Set<UUID> clients) {
-        committedSince.compareAndSet(0, System.nanoTime());
+        // the lanes first: a claim that takes the commit's time must also see its lanes
         clients.forEach(lanes::workWaits);
+        committedSince.compareAndSet(0, System.nanoTime());
         producer.sendBody(QUEUE, null);
     }
 
@@ -51,6 +52,13 @@ public class ClaimWakeUp {
      */
     long takeCommittedSince() {
         return committedSince.getAndSet(0);
+    }
+
+    /** A claim that took a commit's time but did not look (no room) leaves it to the claim that will. */
+    void putBackCommittedSince(long since) {
+        if (since != 0) {
+            committedSince.accumulateAndGet(since, (now, given) -> now == 0 || given - now < 0 ? given : now);
+        }
     }
 
     /** New notifications may be due for any client: the next claim looks everywhere. */

@@ -118,10 +118,12 @@ public class Notifications {
             if (everywhere) {
                 wakeUps.lookEverywhereNextTime();
             }
+            wakeUps.putBackCommittedSince(committedSince);
             return List.of();
         }
         Map<UUID, Lanes.Room> room = lanes.room(everywhere);
         if (!everywhere && room.isEmpty()) {
+            wakeUps.putBackCommittedSince(committedSince);
             return List.of();
         }
         long began = System.nanoTime();
