@@ -23,6 +23,8 @@ public final class IngestBatch {
     private int parkedEarly;
     private ApplyOutcome outcome;
     private final long startedNanos = System.nanoTime();
+    /** Whether a reading applied with this batch may change its sensor's state (a hint: see {@link #closes}). */
+    private boolean mayChangeState;
 
     /** When its first message joined (System.nanoTime). */
     long startedNanos() {
@@ -31,22 +33,26 @@ public final class IngestBatch {
 
     /**
      * Whether the batch closes now (asked as each message joins, when the batch thread becomes free, and every few
-     * milliseconds, by {@link IngestBatches}): at full size; once it is {@code intervalNanos} old (0 by default: at
-     * once) if the batch thread is free to apply it; and at the latest once it is {@code maxWaitNanos} old.
+     * milliseconds, by {@link IngestBatches}): at full size; if the batch thread is free to apply it, at once when it
+     * holds a reading that may change its sensor's state, else once it is {@code intervalNanos} old; and at the latest
+     * once it is {@code maxWaitNanos} old.
      */
     boolean isComplete(int size, long intervalNanos, long maxWaitNanos, BooleanSupplier batchThreadFree) {
-        return closes(size(), System.nanoTime() - startedNanos, size, intervalNanos, maxWaitNanos, batchThreadFree);
+        return closes(size(), System.nanoTime() - startedNanos, size, intervalNanos, maxWaitNanos, mayChangeState,
+                batchThreadFree);
     }
 
     /**
-     * Smart batching: a batch closes when the thread that applies it is free, so a reading alone is applied at once
-     * and, while a batch commits, the next one gathers whatever arrives meanwhile, growing with the load. Closing
-     * while the thread is busy would gain nothing (the batch would wait in its queue) but smaller transactions, so
-     * only the size and the max wait close one then.
+     * Smart batching for what clients wait for: a batch that may carry a change closes when the thread that applies
+     * it is free, so a door's change is applied at once and, while a batch commits, the next one gathers whatever
+     * arrives meanwhile, growing with the load. Repeats, which nobody hears of, wait up to the interval for company,
+     * so that they do not cost a transaction (and a claim) each. Closing while the thread is busy would gain nothing
+     * (the batch would wait in its queue) but smaller transactions, so only the size and the max wait close one then.
      */
-    static boolean closes(int n, long ageNanos, int size, long intervalNanos, long maxWaitNanos,
+    static boolean closes(int n, long ageNanos, int size, long intervalNanos, long maxWaitNanos, boolean mayChangeState,
                           BooleanSupplier batchThreadFree) {
-        return n >= size || ageNanos >= maxWaitNanos || ageNanos >= intervalNanos && batchThreadFree.getAsBoolean();
+        return n >= size || ageNanos >= maxWaitNanos
+                || (mayChangeState || ageNanos >= intervalNanos) && batchThreadFree.getAsBoolean();
     }
 
     /**
@@ -54,6 +60,21 @@ public final class IngestBatch {
      * readings of an array are {@linkplain #forwards forwarded} instead.
      */
     void add(Object parsed, Channel channel, Long deliveryTag, boolean forwardArrays) {
+        add(parsed, channel, deliveryTag, forwardArrays, r -> false);
+    }
+
+    /** @param mayChangeState whether a reading may change its sensor's state, as far as is known before applying it */
+    void add(Object parsed, Channel channel, Long deliveryTag, boolean forwardArrays,
+             java.util.function.Predicate<Reading> mayChangeState) {
+        int before = readings.size();
+        addParsed(parsed, forwardArrays);
+        for (int i = before; i < readings.size() && !this.mayChangeState; i++) {
+            this.mayChangeState = mayChangeState.test(readings.get(i));
+        }
+        deliveries.add(channel, deliveryTag);
+    }
+
+    private void addParsed(Object parsed, boolean forwardArrays) {
         if (parsed instanceof FromGateway g) {
             for (Object one : g.parsed() instanceof java.util.List<?> several ? several : List.of(g.parsed())) {
                 if (one instanceof Reading r) {
@@ -73,7 +94,6 @@ public final class IngestBatch {
         } else {
             addOne(parsed);
         }
-        deliveries.add(channel, deliveryTag);
     }
 
     private void addOne(Object parsed) {

@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
  * <p>A message joins the open batch on its consumer's thread, and the batch closes by {@link IngestBatch#isComplete}'s
  * rule, asked then, by the batch thread as it finishes a batch, and by a timer. While the batch thread is busy, a
  * closed batch could only wait in its queue, so the open one goes on gathering and is handed over the moment the
- * thread is free: under light load a reading is applied alone at once, under heavy load batches grow as large as the
- * thread's pace requires (smart batching, as a database's group commit). No timer stands between a reading and its
- * transaction.
+ * thread is free: under light load a change is applied alone at once, under heavy load batches grow as large as the
+ * thread's pace requires (smart batching, as a database's group commit). No timer stands between a change and its
+ * transaction; repeats, which notify nobody, wait up to the batch interval for company.
  *
  * <p>Closing a batch and queueing it for the batch thread happen under one lock: with several consumers (one per
  * partition queue), a batch that closed later could otherwise be applied first, and its multiple-ack cover an earlier
@@ -40,6 +40,7 @@ public final class IngestBatches {
     private final long intervalNanos;
     private final long maxWaitNanos;
     private final boolean forwardArrays;
+    private final java.util.function.Predicate<Reading> mayChangeState;
 
     private final ReentrantLock lock = new ReentrantLock();
     private IngestBatch open;
@@ -53,10 +54,21 @@ public final class IngestBatches {
      * @param forwardArrays with partitions: the readings of an array message are forwarded to their own
      */
     public IngestBatches(IngestProperties props, boolean forwardArrays) {
+        this(props, forwardArrays, r -> false);
+    }
+
+    /**
+     * @param mayChangeState whether a reading may change its sensor's state, from what is known without a
+     *                       transaction ({@link SensorStateStore#mayChangeState}): a batch holding one closes the
+     *                       moment the batch thread is free, not after the interval
+     */
+    public IngestBatches(IngestProperties props, boolean forwardArrays,
+                         java.util.function.Predicate<Reading> mayChangeState) {
         this.size = props.batchSize();
         this.intervalNanos = props.batchInterval().toNanos();
         this.maxWaitNanos = props.batchMaxWait().toNanos();
         this.forwardArrays = forwardArrays;
+        this.mayChangeState = mayChangeState;
     }
 
     /** With the Camel context, before the routes: its executor manager stops the thread with the context. */
@@ -98,7 +110,7 @@ public final class IngestBatches {
             if (open == null) {
                 open = new IngestBatch();
             }
-            open.add(parsed, channel, deliveryTag, forwardArrays);
+            open.add(parsed, channel, deliveryTag, forwardArrays, mayChangeState);
             if (open.isComplete(size, intervalNanos, maxWaitNanos, this::isFree)) {
                 handOver();
             }

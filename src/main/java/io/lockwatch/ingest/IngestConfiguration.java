@@ -196,8 +196,8 @@ class IngestConfiguration {
     }
 
     @Bean
-    IngestBatches ingestBatches(IngestProperties props) {
-        return new IngestBatches(props, props.partitions() > 1);
+    IngestBatches ingestBatches(IngestProperties props, SensorStateStore store) {
+        return new IngestBatches(props, props.partitions() > 1, store::mayChangeState);
     }
 
     /** Starts the batch thread with the Camel context, before the routes that use it. */

@@ -64,8 +64,11 @@ class SensorStateStore {
     private final int maxSensors;
     private final long guardMillis;
     private final java.util.function.LongSupplier clock;
-    /** The rows this instance holds, by sensor id; touched only under this object's lock. */
-    private final Map<String, Row> held = new HashMap<>();
+    /**
+     * The rows this instance holds, by sensor id; changed only under this object's lock, read without it by
+     * {@link #mayChangeState} (a hint).
+     */
+    private final Map<String, Row> held = new java.util.concurrent.ConcurrentHashMap<>();
     /** Until then (clock millis) every reading is written: another instance may have written these sensors lately. */
     private long writeThroughUntil = NONE;
     /** The count of registrations ended (sensors deleted) when the rows held were last known good; -1: none read. */
@@ -136,6 +139,16 @@ class SensorStateStore {
         held.clear();
         heldCount = 0;
         writeThroughUntil = clock.getAsLong() + settle.toMillis();
+    }
+
+    /**
+     * Whether this reading may change its sensor's state (or end its silence), as far as the rows held tell without a
+     * transaction: for the batching, which applies a change at once and lets repeats wait for company. A sensor not
+     * held may; a row read while a batch changes it may be a batch behind, which costs a batch's wait, never an event.
+     */
+    public boolean mayChangeState(Reading r) {
+        Row row = held.get(r.sensorId());
+        return row == null || row.lost || row.state != r.data();
     }
 
     /** The number of sensors whose rows are held in memory. */

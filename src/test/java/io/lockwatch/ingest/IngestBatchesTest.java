@@ -45,10 +45,15 @@ class IngestBatchesTest {
     /** {@code during} runs on the batch thread as each batch is applied, after it is recorded. */
     IngestBatches started(int size, Duration interval, Duration maxWait, java.util.function.Consumer<IngestBatch> during)
             throws Exception {
+        return started(size, interval, maxWait, during, r -> false);
+    }
+
+    IngestBatches started(int size, Duration interval, Duration maxWait, java.util.function.Consumer<IngestBatch> during,
+                          java.util.function.Predicate<Reading> mayChangeState) throws Exception {
         camel = new DefaultCamelContext();
         IngestBatches batches = new IngestBatches(new IngestProperties("x", "q", "i", 1, 2000, size, interval, maxWait, 1,
                 Duration.ofSeconds(3), Duration.ofSeconds(15), DataSize.ofKilobytes(4), DataSize.ofKilobytes(128),
-                Duration.ofSeconds(5), DataSize.ofMegabytes(1), 1000), false);
+                Duration.ofSeconds(5), DataSize.ofMegabytes(1), 1000), false, mayChangeState);
         batches.start(camel);
         batches.deliverTo(batch -> {
             applyThreads.add(Thread.currentThread().getName());
@@ -162,5 +167,20 @@ class IngestBatchesTest {
         });
         assertThat(appliedSizes).containsExactly(3);
         assertThat(appliedTags.get(0)).containsEntry(channel, 3L);
+    }
+
+    @Test
+    void aChangeClosesItsBatchAtOnceWhileRepeatsWaitForTheInterval() throws Exception {
+        // readings of even tags repeat their sensor's state, odd ones change it; no timer is asked here
+        IngestBatches batches = started(1000, Duration.ofSeconds(30), Duration.ofSeconds(60), batch -> { },
+                r -> r.data() == 1);
+        Channel channel = mock(Channel.class);
+        add(batches, channel, 2);
+        add(batches, channel, 4);
+        assertThat(appliedSizes).as("repeats gather").isEmpty();
+        add(batches, channel, 5);
+        await().atMost(Duration.ofSeconds(10)).until(() -> appliedSizes.size() == 1);
+        assertThat(appliedSizes).as("the change takes the repeats before it along").containsExactly(3);
+        assertThat(appliedTags.get(0)).containsEntry(channel, 5L);
     }
 }

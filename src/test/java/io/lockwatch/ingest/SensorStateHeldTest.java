@@ -57,6 +57,22 @@ class SensorStateHeldTest {
         assertThat(stored(sensor)).as("a change is always written").containsExactly(t0 + 7_000, t0 + 7_000 + TIMEOUT + 6_000);
     }
 
+    /** What the batching asks before a transaction: a reading that may change its sensor's state is applied at once. */
+    @Test
+    void whatIsHeldTellsAChangeFromARepeatBeforeAnyTransaction() {
+        SensorStateStore store = instance();
+        String sensor = newSensor();
+        long t0 = now.get();
+        assertThat(store.mayChangeState(reading(sensor, 0, t0, null))).as("not held: it may").isTrue();
+
+        store.apply(List.of(reading(sensor, 0, t0, null)), null);
+        assertThat(store.mayChangeState(reading(sensor, 0, t0 + 1_000, null))).as("a repeat").isFalse();
+        assertThat(store.mayChangeState(reading(sensor, 1, t0 + 1_000, null))).as("a change").isTrue();
+
+        store.forget(Duration.ZERO);
+        assertThat(store.mayChangeState(reading(sensor, 0, t0 + 1_000, null))).as("forgotten: it may again").isTrue();
+    }
+
     /** Whatever the pace of the readings, the deadline stored is never before the last reading + the timeout. */
     @Test
     void theStoredDeadlineIsNeverEarlyAndAtMostTheToleranceLate() {
