@@ -14,8 +14,9 @@ import org.springframework.util.unit.DataSize;
  * @param consumers       concurrent consumers per instance (each has its own channel)
  * @param prefetch        unacknowledged messages per consumer; keep it about twice the batch size
  * @param batchSize       readings applied to PostgreSQL in one transaction: a batch closes at this size…
- * @param batchInterval   …or, once the batch thread is free to apply it, this long after its first message (0: at
- *                        once, smart batching); while the thread is busy the batch goes on growing
+ * @param batchInterval   …or, once the batch thread is free to apply it, this long after its first message if it
+ *                        holds repeats only (a batch that may change a sensor's state goes at once; 0: every batch
+ *                        at once); while the thread is busy the batch goes on growing
  * @param batchMaxWait    a batch closes at the latest this long after its first message, busy or not
  * @param partitions      1: one readings queue, for one instance; N &gt; 1 (RabbitMQ only): N partition queues by
  *                        sensor id, shared out among the running instances, for several instances
