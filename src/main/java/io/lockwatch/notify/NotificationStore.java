@@ -58,18 +58,29 @@ public class NotificationStore {
         if (total <= 0 || (!lookEverywhere && room.isEmpty())) {
             return List.of();
         }
+        if (!lookEverywhere) {
+            // one statement, committed on its own: a round trip where a transaction of its own took three, each a
+            // wait for the database's turn on a busy machine
+            return claimHeads(room, false, newLaneRoom, total, lease);
+        }
         return tx.execute(status -> {
-            if (lookEverywhere) {
-                jdbc.update("""
-                        UPDATE notifications n
-                           SET status = 'pending', lease_until = NULL
-                          FROM (SELECT x.id FROM notifications x
-                                 WHERE x.status = 'delivering' AND x.lease_until < now()
-                                   FOR UPDATE SKIP LOCKED) expired
-                         WHERE n.id = expired.id""");
-            }
-            List<UUID> claimed = jdbc.query(con -> {
-                var ps = con.prepareStatement((lookEverywhere ? LANES_EVERYWHERE : LANES_GIVEN) + """
+            jdbc.update("""
+                    UPDATE notifications n
+                       SET status = 'pending', lease_until = NULL
+                      FROM (SELECT x.id FROM notifications x
+                             WHERE x.status = 'delivering' AND x.lease_until < now()
+                               FOR UPDATE SKIP LOCKED) expired
+                     WHERE n.id = expired.id""");
+            return claimHeads(room, true, newLaneRoom, total, lease);
+        });
+    }
+
+    /** Claims the lanes' due heads of queues and reads what their requests need, in one statement. */
+    private List<Delivery> claimHeads(Map<UUID, Lanes.Room> room, boolean lookEverywhere, int newLaneRoom, int total,
+                                      Duration lease) {
+        return jdbc.query(con -> {
+            var ps = con.prepareStatement((lookEverywhere ? LANES_EVERYWHERE : LANES_GIVEN) + """
+                    , claimed AS (
                         UPDATE notifications n
                            SET status = 'delivering', attempts = n.attempts + 1,
                                lease_until = clock_timestamp() + make_interval(secs => ?)
@@ -94,24 +105,8 @@ public class NotificationStore {
                                                                LIMIT l.room * c.max_events_per_request) y) x
                                                  WHERE l.room > 0) q) r
                                  WHERE r.nth <= ?))
-                        RETURNING n.id""".formatted(headsOfALane(false), headsOfALane(true)));
-                int i = 1;
-                List<UUID> lanes = List.copyOf(room.keySet());
-                ps.setArray(i++, con.createArrayOf("uuid", lanes.toArray()));
-                ps.setArray(i++, con.createArrayOf("int4", lanes.stream().map(l -> room.get(l).room()).toArray()));
-                ps.setArray(i++, con.createArrayOf("int4", lanes.stream().map(l -> room.get(l).inFlight()).toArray()));
-                if (lookEverywhere) {
-                    ps.setInt(i++, newLaneRoom);
-                }
-                ps.setDouble(i++, lease.toMillis() / 1000.0);
-                ps.setInt(i, total);
-                return ps;
-            }, (rs, i) -> rs.getObject(1, UUID.class));
-            if (claimed.isEmpty()) {
-                return List.<Delivery>of();
-            }
-            return jdbc.query(con -> {
-                var ps = con.prepareStatement("""
+                        RETURNING n.id, n.client_id, n.sensor_id, n.event_id, n.attempts, n.trace_parent,
+                                  n.replayed, n.next_attempt_at)
                         SELECT n.id, n.client_id, c.url, c.webhook_secret,
                                CASE WHEN c.previous_secret_until > now() THEN c.previous_secret END,
                                -- an escalation's client was named by the alarm's chain, linked or not, and hears
@@ -131,25 +126,33 @@ public class NotificationStore {
                                                              WHERE r.id = n.sensor_id AND r.created_at <= a.recorded_at) END,
                                n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
                                e.occurred_at, n.attempts,
-                               %s,
+                               %3$s,
                                n.trace_parent, c.max_events_per_request, n.replayed, e.maintenance
-                          FROM notifications n
+                          FROM claimed n
                           JOIN sensor_events e ON e.id = n.event_id
                           LEFT JOIN alarms a ON a.id = e.alarm_id
                           LEFT JOIN clients c ON c.id = n.client_id
                           LEFT JOIN client_sensors cs ON cs.client_id = n.client_id AND cs.sensor_id = n.sensor_id
                           LEFT JOIN sensors s ON s.id = n.sensor_id
-                         WHERE n.id = ANY (?)
-                         ORDER BY n.replayed, n.next_attempt_at""".formatted(ALARM_COLUMNS));
-                ps.setArray(1, con.createArrayOf("uuid", claimed.toArray()));
-                return ps;
-            }, (rs, i) -> new Delivery(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
-                    openOrNull(rs.getString(4), rs.getObject(2, UUID.class)), openOrNull(rs.getString(5), null), rs.getBoolean(6), rs.getString(7), rs.getString(8), rs.getString(9),
-                    (Integer) rs.getObject(10, Integer.class), (Integer) rs.getObject(11, Integer.class), rs.getLong(12),
-                    rs.getTimestamp(13).getTime(), rs.getInt(14), alarm(rs), rs.getString("trace_parent"),
-                    rs.getObject("max_events_per_request") == null ? 1 : rs.getInt("max_events_per_request"),
-                    rs.getBoolean("replayed"), rs.getBoolean("maintenance")));
-        });
+                         ORDER BY n.replayed, n.next_attempt_at""".formatted(headsOfALane(false), headsOfALane(true),
+                    ALARM_COLUMNS));
+            int i = 1;
+            List<UUID> lanes = List.copyOf(room.keySet());
+            ps.setArray(i++, con.createArrayOf("uuid", lanes.toArray()));
+            ps.setArray(i++, con.createArrayOf("int4", lanes.stream().map(l -> room.get(l).room()).toArray()));
+            ps.setArray(i++, con.createArrayOf("int4", lanes.stream().map(l -> room.get(l).inFlight()).toArray()));
+            if (lookEverywhere) {
+                ps.setInt(i++, newLaneRoom);
+            }
+            ps.setDouble(i++, lease.toMillis() / 1000.0);
+            ps.setInt(i, total);
+            return ps;
+        }, (rs, i) -> new Delivery(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
+                openOrNull(rs.getString(4), rs.getObject(2, UUID.class)), openOrNull(rs.getString(5), null), rs.getBoolean(6), rs.getString(7), rs.getString(8), rs.getString(9),
+                (Integer) rs.getObject(10, Integer.class), (Integer) rs.getObject(11, Integer.class), rs.getLong(12),
+                rs.getTimestamp(13).getTime(), rs.getInt(14), alarm(rs), rs.getString("trace_parent"),
+                rs.getObject("max_events_per_request") == null ? 1 : rs.getInt("max_events_per_request"),
+                rs.getBoolean("replayed"), rs.getBoolean("maintenance")));
     }
 
     /**
