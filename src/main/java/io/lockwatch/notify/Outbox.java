@@ -99,6 +99,7 @@ public final class Outbox {
             return Notified.NONE;
         }
         Notified notified;
+        boolean mayCollapse;
         // a latest_state client is not even given the older events of a sensor in the same batch
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH created AS (
@@ -127,9 +128,16 @@ public final class Outbox {
                                         OR (SELECT a.severity FROM alarms a WHERE a.id = e.alarm_id)
                                            = ANY (cl.alarm_severities))) y
                         WINDOW w AS (PARTITION BY y.client_id, y.sensor_id)) x
-                RETURNING status, client_id)
+                RETURNING status, client_id, sensor_id)
                 SELECT count(*) FILTER (WHERE status = 'pending'),
-                       array_agg(DISTINCT client_id) FILTER (WHERE status = 'pending')
+                       array_agg(DISTINCT client_id) FILTER (WHERE status = 'pending'),
+                       -- whether a queue touched may collapse (COLLAPSE's own test of its pairs): mostly not, and
+                       -- then the batch is spared that statement's round trip
+                       EXISTS (SELECT 1 FROM created t JOIN clients cl ON cl.id = t.client_id
+                                WHERE cl.delivery_mode = 'latest_state' OR NOT cl.enabled OR cl.failing_since IS NOT NULL
+                                   OR EXISTS (SELECT 1 FROM notifications h
+                                               WHERE h.client_id = t.client_id AND h.sensor_id = t.sensor_id
+                                                 AND h.status IN ('pending', 'delivering') AND h.last_error IS NOT NULL))
                   FROM created""")) {
             ps.setString(1, traceParent);
             ps.setArray(2, c.createArrayOf("int8", eventIds.toArray()));
@@ -138,7 +146,11 @@ public final class Outbox {
                 java.sql.Array clients = rs.getArray(2);
                 notified = new Notified(rs.getInt(1),
                         clients == null ? Set.of() : Set.of((UUID[]) clients.getArray()));
+                mayCollapse = rs.getBoolean(3);
             }
+        }
+        if (!mayCollapse) {
+            return notified;
         }
         try (PreparedStatement ps = c.prepareStatement(COLLAPSE.formatted(
                 "SELECT DISTINCT client_id, sensor_id FROM notifications WHERE event_id = ANY (?)"))) {

@@ -293,4 +293,36 @@ class NotificationClaimTest {
     private UUID notification(UUID client, String sensor, long sequence, String status, int attempts, String leaseUntil) {
         return rows.notification(client, sensor, sequence, status, attempts, leaseUntil, "now() - interval '1 second'");
     }
+
+    /**
+     * A queue behind a head that failed and waits for its retry collapses even while its client is not failing
+     * (another of its queues succeeded since), and one of a healthy client's does not: the two sides of the test
+     * that spares most batches the collapse statement.
+     */
+    @Test
+    void aQueueCollapsesBehindAHeadWaitingForItsRetryAndNotBehindAHealthyOne() throws Exception {
+        UUID client = rows.client("http://127.0.0.1:9/behind");
+        String retrying = rows.sensor(client), healthy = rows.sensor(client);
+        UUID head = rows.notification(client, retrying, 1, "pending", 1, null, "now() + interval '1 hour'");
+        jdbc.update("UPDATE notifications SET last_error = 'HTTP 503' WHERE id = ?", head);
+        rows.notification(client, healthy, 1, "pending", 0, null, "now() + interval '1 hour'");
+
+        List<Long> events = List.of(event(retrying, 2), event(healthy, 2));
+        try (var c = jdbc.getDataSource().getConnection()) {
+            Outbox.notificationsFor(c, events, null);
+        }
+
+        assertThat(jdbc.queryForList("SELECT sequence, status, superseded_reason FROM notifications WHERE sensor_id = ? ORDER BY sequence",
+                retrying)).extracting(r -> r.get("sequence") + ":" + r.get("status") + ":" + r.get("superseded_reason"))
+                .containsExactly("1:superseded:retrying", "2:pending:null");
+        assertThat(jdbc.queryForList("SELECT sequence, status FROM notifications WHERE sensor_id = ? ORDER BY sequence",
+                healthy)).extracting(r -> r.get("sequence") + ":" + r.get("status"))
+                .containsExactly("1:pending", "2:pending");
+    }
+
+    private long event(String sensor, long sequence) {
+        return jdbc.queryForObject("""
+                INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at)
+                VALUES (?, ?, 'sensor.state_changed', 0, 1, now()) RETURNING id""", Long.class, sensor, sequence);
+    }
 }
