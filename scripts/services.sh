@@ -353,25 +353,26 @@ EOF
   return "$changed"
 }
 
-# The broker's pid: from its pid file, or else the rabbitmq-owned beam.smp
-# running `-s rabbit boot` (the pid file appears only some seconds into boot;
-# CLI tools run their own beam.smp without that argument). The --ha cluster's
-# nodes run the same command under their own RABBITMQ_NODENAME: not this one.
-rabbitmq_pid() {
-  local pid candidate
-  pid=$(pid_from_file "$RMQ_PID_FILE")
-  if ! pid_alive "$pid"; then
-    pid=
-    for candidate in $(pgrep -u rabbitmq -f 'beam\.smp .*-s rabbit boot' || true); do
-      if ! tr '\0' '\n' <"/proc/${candidate}/environ" 2>/dev/null | grep -q '^RABBITMQ_NODENAME=' \
-        || tr '\0' '\n' <"/proc/${candidate}/environ" 2>/dev/null | grep -qx "RABBITMQ_NODENAME=${RMQ_NODE}"; then
-        pid=$candidate
-        break
-      fi
-    done
-  fi
-  printf '%s' "$pid"
+# A pid is a given node's broker only if it is a booting or running beam.smp whose environment names that node
+# (the single node's has no RABBITMQ_NODENAME at all). A pid file left by an earlier boot of the machine may name a
+# pid that another process has since been given; trusting it would skip the node's start.
+rabbit_pid_is() {
+  local pid=$1 node=$2 name
+  pid_alive "$pid" && tr '\0' ' ' <"/proc/${pid}/cmdline" 2>/dev/null | grep -q 'beam\.smp .*-s rabbit boot' || return 1
+  name=$(tr '\0' '\n' <"/proc/${pid}/environ" 2>/dev/null | sed -n 's/^RABBITMQ_NODENAME=//p')
+  [[ "$name" == "$node" || ( -z "$name" && "$node" == "$RMQ_NODE" ) ]]
 }
+# The pid of the node's broker, from its pid file or else from the running processes (the file appears only some
+# seconds into boot; CLI tools run their own beam.smp without `-s rabbit boot`); nothing if it runs nowhere
+rabbit_node_pid() {
+  local node=$1 pid_file=$2 pid candidate
+  pid=$(pid_from_file "$pid_file")
+  if rabbit_pid_is "$pid" "$node"; then printf '%s' "$pid"; return 0; fi
+  for candidate in $(pgrep -u rabbitmq -f 'beam\.smp .*-s rabbit boot' || true); do
+    if rabbit_pid_is "$candidate" "$node"; then printf '%s' "$candidate"; return 0; fi
+  done
+}
+rabbitmq_pid() { rabbit_node_pid "$RMQ_NODE" "$RMQ_PID_FILE"; }
 rabbitmq_running() { pid_alive "$(rabbitmq_pid)"; }
 
 # Ready = the broker finished booting (await_startup) and AMQP is listening.
@@ -467,12 +468,14 @@ clickhouse_configure() {
 EOF
 }
 
-# The server's pid: from its pid file, or else the clickhouse-owned
-# clickhouse-server process (comm is truncated to 15 characters).
+# The server's pid: from its pid file if that pid is still the server (a file from an earlier boot of the machine
+# may name a pid since given to another process), or else the clickhouse-owned clickhouse-server process (comm is
+# truncated to 15 characters).
 clickhouse_pid() {
   local pid
   pid=$(pid_from_file "$CH_PID_FILE")
-  pid_alive "$pid" || pid=$(pgrep -u clickhouse -x clickhouse-serv | head -n1 || true)
+  [[ -n "$pid" && "$(cat "/proc/${pid}/comm" 2>/dev/null)" == clickhouse-serv ]] ||
+    pid=$(pgrep -u clickhouse -x clickhouse-serv | head -n1 || true)
   printf '%s' "$pid"
 }
 clickhouse_running() { pid_alive "$(clickhouse_pid)"; }

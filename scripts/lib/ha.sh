@@ -58,13 +58,7 @@ EOF
   done
 }
 
-ha_rmq_pid() {
-  local i=$1 pid
-  pid=$(pid_from_file "$(ha_rmq_pid_file "$i")")
-  pid_alive "$pid" || pid=$(pgrep -u rabbitmq -f "beam\\.smp .*-sname $(ha_rmq_node "$i") .*-s rabbit boot" | head -n1 || true)
-  pid_alive "$pid" || pid=$(pgrep -u rabbitmq -f "beam\\.smp .*-s rabbit boot.*$(ha_rmq_node "$i")" | head -n1 || true)
-  printf '%s' "$pid"
-}
+ha_rmq_pid() { rabbit_node_pid "$(ha_rmq_node "$1")" "$(ha_rmq_pid_file "$1")"; }
 ha_rmq_running() { pid_alive "$(ha_rmq_pid "$1")"; }
 ha_rmq_ctl() { local i=$1; shift; rabbitmqctl -n "$(ha_rmq_node "$i")" "$@"; }
 
@@ -197,7 +191,12 @@ ha_pg_psql() { local port=$1; shift; (cd / && runuser -u postgres -- psql -X -q 
 ha_pg_keeper_pid() {
   ha_pg_autoctl status --pgdata "${HA_PG_DATA}/$1" 2>&1 | sed -n 's/.*pg_autoctl is running with pid \([0-9]*\).*/\1/p' | head -n1
 }
-ha_pg_running() { pid_alive "$(ha_pg_keeper_pid "$1")"; }
+# pg_autoctl trusts its pid file; the pid must also still be a keeper (pg_autoctl renames itself "pg_autoctl: ...")
+ha_pg_running() {
+  local pid
+  pid=$(ha_pg_keeper_pid "$1")
+  pid_alive "$pid" && [[ "$(cat "/proc/${pid}/comm" 2>/dev/null)" == pg_autoctl* ]]
+}
 
 # pg_autoctl processes of a node, by the PGDATA in their environment (they rename themselves, "pg_autoctl: ...")
 ha_pg_processes() {
