@@ -20,7 +20,9 @@
 #   --changes P      probability that a reading flips its sensor's data (else it repeats it)
 #   --duration S     seconds of publishing, for the raw ceiling and again for the service run
 #   --rate R         readings/s published in the service run; 0 = as fast as possible
-#                    (the raw ceiling always publishes as fast as possible)
+#                    (the raw ceiling always publishes as fast as possible); a paced run also measures RabbitMQ
+#                    alone at that rate for 30 s (publish to consume of the same readings: the latency yardstick,
+#                    printed beside the service's notification latency)
 #   --warmup S       seconds left out of the steady-state medians at the start of each run (10)
 #   --service-warmup S  seconds of readings published as in the service run, with the clients linked, before it and
 #                    left out of every figure (60; 0 = none; never in drills): until the service has run its hot

@@ -79,6 +79,10 @@ public final class PipelineBenchmark {
     private BenchDatabase.Stages stages;
     /** The service's stage histograms over the timed run (PipelineStages), as a report line; null until measured. */
     private String serviceStagesLine;
+    /** Seconds of the paced run's latency yardstick (RabbitMQ alone at the same rate). */
+    private static final int RAW_LATENCY_SECONDS = 30;
+    /** RabbitMQ alone at the run's rate (a paced run only): the yardstick of its latency; null otherwise. */
+    private RawLatency.Result rawLatency;
     /** The two-instances drill's silent sensors, and when their second reading was measured (epoch ms). */
     private List<String> silentIds = List.of();
     private volatile long silentReportedAgainAt;
@@ -334,6 +338,15 @@ public final class PipelineBenchmark {
             ceiling = new RawCeiling(amqp, broker, cpu, o.queueType()).run(ceilingSource, duration, o.warmup(), o.confirmWindow());
             log("raw ceiling: %s msg/s consumed, %s msg/s published (medians)", fmt(ceiling.consumedPerSecond()),
                     fmt(ceiling.publishedPerSecond()));
+            if (o.rate() > 0) {
+                Duration latencyRun = Duration.ofSeconds(Math.min(o.duration(), RAW_LATENCY_SECONDS));
+                log("raw latency: publishing %s/s to a temporary queue for %d s", fmt(o.rate()), latencyRun.toSeconds());
+                rawLatency = new RawLatency(amqp, broker, cpu, o.queueType())
+                        .run(new ReadingSource(new Reference(o.sensors()), o.changes(), ~o.seed() + 1), latencyRun,
+                                o.rate(), Math.min(o.warmup(), 5), o.confirmWindow());
+                log("raw latency: publish to consume p50 %s ms, p99 %s ms (%,d readings)", ms(rawLatency.quantile(0.5)),
+                        ms(rawLatency.quantile(0.99)), rawLatency.latenciesMs().length);
+            }
         } else {
             log("drill %s: %s (no raw ceiling)", o.drill().id, o.drill().description);
             ceiling = new RawCeiling.Result(Double.NaN, Double.NaN, 0, 0, Map.of(), List.of(), 0);
@@ -1471,6 +1484,14 @@ public final class PipelineBenchmark {
         lines.add(String.format(Locale.US, "notification latency, event to POST received (events of the steady state, %,d): p50 %s ms, p95 %s ms, p99 %s ms, max %s ms",
                 steady.length, ms(NotificationCheck.quantile(steady, 0.5)), ms(NotificationCheck.quantile(steady, 0.95)),
                 ms(NotificationCheck.quantile(steady, 0.99)), ms(NotificationCheck.quantile(steady, 1))));
+        if (rawLatency != null && rawLatency.latenciesMs().length > 0) {
+            double p99 = NotificationCheck.quantile(steady, 0.99);
+            lines.add(String.format(Locale.US, "  yardstick, RabbitMQ alone at %s/s (the same readings, publish to consume, %,d): p50 %s ms, p99 %s ms, max %s ms; rabbitmq %.2f cores, machine %.2f; the service's p99 = %.1f x the broker's",
+                    fmt(rawLatency.rate()), rawLatency.latenciesMs().length, ms(rawLatency.quantile(0.5)),
+                    ms(rawLatency.quantile(0.99)), ms(rawLatency.quantile(1)),
+                    rawLatency.meanCpu().getOrDefault(CpuSampler.RABBITMQ, Double.NaN),
+                    rawLatency.meanCpu().getOrDefault(CpuSampler.MACHINE, Double.NaN), p99 / rawLatency.quantile(0.99)));
+        }
         stagesLine().ifPresent(lines::add);
         if (serviceStagesLine != null) {
             lines.add(serviceStagesLine);
@@ -1611,6 +1632,11 @@ public final class PipelineBenchmark {
         all.put("options", options);
         all.put("machine_cores", Runtime.getRuntime().availableProcessors());
         all.put("ceiling", c);
+        if (rawLatency != null) {
+            all.put("raw_latency", Map.of("rate_per_s", rawLatency.rate(), "count", rawLatency.latenciesMs().length,
+                    "p50_ms", rawLatency.quantile(0.5), "p99_ms", rawLatency.quantile(0.99), "max_ms", rawLatency.quantile(1),
+                    "cpu_cores", rawLatency.meanCpu()));
+        }
         all.put("service", s);
         all.put("correctness", k);
         return all;
