@@ -22,6 +22,7 @@ import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -69,11 +70,13 @@ class FeedTest {
         assertThat(snapshot.body().has("feed_cursor")).as(String.valueOf(snapshot.body())).isTrue();
         String start = snapshot.body().get("feed_cursor").asText();
         long t = System.currentTimeMillis() - 60_000;
+        List<Message> readings = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            publish(a, i % 2, t + i * 1000);
-            publish(b, (i + 1) % 2, t + i * 1000);
-            publish(notMine, i % 2, t + i * 1000);
+            readings.add(Readings.reading(a, i % 2, t + i * 1000));
+            readings.add(Readings.reading(b, (i + 1) % 2, t + i * 1000));
+            readings.add(Readings.reading(notMine, i % 2, t + i * 1000));
         }
+        publishInOrder(readings);
         await().atMost(Duration.ofSeconds(20)).until(() -> sequence(a) == 6 && sequence(b) == 6);
 
         List<JsonNode> items = new ArrayList<>();
@@ -257,9 +260,11 @@ class FeedTest {
         api.link(client, s);
         String cursor = feed.head();
         long t = System.currentTimeMillis() - 60_000;
+        List<Message> readings = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            publish(s, i % 2, t + i * 1000);
+            readings.add(Readings.reading(s, i % 2, t + i * 1000));
         }
+        publishInOrder(readings);
         await().atMost(Duration.ofSeconds(20)).until(() -> sequence(s) == 5);
         Feed.Page page = feed.read(UUID.fromString(client), cursor, 100);
         assertThat(page.items()).isEmpty();
@@ -317,15 +322,16 @@ class FeedTest {
             api.link(client, s);
         }
         long t = System.currentTimeMillis() - 600_000;
-        for (String s : sensors) {
-            publish(s, 1, t);
-        }
+        publishInOrder(sensors.stream().map(s -> Readings.reading(s, 1, t)).toList());
+        await().atMost(Duration.ofSeconds(20)).until(() -> sensors.stream().allMatch(s -> sequence(s) == 1));
         Thread writer = new Thread(() -> {
+            List<Message> rounds = new ArrayList<>();
             for (int round = 1; round <= 8; round++) {
                 for (String s : sensors) {
-                    publish(s, round % 2 == 0 ? 1 : 0, t + round * 1000L);
+                    rounds.add(Readings.reading(s, round % 2 == 0 ? 1 : 0, t + round * 1000L));
                 }
             }
+            publishInOrder(rounds);
         });
         writer.start();
 
@@ -413,5 +419,10 @@ class FeedTest {
 
     private void publish(String sensor, int data, long ts) {
         rabbit.send(ingest.exchange(), sensor, Readings.reading(sensor, data, ts));
+    }
+
+    /** A sensor's readings one after another: separate sends may take separate channels, unordered by the broker. */
+    private void publishInOrder(List<Message> readings) {
+        Readings.publishInOrder(rabbit, ingest.exchange(), readings);
     }
 }
