@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
+import io.lockwatch.maintenance.Maintenance;
 import io.lockwatch.notify.Outbox;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -188,8 +189,7 @@ class SensorStateStore {
                 throw new IllegalStateException("a locked sensor_state row changed");
             }
         }
-        List<Long> eventIds = insertEvents(c, events);
-        Outbox.Notified notifications = Outbox.notificationsFor(c, eventIds, traceParent);
+        Outbox.Notified notifications = Outbox.notificationsOf(c, recordEvents(c, events), traceParent);
         int[] counts = new int[Verdict.values().length];
         for (Verdict v : verdicts) {
             counts[v.ordinal()]++;
@@ -428,8 +428,11 @@ class SensorStateStore {
         }
     }
 
-    /** Records events with one statement. @return their ids, in order */
-    public static List<Long> insertEvents(Connection c, List<SensorEvent> events) throws SQLException {
+    /**
+     * Records events, and holds what an open maintenance window holds of them, with one statement.
+     * @return the ids of those to be notified, in order
+     */
+    static List<Long> recordEvents(Connection c, List<SensorEvent> events) throws SQLException {
         if (events.isEmpty()) {
             return List.of();
         }
@@ -445,26 +448,28 @@ class SensorStateStore {
             previous[i] = e.previousState() == null ? null : (short) e.previousState().intValue();
             at[i] = e.occurredAt();
         }
-        try (PreparedStatement ps = c.prepareStatement("""
-                INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at)
-                SELECT u.id, u.seq, u.type, u.state, u.previous, to_timestamp(u.at / 1000.0)
+        try (PreparedStatement ps = c.prepareStatement(Maintenance.recordingHeld("""
+                INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at, maintenance)
+                SELECT u.id, u.seq, u.type, u.state, u.previous, to_timestamp(u.at / 1000.0), %s
                   FROM unnest(?::varchar[], ?::bigint[], ?::text[], ?::smallint[], ?::smallint[], ?::bigint[])
                        WITH ORDINALITY AS u(id, seq, type, state, previous, at, n)
                  ORDER BY u.n
-                RETURNING id""")) {
+                RETURNING id, sensor_id, type, alarm_id, maintenance""".formatted(Maintenance.coveredNow("u.id"))))) {
             ps.setArray(1, c.createArrayOf("varchar", ids));
             ps.setArray(2, c.createArrayOf("int8", seqs));
             ps.setArray(3, c.createArrayOf("text", types));
             ps.setArray(4, c.createArrayOf("int2", states));
             ps.setArray(5, c.createArrayOf("int2", previous));
             ps.setArray(6, c.createArrayOf("int8", at));
-            List<Long> eventIds = new ArrayList<>(n);
+            List<Long> toNotify = new ArrayList<>(n);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    eventIds.add(rs.getLong(1));
+                    if (!rs.getBoolean(2)) {
+                        toNotify.add(rs.getLong(1));
+                    }
                 }
             }
-            return eventIds;
+            return toNotify;
         }
     }
 

@@ -19,6 +19,33 @@ public final class Maintenance {
     private Maintenance() {
     }
 
+    /**
+     * Over {@code inside(id, sensor_id, type, alarm_id, window_id)}, events a window covers: holds the lost connections
+     * and raised alarms, drops what ends one held; {@code held(event_id)} names the events not to be notified.
+     */
+    private static final String HOLDING = """
+            holding AS (
+                INSERT INTO maintenance_held (sensor_id, kind, window_id, event_id, alarm_id)
+                SELECT sensor_id, CASE WHEN type = 'sensor.connection_lost' THEN 'connectivity' ELSE 'alarm' END,
+                       window_id, id, alarm_id
+                  FROM inside WHERE type IN ('sensor.connection_lost', 'sensor.alarm_raised')
+                ON CONFLICT (sensor_id, kind) DO UPDATE
+                   SET window_id = excluded.window_id, event_id = excluded.event_id, alarm_id = excluded.alarm_id
+                RETURNING event_id),
+            resolved AS (
+                DELETE FROM maintenance_held h USING inside
+                 WHERE h.sensor_id = inside.sensor_id
+                   AND (inside.type = 'sensor.connection_restored' AND h.kind = 'connectivity'
+                        OR inside.type = 'sensor.alarm_cleared' AND h.kind = 'alarm' AND h.alarm_id = inside.alarm_id)
+                RETURNING inside.id),
+            held AS (
+                SELECT event_id FROM holding UNION ALL SELECT id FROM resolved)""";
+
+    /** Whether any window may be open: evaluated once a statement, so events pay one index probe while none is. */
+    private static final String ANY_OPEN = """
+            EXISTS (SELECT 1 FROM maintenance_windows ow
+                     WHERE ow.released_at IS NULL AND ow.cancelled_at IS NULL AND ow.starts_at <= now())""";
+
     /** Of these events, just recorded in this transaction, those a window holds: they are not to be notified. */
     public static Set<Long> held(Connection c, List<Long> eventIds) throws SQLException {
         Set<Long> held = new HashSet<>();
@@ -28,27 +55,11 @@ public final class Maintenance {
                       FROM sensor_events e
                       JOIN sensors s ON s.id = e.sensor_id
                       CROSS JOIN LATERAL (SELECT maintenance_window_of(e.sensor_id, s.address) AS window_id) w
-                     WHERE e.id = ANY (?) AND w.window_id IS NOT NULL
-                       -- evaluated once: with no window open, ingest's batches pay one index probe, not one per event
-                       AND EXISTS (SELECT 1 FROM maintenance_windows ow
-                                    WHERE ow.released_at IS NULL AND ow.cancelled_at IS NULL AND ow.starts_at <= now())),
+                     WHERE e.id = ANY (?) AND w.window_id IS NOT NULL AND %s),
                 marked AS (
                     UPDATE sensor_events e SET maintenance = true FROM inside WHERE e.id = inside.id),
-                holding AS (
-                    INSERT INTO maintenance_held (sensor_id, kind, window_id, event_id, alarm_id)
-                    SELECT sensor_id, CASE WHEN type = 'sensor.connection_lost' THEN 'connectivity' ELSE 'alarm' END,
-                           window_id, id, alarm_id
-                      FROM inside WHERE type IN ('sensor.connection_lost', 'sensor.alarm_raised')
-                    ON CONFLICT (sensor_id, kind) DO UPDATE
-                       SET window_id = excluded.window_id, event_id = excluded.event_id, alarm_id = excluded.alarm_id
-                    RETURNING event_id),
-                resolved AS (
-                    DELETE FROM maintenance_held h USING inside
-                     WHERE h.sensor_id = inside.sensor_id
-                       AND (inside.type = 'sensor.connection_restored' AND h.kind = 'connectivity'
-                            OR inside.type = 'sensor.alarm_cleared' AND h.kind = 'alarm' AND h.alarm_id = inside.alarm_id)
-                    RETURNING inside.id)
-                SELECT event_id FROM holding UNION ALL SELECT id FROM resolved""")) {
+                %s
+                SELECT event_id FROM held""".formatted(ANY_OPEN, HOLDING))) {
             ps.setArray(1, c.createArrayOf("int8", eventIds.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -57,5 +68,32 @@ public final class Maintenance {
             }
         }
         return held;
+    }
+
+    /**
+     * The {@code maintenance} mark of an event of the sensor {@code sensor} (an SQL expression) as it is recorded:
+     * whether a window covers the sensor now.
+     */
+    public static String coveredNow(String sensor) {
+        return "CASE WHEN " + ANY_OPEN + " THEN maintenance_window_of(" + sensor
+                + ", (SELECT s.address FROM sensors s WHERE s.id = " + sensor + ")) IS NOT NULL ELSE false END";
+    }
+
+    /**
+     * A statement that records events with {@code insert} (into {@code sensor_events}, marking {@code maintenance}
+     * with {@link #coveredNow}, returning {@code id, sensor_id, type, alarm_id, maintenance}) and holds what a
+     * window holds of them, as {@link #held} does, in the same round trip. Its rows: each event's id, in the order
+     * recorded, and whether it is held.
+     */
+    public static String recordingHeld(String insert) {
+        return """
+                WITH recorded AS (
+                %s),
+                inside AS (
+                    SELECT r.id, r.sensor_id, r.type, r.alarm_id, maintenance_window_of(r.sensor_id, s.address) AS window_id
+                      FROM recorded r JOIN sensors s ON s.id = r.sensor_id
+                     WHERE r.maintenance),
+                %s
+                SELECT r.id, r.id IN (SELECT event_id FROM held) FROM recorded r ORDER BY r.id""".formatted(insert, HOLDING);
     }
 }

@@ -94,7 +94,15 @@ public final class Outbox {
         }
         // what an open maintenance window holds is sent, if still true, when it ends
         Set<Long> held = io.lockwatch.maintenance.Maintenance.held(c, recorded);
-        List<Long> eventIds = held.isEmpty() ? recorded : recorded.stream().filter(id -> !held.contains(id)).toList();
+        return notificationsOf(c, held.isEmpty() ? recorded : recorded.stream().filter(id -> !held.contains(id)).toList(),
+                traceParent);
+    }
+
+    /**
+     * As {@link #notificationsFor}, of events recorded with what a maintenance window holds of them already taken out
+     * ({@code Maintenance.recordingHeld}).
+     */
+    public static Notified notificationsOf(Connection c, List<Long> eventIds, String traceParent) throws SQLException {
         if (eventIds.isEmpty()) {
             return Notified.NONE;
         }
