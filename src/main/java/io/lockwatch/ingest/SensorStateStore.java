@@ -21,12 +21,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Applies a batch of readings to {@code sensor_state} in one transaction with at most four statements whatever the
- * batch size: ask whether a sensor was deleted since the last batch (then drop what is held), read the batch's
- * sensors that are not held in memory, decide in memory, write back the sensors that
- * must be written with one {@code UPDATE ... FROM unnest(...)} and every state change with one
- * {@code INSERT ... SELECT FROM unnest(...)}; the notifications of those changes are written in the same transaction
- * ({@link Outbox}).
+ * Applies a batch of readings to {@code sensor_state} in one transaction with at most three round trips before the
+ * commit, whatever the batch size: read the batch's sensors that are not held in memory, decide in memory, write back
+ * the sensors that must be written with one {@code UPDATE ... FROM unnest(...)}, and record every state change, with
+ * what a maintenance window holds of them, with one {@code INSERT ... SELECT FROM unnest(...)}; the notifications of
+ * those changes are written in the same transaction ({@link Outbox}). Whether a sensor was deleted since the last
+ * batch is asked in the round trip of the first of them ({@link Generation}).
  *
  * <p>Readings of one sensor are taken in delivery order. A reading changes a sensor only if it is not older (by
  * {@link Reading#appliedAt}: its measured time, never later than its arrival) than the newest one applied, and its message id was not among the last ones applied; so a
@@ -113,6 +113,13 @@ class SensorStateStore {
         ApplyOutcome outcome;
         try {
             outcome = tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings, ids, rows, traceParent)));
+        } catch (RegistrationsEnded e) {
+            // decided on rows held from before a sensor was deleted: nothing of it was committed; decided again on
+            // every row read anew
+            held.clear();
+            registrationsGeneration = e.generation;
+            rows.clear();
+            outcome = tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings, ids, rows, traceParent)));
         } catch (RuntimeException e) {
             // the rows were changed in memory by a transaction that did not commit
             held.keySet().removeAll(ids);
@@ -159,7 +166,6 @@ class SensorStateStore {
 
     private ApplyOutcome applyIn(Connection c, List<Reading> readings, Set<String> ids, Map<String, Row> rows,
                                  String traceParent) throws SQLException {
-        forgetEndedRegistrations(c);
         List<String> toRead = new ArrayList<>();
         for (String id : ids) {
             Row row = held.get(id);
@@ -169,23 +175,38 @@ class SensorStateStore {
                 rows.put(id, row);
             }
         }
+        boolean heldUsed = toRead.size() < ids.size();
+        Generation generation = new Generation();
         if (!toRead.isEmpty()) {
-            rows.putAll(read(c, toRead, false));
+            rows.putAll(read(c, toRead, false, generation));
         }
         long now = clock.getAsLong();
         Verdict[] verdicts = new Verdict[readings.size()];
         List<SensorEvent> events = new ArrayList<>();
         decide(readings, ids, rows, verdicts, events, now);
-        Set<String> changedMeanwhile = update(c, rows);
+        Set<String> changedMeanwhile = update(c, rows, generation);
+        if (!generation.asked) {
+            try (PreparedStatement ps = c.prepareStatement(Generation.QUERY); ResultSet rs = ps.executeQuery()) {
+                generation.note(rs);
+            }
+        }
+        if (generation.value != registrationsGeneration) {
+            if (heldUsed) {
+                throw new RegistrationsEnded(generation.value);
+            }
+            held.clear();
+            heldCount = 0;
+            registrationsGeneration = generation.value;
+        }
         if (!changedMeanwhile.isEmpty()) {
             // decided on a version another transaction has replaced since: decide these sensors again, on their
             // rows as they are now, locked until commit
             events.removeIf(e -> changedMeanwhile.contains(e.sensorId()));
-            Map<String, Row> current = read(c, changedMeanwhile, true);
+            Map<String, Row> current = read(c, changedMeanwhile, true, generation);
             rows.keySet().removeAll(changedMeanwhile);
             rows.putAll(current);
             decide(readings, changedMeanwhile, current, verdicts, events, now);
-            if (!update(c, current).isEmpty()) {
+            if (!update(c, current, generation).isEmpty()) {
                 throw new IllegalStateException("a locked sensor_state row changed");
             }
         }
@@ -200,21 +221,49 @@ class SensorStateStore {
     }
 
     /**
-     * Drops every row held once a sensor was deleted anywhere since the last batch (V41 counts registrations' ends):
-     * a repeat is decided on a held row without reading the table, so the row of a deleted sensor, registered again
-     * meanwhile, would be taken for the new registration's, whose state starts empty. Deletions are rare; a batch
-     * pays one single-row read for it. Asked before the batch's rows are read: a deletion committed after this is
-     * ordered after the batch, whose writes of the deleted rows then miss.
+     * The count of registrations ended (V41 counts sensors' deletions), asked in the round trip of a batch's first
+     * statement: a repeat is decided on a held row without reading the table, so the row of a deleted sensor,
+     * registered again meanwhile, would be taken for the new registration's, whose state starts empty. So once it
+     * has moved on, a batch that decided on held rows is rolled back and decided again on rows read anew. Asked
+     * before the batch's rows are read or written (the first of the statements sent together): a deletion committed
+     * after it is ordered after the batch, whose writes of the deleted rows then miss.
      */
-    private void forgetEndedRegistrations(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT generation FROM sensor_registrations_generation");
-             ResultSet rs = ps.executeQuery()) {
-            long generation = rs.next() ? rs.getLong(1) : 0;
-            if (generation != registrationsGeneration) {
-                held.clear();
-                heldCount = 0;
-                registrationsGeneration = generation;
+    private static final class Generation {
+        static final String QUERY = "SELECT generation FROM sensor_registrations_generation";
+        boolean asked;
+        long value;
+
+        /** {@code sql} sent after this query, in the same round trip when {@link #asked} is not yet. */
+        String before(String sql) {
+            return asked ? sql : QUERY + ";\n" + sql;
+        }
+
+        /** Executes {@code ps}, prepared with {@link #before}; @return the result of its own statement */
+        ResultSet execute(PreparedStatement ps) throws SQLException {
+            if (asked) {
+                return ps.executeQuery();
             }
+            ps.execute();
+            note(ps.getResultSet());
+            if (!ps.getMoreResults()) {
+                throw new IllegalStateException("no result after the generation's");
+            }
+            return ps.getResultSet();
+        }
+
+        void note(ResultSet rs) throws SQLException {
+            value = rs.next() ? rs.getLong(1) : 0;
+            asked = true;
+        }
+    }
+
+    /** Thrown to roll back a batch decided on rows held from before a sensor was deleted. */
+    private static final class RegistrationsEnded extends RuntimeException {
+        final long generation;
+
+        RegistrationsEnded(long generation) {
+            super(null, null, false, false);
+            this.generation = generation;
         }
     }
 
@@ -303,17 +352,18 @@ class SensorStateStore {
      * The registered sensors among {@code ids}, by id; {@code lock}: locked until commit. The sensor's own timeout is
      * the copy in {@code sensor_state} (V11), so the read stays on one table.
      */
-    private Map<String, Row> read(Connection c, java.util.Collection<String> ids, boolean lock) throws SQLException {
+    private Map<String, Row> read(Connection c, java.util.Collection<String> ids, boolean lock, Generation generation)
+            throws SQLException {
         Map<String, Row> rows = new HashMap<>(ids.size() * 2);
-        try (PreparedStatement ps = c.prepareStatement("""
+        try (PreparedStatement ps = c.prepareStatement(generation.before("""
                 SELECT st.sensor_id, st.state, st.state_changed_at, st.last_reading_at, st.last_seen_at, st.sequence,
                        st.recent_message_ids, st.connectivity, st.heartbeat_timeout_seconds, st.lost_deadline,
                        st.xmin::text
                   FROM sensor_state st
                  WHERE st.sensor_id = ANY (?)
-                 ORDER BY st.sensor_id""" + (lock ? " FOR UPDATE" : ""))) {
+                 ORDER BY st.sensor_id""" + (lock ? " FOR UPDATE" : "")))) {
             ps.setArray(1, c.createArrayOf("varchar", ids.toArray()));
-            try (ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = generation.execute(ps)) {
                 while (rs.next()) {
                     Row row = new Row();
                     short state = rs.getShort(2);
@@ -344,7 +394,7 @@ class SensorStateStore {
      * written, and takes note of what they now are.
      * @return the ids of those that were not: another transaction changed (or deleted) them since
      */
-    private Set<String> update(Connection c, Map<String, Row> rows) throws SQLException {
+    private Set<String> update(Connection c, Map<String, Row> rows, Generation generation) throws SQLException {
         List<String> ids = new ArrayList<>();
         List<Row> written = new ArrayList<>();
         rows.forEach((id, row) -> {
@@ -374,7 +424,7 @@ class SensorStateStore {
             deadlines[i] = LastSeenTolerance.lostDeadline(row.lastSeenAt, timeoutOf(row));
             versions[i] = Long.toString(row.version);
         }
-        try (PreparedStatement ps = c.prepareStatement("""
+        try (PreparedStatement ps = c.prepareStatement(generation.before("""
                 UPDATE sensor_state s
                    SET state = u.state,
                        state_changed_at = to_timestamp(u.changed_at / 1000.0),
@@ -397,7 +447,7 @@ class SensorStateStore {
                               ?::bigint[], ?::text[])
                        AS u(id, state, changed_at, reading_at, seen_at, seq, recent, deadline, version)
                  WHERE s.sensor_id = u.id AND s.xmin = u.version::xid
-                RETURNING s.sensor_id, s.xmin::text""")) {
+                RETURNING s.sensor_id, s.xmin::text"""))) {
             if (openAlarmDefaultSeconds == null) {
                 ps.setNull(1, java.sql.Types.INTEGER);
             } else {
@@ -413,7 +463,7 @@ class SensorStateStore {
             ps.setArray(9, c.createArrayOf("int8", deadlines));
             ps.setArray(10, c.createArrayOf("text", versions));
             Set<String> notWritten = new HashSet<>(ids);
-            try (ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = generation.execute(ps)) {
                 while (rs.next()) {
                     String id = rs.getString(1);
                     notWritten.remove(id);
