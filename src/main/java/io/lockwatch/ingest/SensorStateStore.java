@@ -210,7 +210,7 @@ class SensorStateStore {
                 throw new IllegalStateException("a locked sensor_state row changed");
             }
         }
-        Outbox.Notified notifications = Outbox.notificationsOf(c, recordEvents(c, events), traceParent);
+        Outbox.Notified notifications = recordEvents(c, events, traceParent);
         int[] counts = new int[Verdict.values().length];
         for (Verdict v : verdicts) {
             counts[v.ordinal()]++;
@@ -479,12 +479,12 @@ class SensorStateStore {
     }
 
     /**
-     * Records events, and holds what an open maintenance window holds of them, with one statement.
-     * @return the ids of those to be notified, in order
+     * Records events, holds what an open maintenance window holds of them, and writes the notifications of the
+     * others, with one statement.
      */
-    static List<Long> recordEvents(Connection c, List<SensorEvent> events) throws SQLException {
+    static Outbox.Notified recordEvents(Connection c, List<SensorEvent> events, String traceParent) throws SQLException {
         if (events.isEmpty()) {
-            return List.of();
+            return Outbox.Notified.NONE;
         }
         int n = events.size();
         Object[] ids = new Object[n], seqs = new Object[n], types = new Object[n], states = new Object[n],
@@ -498,28 +498,27 @@ class SensorStateStore {
             previous[i] = e.previousState() == null ? null : (short) e.previousState().intValue();
             at[i] = e.occurredAt();
         }
-        try (PreparedStatement ps = c.prepareStatement(Maintenance.recordingHeld("""
-                INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at, maintenance)
-                SELECT u.id, u.seq, u.type, u.state, u.previous, to_timestamp(u.at / 1000.0), %s
-                  FROM unnest(?::varchar[], ?::bigint[], ?::text[], ?::smallint[], ?::smallint[], ?::bigint[])
-                       WITH ORDINALITY AS u(id, seq, type, state, previous, at, n)
-                 ORDER BY u.n
-                RETURNING id, sensor_id, type, alarm_id, maintenance""".formatted(Maintenance.coveredNow("u.id"))))) {
+        try (PreparedStatement ps = c.prepareStatement("""
+                WITH recorded AS (
+                    INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at, maintenance)
+                    SELECT u.id, u.seq, u.type, u.state, u.previous, to_timestamp(u.at / 1000.0), %s
+                      FROM unnest(?::varchar[], ?::bigint[], ?::text[], ?::smallint[], ?::smallint[], ?::bigint[])
+                           WITH ORDINALITY AS u(id, seq, type, state, previous, at, n)
+                     ORDER BY u.n
+                    RETURNING id, sensor_id, type, sequence, alarm_id, maintenance, feed_tx),
+                %s,
+                %s""".formatted(Maintenance.coveredNow("u.id"), Maintenance.holding("recorded"),
+                Outbox.notifying("(SELECT * FROM recorded WHERE id NOT IN (SELECT event_id FROM held)) e")))) {
             ps.setArray(1, c.createArrayOf("varchar", ids));
             ps.setArray(2, c.createArrayOf("int8", seqs));
             ps.setArray(3, c.createArrayOf("text", types));
             ps.setArray(4, c.createArrayOf("int2", states));
             ps.setArray(5, c.createArrayOf("int2", previous));
             ps.setArray(6, c.createArrayOf("int8", at));
-            List<Long> toNotify = new ArrayList<>(n);
+            ps.setString(7, traceParent);
             try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    if (!rs.getBoolean(2)) {
-                        toNotify.add(rs.getLong(1));
-                    }
-                }
+                return Outbox.notified(c, rs);
             }
-            return toNotify;
         }
     }
 

@@ -80,20 +80,17 @@ public final class Maintenance {
     }
 
     /**
-     * A statement that records events with {@code insert} (into {@code sensor_events}, marking {@code maintenance}
-     * with {@link #coveredNow}, returning {@code id, sensor_id, type, alarm_id, maintenance}) and holds what a
-     * window holds of them, as {@link #held} does, in the same round trip. Its rows: each event's id, in the order
-     * recorded, and whether it is held.
+     * CTEs that hold what a window holds of the events of {@code recorded}: a CTE of events just inserted, their
+     * {@code maintenance} marked with {@link #coveredNow}, with their {@code id, sensor_id, type, alarm_id,
+     * maintenance}. As {@link #held} does, in the statement that records them; {@code held(event_id)} then names
+     * those not to be notified.
      */
-    public static String recordingHeld(String insert) {
+    public static String holding(String recorded) {
         return """
-                WITH recorded AS (
-                %s),
                 inside AS (
                     SELECT r.id, r.sensor_id, r.type, r.alarm_id, maintenance_window_of(r.sensor_id, s.address) AS window_id
-                      FROM recorded r JOIN sensors s ON s.id = r.sensor_id
+                      FROM %s r JOIN sensors s ON s.id = r.sensor_id
                      WHERE r.maintenance),
-                %s
-                SELECT r.id, r.id IN (SELECT event_id FROM held) FROM recorded r ORDER BY r.id""".formatted(insert, HOLDING);
+                %s""".formatted(recorded, HOLDING);
     }
 }

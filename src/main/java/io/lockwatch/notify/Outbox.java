@@ -67,6 +67,46 @@ public final class Outbox {
              WHERE h.client_id = s.client_id AND h.sensor_id = s.sensor_id AND h.status = 'pending'
                AND h.next_attempt_at < s.next_attempt_at AND h.id NOT IN (SELECT id FROM superseded)""";
 
+    /** {@link #notifying}; a latest_state client is not even given the older events of a sensor in the same batch. */
+    private static final String NOTIFYING = """
+            created AS (
+            INSERT INTO notifications (id, event_id, client_id, sensor_id, type, sequence, status, finished_at,
+                                       superseded_by, superseded_reason, trace_parent, feed_tx)
+            SELECT x.id, x.event_id, x.client_id, x.sensor_id, x.type, x.sequence,
+                   -- a pull client's row is its feed's: never posted
+                   CASE WHEN x.pull THEN 'pulled'
+                        WHEN x.latest AND x.sequence < x.newest THEN 'superseded' ELSE 'pending' END,
+                   CASE WHEN x.pull OR x.latest AND x.sequence < x.newest THEN now() END,
+                   CASE WHEN NOT x.pull AND x.latest AND x.sequence < x.newest THEN x.newest_id END,
+                   CASE WHEN NOT x.pull AND x.latest AND x.sequence < x.newest THEN 'latest_state' END,
+                   ?::text, x.feed_tx
+              FROM (SELECT y.*,
+                           max(y.sequence) OVER w AS newest,
+                           first_value(y.id) OVER (w ORDER BY y.sequence DESC) AS newest_id
+                      FROM (SELECT gen_random_uuid() AS id, e.id AS event_id, cs.client_id, e.sensor_id, e.type,
+                                   e.sequence, cl.delivery_mode = 'latest_state' AS latest,
+                                   cl.delivery_mode = 'pull' AS pull, e.feed_tx
+                              FROM %s
+                              JOIN client_sensors cs ON cs.sensor_id = e.sensor_id
+                              JOIN clients cl ON cl.id = cs.client_id
+                             WHERE (cl.event_types IS NULL OR e.type = ANY (cl.event_types))
+                               AND (cl.alarm_severities IS NULL OR e.alarm_id IS NULL
+                                    OR (SELECT a.severity FROM alarms a WHERE a.id = e.alarm_id)
+                                       = ANY (cl.alarm_severities))) y
+                    WINDOW w AS (PARTITION BY y.client_id, y.sensor_id)) x
+            RETURNING status, client_id, sensor_id, event_id)
+            SELECT count(*) FILTER (WHERE status = 'pending'),
+                   array_agg(DISTINCT client_id) FILTER (WHERE status = 'pending'),
+                   -- the events, if a queue touched may collapse (COLLAPSE's own test of its pairs): mostly
+                   -- not, and then the batch is spared that statement's round trip
+                   CASE WHEN EXISTS (SELECT 1 FROM created t JOIN clients cl ON cl.id = t.client_id
+                            WHERE cl.delivery_mode = 'latest_state' OR NOT cl.enabled OR cl.failing_since IS NOT NULL
+                               OR EXISTS (SELECT 1 FROM notifications h
+                                           WHERE h.client_id = t.client_id AND h.sensor_id = t.sensor_id
+                                             AND h.status IN ('pending', 'delivering') AND h.last_error IS NOT NULL))
+                        THEN array_agg(DISTINCT event_id) END
+              FROM created""";
+
     private Outbox() {
     }
 
@@ -98,72 +138,45 @@ public final class Outbox {
                 traceParent);
     }
 
-    /**
-     * As {@link #notificationsFor}, of events recorded with what a maintenance window holds of them already taken out
-     * ({@code Maintenance.recordingHeld}).
-     */
-    public static Notified notificationsOf(Connection c, List<Long> eventIds, String traceParent) throws SQLException {
+    /** The notifications of these events, none of which a maintenance window holds. */
+    private static Notified notificationsOf(Connection c, List<Long> eventIds, String traceParent) throws SQLException {
         if (eventIds.isEmpty()) {
             return Notified.NONE;
         }
-        Notified notified;
-        boolean mayCollapse;
-        // a latest_state client is not even given the older events of a sensor in the same batch
-        try (PreparedStatement ps = c.prepareStatement("""
-                WITH created AS (
-                INSERT INTO notifications (id, event_id, client_id, sensor_id, type, sequence, status, finished_at,
-                                           superseded_by, superseded_reason, trace_parent, feed_tx)
-                SELECT x.id, x.event_id, x.client_id, x.sensor_id, x.type, x.sequence,
-                       -- a pull client's row is its feed's: never posted
-                       CASE WHEN x.pull THEN 'pulled'
-                            WHEN x.latest AND x.sequence < x.newest THEN 'superseded' ELSE 'pending' END,
-                       CASE WHEN x.pull OR x.latest AND x.sequence < x.newest THEN now() END,
-                       CASE WHEN NOT x.pull AND x.latest AND x.sequence < x.newest THEN x.newest_id END,
-                       CASE WHEN NOT x.pull AND x.latest AND x.sequence < x.newest THEN 'latest_state' END,
-                       ?::text, x.feed_tx
-                  FROM (SELECT y.*,
-                               max(y.sequence) OVER w AS newest,
-                               first_value(y.id) OVER (w ORDER BY y.sequence DESC) AS newest_id
-                          FROM (SELECT gen_random_uuid() AS id, e.id AS event_id, cs.client_id, e.sensor_id, e.type,
-                                       e.sequence, cl.delivery_mode = 'latest_state' AS latest,
-                                       cl.delivery_mode = 'pull' AS pull, e.feed_tx
-                                  FROM sensor_events e
-                                  JOIN client_sensors cs ON cs.sensor_id = e.sensor_id
-                                  JOIN clients cl ON cl.id = cs.client_id
-                                 WHERE e.id = ANY (?)
-                                   AND (cl.event_types IS NULL OR e.type = ANY (cl.event_types))
-                                   AND (cl.alarm_severities IS NULL OR e.alarm_id IS NULL
-                                        OR (SELECT a.severity FROM alarms a WHERE a.id = e.alarm_id)
-                                           = ANY (cl.alarm_severities))) y
-                        WINDOW w AS (PARTITION BY y.client_id, y.sensor_id)) x
-                RETURNING status, client_id, sensor_id)
-                SELECT count(*) FILTER (WHERE status = 'pending'),
-                       array_agg(DISTINCT client_id) FILTER (WHERE status = 'pending'),
-                       -- whether a queue touched may collapse (COLLAPSE's own test of its pairs): mostly not, and
-                       -- then the batch is spared that statement's round trip
-                       EXISTS (SELECT 1 FROM created t JOIN clients cl ON cl.id = t.client_id
-                                WHERE cl.delivery_mode = 'latest_state' OR NOT cl.enabled OR cl.failing_since IS NOT NULL
-                                   OR EXISTS (SELECT 1 FROM notifications h
-                                               WHERE h.client_id = t.client_id AND h.sensor_id = t.sensor_id
-                                                 AND h.status IN ('pending', 'delivering') AND h.last_error IS NOT NULL))
-                  FROM created""")) {
+        try (PreparedStatement ps = c.prepareStatement("WITH " + notifying("(SELECT * FROM sensor_events WHERE id = ANY (?)) e"))) {
             ps.setString(1, traceParent);
             ps.setArray(2, c.createArrayOf("int8", eventIds.toArray()));
             try (var rs = ps.executeQuery()) {
-                rs.next();
-                java.sql.Array clients = rs.getArray(2);
-                notified = new Notified(rs.getInt(1),
-                        clients == null ? Set.of() : Set.of((UUID[]) clients.getArray()));
-                mayCollapse = rs.getBoolean(3);
+                return notified(c, rs);
             }
         }
-        if (!mayCollapse) {
-            return notified;
-        }
-        try (PreparedStatement ps = c.prepareStatement(COLLAPSE.formatted(
-                "SELECT DISTINCT client_id, sensor_id FROM notifications WHERE event_id = ANY (?)"))) {
-            ps.setArray(1, c.createArrayOf("int8", eventIds.toArray()));
-            ps.executeUpdate();
+    }
+
+    /**
+     * The notifications of {@code events}, the tail of a statement: a CTE {@code created} after which it selects what
+     * {@link #notified} reads. {@code events} is an SQL FROM item aliased {@code e} with the events' {@code id,
+     * sensor_id, type, sequence, alarm_id, feed_tx}; the statement's parameters are the trace parent (a W3C
+     * traceparent or null), then those of {@code events}.
+     */
+    public static String notifying(String events) {
+        return NOTIFYING.formatted(events);
+    }
+
+    /**
+     * What a statement ending with {@link #notifying} wrote, read from its result; the queues touched that may
+     * collapse are then collapsed (another statement, rarely needed).
+     */
+    public static Notified notified(Connection c, java.sql.ResultSet rs) throws SQLException {
+        rs.next();
+        java.sql.Array clients = rs.getArray(2);
+        Notified notified = new Notified(rs.getInt(1), clients == null ? Set.of() : Set.of((UUID[]) clients.getArray()));
+        java.sql.Array mayCollapse = rs.getArray(3);
+        if (mayCollapse != null) {
+            try (PreparedStatement ps = c.prepareStatement(COLLAPSE.formatted(
+                    "SELECT DISTINCT client_id, sensor_id FROM notifications WHERE event_id = ANY (?)"))) {
+                ps.setArray(1, mayCollapse);
+                ps.executeUpdate();
+            }
         }
         return notified;
     }
