@@ -21,12 +21,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Applies a batch of readings to {@code sensor_state} in one transaction with at most three round trips before the
- * commit, whatever the batch size: read the batch's sensors that are not held in memory, decide in memory, write back
+ * Applies a batch of readings to {@code sensor_state} in one transaction, whatever the batch size, a change's in
+ * three round trips before the commit: read the batch's sensors that are not held in memory, decide in memory, write back
  * the sensors that must be written with one {@code UPDATE ... FROM unnest(...)}, and record every state change, with
  * what a maintenance window holds of them, with one {@code INSERT ... SELECT FROM unnest(...)}; the notifications of
  * those changes are written in the same transaction ({@link Outbox}). Whether a sensor was deleted since the last
- * batch is asked in the round trip of the first of them ({@link Generation}).
+ * batch is asked in the round trip of the first of them ({@link Generation}). Rarely more: a sensor changed by another
+ * transaction meanwhile is read again and written again (below), and a queue that may collapse is collapsed.
  *
  * <p>Readings of one sensor are taken in delivery order. A reading changes a sensor only if it is not older (by
  * {@link Reading#appliedAt}: its measured time, never later than its arrival) than the newest one applied, and its message id was not among the last ones applied; so a
@@ -115,8 +116,9 @@ class SensorStateStore {
             outcome = tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings, ids, rows, traceParent)));
         } catch (RegistrationsEnded e) {
             // decided on rows held from before a sensor was deleted: nothing of it was committed; decided again on
-            // every row read anew
+            // every row read anew (then nothing held is used, so this cannot happen again)
             held.clear();
+            heldCount = 0;
             registrationsGeneration = e.generation;
             rows.clear();
             outcome = tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings, ids, rows, traceParent)));
@@ -179,6 +181,9 @@ class SensorStateStore {
         Generation generation = new Generation();
         if (!toRead.isEmpty()) {
             rows.putAll(read(c, toRead, false, generation));
+            if (heldUsed && generation.value != registrationsGeneration) {
+                throw new RegistrationsEnded(generation.value); // before anything is decided on them
+            }
         }
         long now = clock.getAsLong();
         Verdict[] verdicts = new Verdict[readings.size()];

@@ -111,8 +111,8 @@ public final class Outbox {
     }
 
     /**
-     * What {@link #notificationsFor} wrote: how many notifications are pending now, and for which clients (their lanes
-     * have work).
+     * What {@link #notificationsFor} (or a statement ending with {@link #notifying}) wrote: how many notifications are
+     * pending now, and for which clients (their lanes have work).
      */
     public record Notified(int pending, Set<UUID> clients) {
         public static final Notified NONE = new Notified(0, Set.of());
@@ -155,8 +155,8 @@ public final class Outbox {
     /**
      * The notifications of {@code events}, the tail of a statement: a CTE {@code created} after which it selects what
      * {@link #notified} reads. {@code events} is an SQL FROM item aliased {@code e} with the events' {@code id,
-     * sensor_id, type, sequence, alarm_id, feed_tx}; the statement's parameters are the trace parent (a W3C
-     * traceparent or null), then those of {@code events}.
+     * sensor_id, type, sequence, alarm_id, feed_tx}. The tail's parameters: the trace parent (a W3C traceparent or
+     * null), then those of {@code events}; those of the CTEs before it come first.
      */
     public static String notifying(String events) {
         return NOTIFYING.formatted(events);
