@@ -41,6 +41,10 @@ public final class EmbeddedAmqpBroker implements AutoCloseable {
         if (System.getProperty("derby.stream.error.method") == null && System.getProperty("derby.stream.error.file") == null) {
             System.setProperty("derby.stream.error.method", "org.apache.qpid.server.store.derby.DerbyUtils.getDerbyLogWriter");
         }
+        // Qpid reads its defaults from classpath: URLs, whose handler the JDK finds on the system class path only, not
+        // in the packaged jar's nested ones; Tomcat's JVM-wide handler factory (which the web server installs anyway)
+        // resolves them by the thread's class loader. Installed here, as the broker may start before the web server.
+        org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.getInstance();
         AtomicReference<SystemConfig<?>> systemConfig = new AtomicReference<>();
         SystemLauncher launcher = new SystemLauncher(new SystemLauncherListener.DefaultSystemLauncherListener() {
             @Override

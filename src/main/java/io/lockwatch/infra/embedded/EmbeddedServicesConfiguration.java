@@ -18,9 +18,9 @@ import org.springframework.context.annotation.Profile;
 
 /**
  * The embedded default. Both services are plain beans that every {@link DataSource} and AMQP connection
- * factory depend on, so Spring starts them before anything connects and stops them after everything that
- * used them (Camel, Flyway, the pool) has been stopped and closed; {@link EmbeddedServicesStart} starts the two
- * side by side and stops them.
+ * factory depend on, so Spring has them before anything connects and stops them after everything that
+ * used them (Camel, Flyway, the pool, the MQTT listener) has been stopped and closed; {@link EmbeddedServicesStart}
+ * starts the two side by side, from {@link EmbeddedServicesEarlyStart} as the context is prepared, and stops them.
  */
 @Configuration(proxyBeanMethods = false)
 @Profile(EmbeddedEnvironmentPostProcessor.PROFILE)
@@ -33,9 +33,8 @@ class EmbeddedServicesConfiguration {
     static final String BROKER_BEAN = "embeddedAmqpBroker";
     static final String MQTT_BEAN = "embeddedMqttBroker";
 
-    /** Both services, started side by side; it stops them, after everything that depends on either. */
-    @Bean(destroyMethod = "close")
-    EmbeddedServicesStart embeddedServicesStart(EmbeddedProperties props, EphemeralDataDirectory dataDir) {
+    /** Both services, started side by side (as the context is prepared: {@link EmbeddedServicesEarlyStart}). */
+    static EmbeddedServicesStart start(EmbeddedProperties props) {
         return new EmbeddedServicesStart(
                 () -> EmbeddedPostgresServer.start(props.dataDir(), props.postgresPort(), EmbeddedEnvironmentPostProcessor.DATABASE),
                 () -> EmbeddedAmqpBroker.start(props.dataDir(), props.brokerPort(), EmbeddedEnvironmentPostProcessor.BROKER_USER,
@@ -59,7 +58,7 @@ class EmbeddedServicesConfiguration {
      */
     @Bean(name = MQTT_BEAN, destroyMethod = "close")
     @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(name = "lockwatch.mqtt.enabled", matchIfMissing = true)
-    EmbeddedMqttBroker embeddedMqttBroker(EmbeddedProperties props, EphemeralDataDirectory dataDir,
+    EmbeddedMqttBroker embeddedMqttBroker(EmbeddedProperties props, EmbeddedServicesStart services,
                                           io.micrometer.core.instrument.MeterRegistry meters,
                                           org.springframework.beans.factory.ObjectProvider<io.lockwatch.devices.Devices> devices,
                                           @org.springframework.beans.factory.annotation.Value("${lockwatch.mqtt.bridge-secret}") String bridgeSecret,
@@ -89,15 +88,6 @@ class EmbeddedServicesConfiguration {
                 .build();
     }
 
-    /**
-     * Deletes an ephemeral data directory once both services have stopped: they depend on it, and Spring
-     * destroys a bean only after everything that depends on it.
-     */
-    @Bean(destroyMethod = "close")
-    EphemeralDataDirectory ephemeralDataDirectory(EmbeddedProperties props) {
-        return new EphemeralDataDirectory(props.ephemeral() ? props.dataDir() : null);
-    }
-
     @Bean
     static AbstractDependsOnBeanFactoryPostProcessor dataSourcesDependOnEmbeddedPostgres() {
         return new AbstractDependsOnBeanFactoryPostProcessor(DataSource.class, POSTGRES_BEAN) { };
@@ -109,6 +99,7 @@ class EmbeddedServicesConfiguration {
                 org.springframework.amqp.rabbit.connection.ConnectionFactory.class, BROKER_BEAN) { };
     }
 
+    /** An ephemeral data directory, deleted once both services have stopped; null: a lasting one, kept. */
     record EphemeralDataDirectory(Path dir) implements AutoCloseable {
         @Override
         public void close() {
