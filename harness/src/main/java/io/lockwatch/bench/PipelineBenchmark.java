@@ -82,7 +82,7 @@ public final class PipelineBenchmark {
     /** Seconds of the paced run's latency yardstick (RabbitMQ alone at the same rate). */
     private static final int RAW_LATENCY_SECONDS = 30;
     /** RabbitMQ alone at the run's rate (a paced run only): the yardstick of its latency; null otherwise. */
-    private RawLatency.Result rawLatency;
+    private RawCeiling.Latency rawLatency;
     /** The two-instances drill's silent sensors, and when their second reading was measured (epoch ms). */
     private List<String> silentIds = List.of();
     private volatile long silentReportedAgainAt;
@@ -341,8 +341,8 @@ public final class PipelineBenchmark {
             if (o.rate() > 0) {
                 Duration latencyRun = Duration.ofSeconds(Math.min(o.duration(), RAW_LATENCY_SECONDS));
                 log("raw latency: publishing %s/s to a temporary queue for %d s", fmt(o.rate()), latencyRun.toSeconds());
-                rawLatency = new RawLatency(amqp, broker, cpu, o.queueType())
-                        .run(new ReadingSource(new Reference(o.sensors()), o.changes(), ~o.seed() + 1), latencyRun,
+                rawLatency = new RawCeiling(amqp, broker, cpu, o.queueType())
+                        .latency(new ReadingSource(new Reference(o.sensors()), o.changes(), ~o.seed() + 1), latencyRun,
                                 o.rate(), Math.min(o.warmup(), 5), o.confirmWindow());
                 log("raw latency: publish to consume p50 %s ms, p99 %s ms (%,d readings)", ms(rawLatency.quantile(0.5)),
                         ms(rawLatency.quantile(0.99)), rawLatency.latenciesMs().length);
