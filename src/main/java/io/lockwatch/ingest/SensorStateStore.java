@@ -111,22 +111,21 @@ class SensorStateStore {
         }
         Set<String> ids = sensorIds(readings);
         Map<String, Row> rows = new HashMap<>(ids.size() * 2);
-        ApplyOutcome outcome;
-        try {
-            outcome = tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings, ids, rows, traceParent)));
-        } catch (RegistrationsEnded e) {
-            // decided on rows held from before a sensor was deleted: nothing of it was committed; decided again on
-            // every row read anew (then nothing held is used, so this cannot happen again)
-            held.clear();
-            heldCount = 0;
-            registrationsGeneration = e.generation;
-            rows.clear();
-            outcome = tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings, ids, rows, traceParent)));
-        } catch (RuntimeException e) {
-            // the rows were changed in memory by a transaction that did not commit
-            held.keySet().removeAll(ids);
-            heldCount = held.size();
-            throw e;
+        ApplyOutcome outcome = null;
+        while (outcome == null) {
+            try {
+                outcome = tx.execute(status -> jdbc.execute((Connection c) -> applyIn(c, readings, ids, rows, traceParent)));
+            } catch (RegistrationsEnded e) {
+                // decided on rows held from before a sensor was deleted: nothing of it was committed; decided again on
+                // every row read anew (then nothing held is used, so this happens once at most)
+                forgetHeld(e.generation);
+                rows.clear();
+            } catch (RuntimeException e) {
+                // the rows were changed in memory by a transaction that did not commit
+                held.keySet().removeAll(ids);
+                heldCount = held.size();
+                throw e;
+            }
         }
         for (String id : ids) {
             Row row = rows.get(id);
@@ -181,9 +180,7 @@ class SensorStateStore {
         Generation generation = new Generation();
         if (!toRead.isEmpty()) {
             rows.putAll(read(c, toRead, false, generation));
-            if (heldUsed && generation.value != registrationsGeneration) {
-                throw new RegistrationsEnded(generation.value); // before anything is decided on them
-            }
+            checkGeneration(generation, heldUsed); // before anything is decided on held rows
         }
         long now = clock.getAsLong();
         Verdict[] verdicts = new Verdict[readings.size()];
@@ -195,14 +192,7 @@ class SensorStateStore {
                 generation.note(rs);
             }
         }
-        if (generation.value != registrationsGeneration) {
-            if (heldUsed) {
-                throw new RegistrationsEnded(generation.value);
-            }
-            held.clear();
-            heldCount = 0;
-            registrationsGeneration = generation.value;
-        }
+        checkGeneration(generation, heldUsed);
         if (!changedMeanwhile.isEmpty()) {
             // decided on a version another transaction has replaced since: decide these sensors again, on their
             // rows as they are now, locked until commit
@@ -260,6 +250,26 @@ class SensorStateStore {
             value = rs.next() ? rs.getLong(1) : 0;
             asked = true;
         }
+    }
+
+    /**
+     * Once the generation is known: a batch that used held rows while a sensor was deleted is rolled back (and done
+     * again); one that used none only forgets what is held.
+     */
+    private void checkGeneration(Generation generation, boolean heldUsed) {
+        if (generation.value == registrationsGeneration) {
+            return;
+        }
+        if (heldUsed) {
+            throw new RegistrationsEnded(generation.value);
+        }
+        forgetHeld(generation.value);
+    }
+
+    private void forgetHeld(long generation) {
+        held.clear();
+        heldCount = 0;
+        registrationsGeneration = generation;
     }
 
     /** Thrown to roll back a batch decided on rows held from before a sensor was deleted. */
@@ -483,6 +493,19 @@ class SensorStateStore {
         }
     }
 
+    /** {@link #recordEvents}' statement, composed once. */
+    private static final String RECORD_EVENTS = """
+            WITH recorded AS (
+                INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at, maintenance)
+                SELECT u.id, u.seq, u.type, u.state, u.previous, to_timestamp(u.at / 1000.0), %s
+                  FROM unnest(?::varchar[], ?::bigint[], ?::text[], ?::smallint[], ?::smallint[], ?::bigint[])
+                       WITH ORDINALITY AS u(id, seq, type, state, previous, at, n)
+                 ORDER BY u.n
+                RETURNING id, sensor_id, type, sequence, alarm_id, maintenance, feed_tx),
+            %s,
+            %s""".formatted(Maintenance.coveredNow("u.id"), Maintenance.holding("recorded"),
+                    Outbox.notifying("(SELECT * FROM recorded WHERE id NOT IN (SELECT event_id FROM held)) e"));
+
     /**
      * Records events, holds what an open maintenance window holds of them, and writes the notifications of the
      * others, with one statement.
@@ -503,17 +526,7 @@ class SensorStateStore {
             previous[i] = e.previousState() == null ? null : (short) e.previousState().intValue();
             at[i] = e.occurredAt();
         }
-        try (PreparedStatement ps = c.prepareStatement("""
-                WITH recorded AS (
-                    INSERT INTO sensor_events (sensor_id, sequence, type, state, previous_state, occurred_at, maintenance)
-                    SELECT u.id, u.seq, u.type, u.state, u.previous, to_timestamp(u.at / 1000.0), %s
-                      FROM unnest(?::varchar[], ?::bigint[], ?::text[], ?::smallint[], ?::smallint[], ?::bigint[])
-                           WITH ORDINALITY AS u(id, seq, type, state, previous, at, n)
-                     ORDER BY u.n
-                    RETURNING id, sensor_id, type, sequence, alarm_id, maintenance, feed_tx),
-                %s,
-                %s""".formatted(Maintenance.coveredNow("u.id"), Maintenance.holding("recorded"),
-                Outbox.notifying("(SELECT * FROM recorded WHERE id NOT IN (SELECT event_id FROM held)) e")))) {
+        try (PreparedStatement ps = c.prepareStatement(RECORD_EVENTS)) {
             ps.setArray(1, c.createArrayOf("varchar", ids));
             ps.setArray(2, c.createArrayOf("int8", seqs));
             ps.setArray(3, c.createArrayOf("text", types));

@@ -107,6 +107,9 @@ public final class Outbox {
                         THEN array_agg(DISTINCT event_id) END
               FROM created""";
 
+    /** {@link #notificationsOf}' statement. */
+    private static final String NOTIFICATIONS_OF = "WITH " + NOTIFYING.formatted("(SELECT * FROM sensor_events WHERE id = ANY (?)) e");
+
     private Outbox() {
     }
 
@@ -143,7 +146,7 @@ public final class Outbox {
         if (eventIds.isEmpty()) {
             return Notified.NONE;
         }
-        try (PreparedStatement ps = c.prepareStatement("WITH " + notifying("(SELECT * FROM sensor_events WHERE id = ANY (?)) e"))) {
+        try (PreparedStatement ps = c.prepareStatement(NOTIFICATIONS_OF)) {
             ps.setString(1, traceParent);
             ps.setArray(2, c.createArrayOf("int8", eventIds.toArray()));
             try (var rs = ps.executeQuery()) {

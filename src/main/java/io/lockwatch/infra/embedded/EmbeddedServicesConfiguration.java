@@ -58,7 +58,9 @@ class EmbeddedServicesConfiguration {
      */
     @Bean(name = MQTT_BEAN, destroyMethod = "close")
     @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(name = "lockwatch.mqtt.enabled", matchIfMissing = true)
-    EmbeddedMqttBroker embeddedMqttBroker(EmbeddedProperties props, EmbeddedServicesStart services,
+    EmbeddedMqttBroker embeddedMqttBroker(EmbeddedProperties props,
+                                          // stopped before them, and before an ephemeral data directory is deleted
+                                          EmbeddedServicesStart services,
                                           io.micrometer.core.instrument.MeterRegistry meters,
                                           org.springframework.beans.factory.ObjectProvider<io.lockwatch.devices.Devices> devices,
                                           @org.springframework.beans.factory.annotation.Value("${lockwatch.mqtt.bridge-secret}") String bridgeSecret,

@@ -23,8 +23,7 @@ public final class EmbeddedServicesEarlyStart implements ApplicationContextIniti
     public void initialize(ConfigurableApplicationContext context) {
         if (context.getParent() != null
                 || !context.getEnvironment().acceptsProfiles(Profiles.of(EmbeddedEnvironmentPostProcessor.PROFILE))
-                || !(context.getBeanFactory() instanceof DefaultSingletonBeanRegistry registry)
-                || registry.containsSingleton(BEAN)) {
+                || !(context.getBeanFactory() instanceof DefaultSingletonBeanRegistry registry)) {
             return;
         }
         EmbeddedProperties props = Binder.get(context.getEnvironment())

@@ -8,9 +8,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts the embedded PostgreSQL and AMQP broker side by side, each on a thread of its own, the moment the first of
- * them is asked for: PostgreSQL waits on its child process while the broker opens its store, where one after the other
- * the context waited for both in turn. It owns both: closed after every bean that used either (the broker first), and
+ * Starts the embedded PostgreSQL and AMQP broker side by side, each on a thread of its own, the moment it is made
+ * ({@link EmbeddedServicesEarlyStart}): PostgreSQL waits on its child process while the broker opens its store, where
+ * one after the other the context waited for both in turn. It owns both: closed after every bean that used either (the broker first), and
  * it closes one that did start when the other failed, so that a failed start leaves no postmaster behind.
  */
 final class EmbeddedServicesStart implements AutoCloseable {
