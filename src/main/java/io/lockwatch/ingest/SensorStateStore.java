@@ -22,7 +22,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Applies a batch of readings to {@code sensor_state} in one transaction, whatever the batch size, a change's in
- * three round trips before the commit: read the batch's sensors that are not held in memory, decide in memory, write back
+ * at most three round trips before the commit: read the batch's sensors that are not held in memory, decide in memory, write back
  * the sensors that must be written with one {@code UPDATE ... FROM unnest(...)}, and record every state change, with
  * what a maintenance window holds of them, with one {@code INSERT ... SELECT FROM unnest(...)}; the notifications of
  * those changes are written in the same transaction ({@link Outbox}). Whether a sensor was deleted since the last
