@@ -29,10 +29,15 @@ final class EmbeddedPostgresServer implements AutoCloseable {
         this.postgres = postgres;
     }
 
-    public static EmbeddedPostgresServer start(Path dataDir, int port, String database) throws IOException, SQLException {
+    /** {@code ephemeral}: {@code dataDir} is a fresh one, under the base directory that holds this JVM's template. */
+    public static EmbeddedPostgresServer start(Path dataDir, int port, String database, boolean ephemeral)
+            throws IOException, SQLException {
         Path pgData = EmbeddedEnvironmentPostProcessor.ensureDirectory(dataDir.resolve("postgres"));
         stopOrphanedPostmaster(pgData);
         long started = System.nanoTime();
+        if (ephemeral) {
+            PostgresTemplate.copyInto(pgData, dataDir.getParent());
+        }
         EmbeddedPostgres pg = EmbeddedPostgres.builder()
                 .setDataDirectory(pgData)
                 .setCleanDataDirectory(false)

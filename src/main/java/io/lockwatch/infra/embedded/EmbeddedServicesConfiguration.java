@@ -36,7 +36,8 @@ class EmbeddedServicesConfiguration {
     /** Both services, started side by side (as the context is prepared: {@link EmbeddedServicesEarlyStart}). */
     static EmbeddedServicesStart start(EmbeddedProperties props) {
         return new EmbeddedServicesStart(
-                () -> EmbeddedPostgresServer.start(props.dataDir(), props.postgresPort(), EmbeddedEnvironmentPostProcessor.DATABASE),
+                () -> EmbeddedPostgresServer.start(props.dataDir(), props.postgresPort(), EmbeddedEnvironmentPostProcessor.DATABASE,
+                        props.ephemeral()),
                 () -> EmbeddedAmqpBroker.start(props.dataDir(), props.brokerPort(), EmbeddedEnvironmentPostProcessor.BROKER_USER,
                         EmbeddedEnvironmentPostProcessor.BROKER_USER, !props.ephemeral()));
     }
