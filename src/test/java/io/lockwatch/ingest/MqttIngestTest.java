@@ -185,7 +185,10 @@ class MqttIngestTest extends MqttIngestContract {
     void theZigbee2mqttExampleRouteDroppedIntoTheRoutesDirectoryMakesContactSensorsReadings() throws Exception {
         Path file = routesDir.resolve("zigbee2mqtt.camel.yaml");
         Files.createDirectories(routesDir);
-        Files.copy(Path.of("examples/routes/zigbee2mqtt.camel.yaml"), file, StandardCopyOption.REPLACE_EXISTING);
+        // written beside, then moved in whole: the watcher may otherwise read the file while it is half copied
+        Path written = Files.copy(Path.of("examples/routes/zigbee2mqtt.camel.yaml"),
+                routesDir.resolveSibling(routesDir.getFileName() + ".zigbee2mqtt.camel.yaml"), StandardCopyOption.REPLACE_EXISTING);
+        Files.move(written, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         try {
             await().atMost(Duration.ofSeconds(30)).until(() -> camel.getRoute(ZIGBEE_ROUTE) != null
                     && camel.getRouteController().getRouteStatus(ZIGBEE_ROUTE).isStarted());

@@ -43,22 +43,23 @@ class DeliveryLanesTest {
     @Autowired TestPing ping;
 
     /**
-     * One client with 200 due notifications and an endpoint that answers in 100 ms: its lane never has more than its
+     * One client with 120 due notifications and an endpoint that answers in 300 ms: its lane never has more than its
      * bound in flight, and keeps it full: finished requests are followed by the next at once (the poll is ten
-     * minutes, so only the lane's own claims deliver all 200 in time). Requests answered together are recorded
+     * minutes, so only the lane's own claims deliver all 120 in time). An answer long beside a refill keeps that
+     * true on a machine as busy as two test JVMs make it. Requests answered together are recorded
      * together and refilled by one claim, whose requests arrive one after the other, so an arrival may find part of
      * the lane still on its way; how long the gap is, is the benchmark's to measure, not a test's.
      */
     @Test
     void aLaneKeepsItsBoundInFlightAndNeverMore() {
         String path = "/lane-" + UUID.randomUUID();
-        receiver.delay(path, 100);
+        receiver.delay(path, 300);
         UUID client = new OutboxRows(jdbc).client(receiver.url(path));
-        backlog(client, 200);
+        backlog(client, 120);
 
         wakeUps.wakeUp();
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> receiver.at(path).size() == 200);
+        await().atMost(Duration.ofSeconds(60)).until(() -> receiver.at(path).size() == 120);
         List<Integer> inFlight = receiver.inFlightAtArrival(path);
         assertThat(inFlight).as("never more than the lane's bound").allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(LANE));
         List<Integer> steady = inFlight.subList(inFlight.size() / 2, inFlight.size() - LANE);
