@@ -43,9 +43,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * and instances run at once, and the severity in the webhook and the alarm's resource.
  */
 @CamelSpringBootTest
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "lockwatch.alarms.open-after=1h", "lockwatch.alarms.scan-interval=500", "lockwatch.heartbeat.scan-interval=500",
-        "lockwatch.alarms.scan-batch=150"})
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "lockwatch.alarms.open-after=1h")
 class AlarmEscalationRouteTest {
 
     @RegisterExtension

@@ -38,10 +38,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * The default threshold is an hour, which no test reaches.
  */
 @CamelSpringBootTest
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "lockwatch.alarms.open-after=1h", "lockwatch.alarms.scan-interval=500", "lockwatch.heartbeat.scan-interval=500",
-        // small, so that 2,000 doors due at once take several transactions
-        "lockwatch.alarms.scan-batch=150"})
+// the tests' scan batch is small (src/test/resources/config/application.yaml): 2,000 doors due at once take several
+// transactions
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "lockwatch.alarms.open-after=1h")
 class AlarmRouteTest {
 
     @RegisterExtension

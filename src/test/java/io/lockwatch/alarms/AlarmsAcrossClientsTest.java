@@ -33,9 +33,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * AlarmEscalationRouteTest's, so that both run in one application context.
  */
 @CamelSpringBootTest
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "lockwatch.alarms.open-after=1h", "lockwatch.alarms.scan-interval=500", "lockwatch.heartbeat.scan-interval=500",
-        "lockwatch.alarms.scan-batch=150"})
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "lockwatch.alarms.open-after=1h")
 class AlarmsAcrossClientsTest {
 
     @RegisterExtension

@@ -50,8 +50,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "lockwatch.notify.poll-interval=100",
         "lockwatch.notify.retry-schedule=1s",
-        "lockwatch.notify.circuit-failures=1000",
-        "lockwatch.alarms.scan-interval=500"})
+        "lockwatch.notify.circuit-failures=1000"})
 // a context of its own, closed after the class: left to the cache, it would be closed only once the next class's
 // context had started, and its shutdown takes JVM-wide registrations (the platform-http paths) with it
 @org.springframework.test.annotation.DirtiesContext(classMode = org.springframework.test.annotation.DirtiesContext.ClassMode.AFTER_CLASS)

@@ -27,8 +27,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * for a silence that did not happen: the scan waits for the backlog, and the reading's own time counts.
  */
 @CamelSpringBootTest
-@SpringBootTest(properties = {"lockwatch.heartbeat.timeout=3s", "lockwatch.heartbeat.scan-interval=500",
-        "lockwatch.heartbeat.max-backlog=0"})
+@SpringBootTest(properties = {"lockwatch.heartbeat.timeout=3s", "lockwatch.heartbeat.max-backlog=0"})
 class HeartbeatAfterDowntimeTest {
 
     static final String INGEST = "readings-are-consumed-from-rabbitmq";

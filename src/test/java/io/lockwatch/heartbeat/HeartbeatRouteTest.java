@@ -29,7 +29,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /** Connectivity with a 3 s timeout and a scan every half second, on the embedded default. */
 @CamelSpringBootTest
-@SpringBootTest(properties = {"lockwatch.heartbeat.timeout=3s", "lockwatch.heartbeat.scan-interval=500",
+@SpringBootTest(properties = {"lockwatch.heartbeat.timeout=3s",
         // small, so that 2,000 sensors due at once take several lists and several transactions each
         "lockwatch.heartbeat.scan-batch=150"})
 class HeartbeatRouteTest {

@@ -19,7 +19,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /** History on the embedded default: the store contract on PostgreSQL, and readings flowing into it. */
 @CamelSpringBootTest
-@SpringBootTest
+// RANDOM_PORT, as the API's tests: one Spring context for both (src/test/resources/config/application.yaml)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class PostgresHistoryStoreTest extends HistoryStoreContract {
 
     static final long FAR = 4_102_444_800_000L; // 2100

@@ -43,9 +43,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * moved into the past, so no test waits out a heartbeat timeout.
  */
 @CamelSpringBootTest
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "lockwatch.alarms.open-after=1h", "lockwatch.alarms.scan-interval=500", "lockwatch.heartbeat.scan-interval=500",
-        "lockwatch.maintenance.scan-interval=500", "lockwatch.maintenance.release-batch=150"})
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "lockwatch.alarms.open-after=1h")
 class MaintenanceRouteTest {
 
     @RegisterExtension

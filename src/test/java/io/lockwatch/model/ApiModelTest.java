@@ -61,10 +61,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * jqwik prints each run's seed; a failed run's sample is tried first by the next run (target/jqwik-database).
  */
 @JqwikSpringSupport
-// the alarm and maintenance scans every half second: a door left open, a closing, an escalation step and a
-// window's release are waited for within a step
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "lockwatch.alarms.scan-interval=500", "lockwatch.maintenance.scan-interval=500"})
+// the tests' scans run every half second (src/test/resources/config/application.yaml): a door left open, a closing,
+// an escalation step and a window's release are waited for within a step
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class ApiModelTest {
 
     static final int STEPS = Integer.getInteger("lockwatch.model.steps", 14);

@@ -33,12 +33,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * A sensor's identity is its registration (issue 54): a sensor deleted with everything that touches it (a link, an
  * escalation chain, a credential, an alarm, a lost connection and an alarm a maintenance window holds) and registered
  * again under its id is a new sensor. Nothing of the old one reaches it, and its events go on with the id's numbering.
- * Scans every half second (MaintenanceRouteTest's context).
+ * Scans every half second, as in every test (MaintenanceRouteTest's context, and the alarms').
  */
 @CamelSpringBootTest
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "lockwatch.alarms.open-after=1h", "lockwatch.alarms.scan-interval=500", "lockwatch.heartbeat.scan-interval=500",
-        "lockwatch.maintenance.scan-interval=500", "lockwatch.maintenance.release-batch=150"})
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "lockwatch.alarms.open-after=1h")
 class SensorReRegistrationTest {
 
     @RegisterExtension

@@ -22,7 +22,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * means to keep are dated past the horizons.
  */
 @CamelSpringBootTest
-@SpringBootTest
+// RANDOM_PORT, as the API's tests: one Spring context for both (src/test/resources/config/application.yaml)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class RetentionTest {
 
     static final Clock LATER = Clock.offset(Clock.systemUTC(), Duration.ofDays(100));

@@ -16,7 +16,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /** Webhook secrets in PostgreSQL: sealed when written, and those written before sealed at start. */
 @CamelSpringBootTest
-@SpringBootTest
+// RANDOM_PORT, as the API's tests: one Spring context for both (src/test/resources/config/application.yaml)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class SecretsAtRestTest {
 
     @Autowired JdbcTemplate jdbc;
