@@ -81,6 +81,11 @@ final class Webhooks implements AutoCloseable {
         server.start();
     }
 
+    /** A client's secret, learnt once its endpoint's URL was registered (a registry file answers it). */
+    void key(int client, String secret) {
+        keys[client] = Base64.getDecoder().decode(secret.substring("whsec_".length()));
+    }
+
     /** The URL of a client's endpoint. */
     String url(int client) {
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/c/" + client;

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+#
+# scripts/bench-embedded.sh — what a new user measures first (issue 55): the embedded default (nothing installed),
+# one client linked to every sensor, and every sensor's state posted over HTTP in arrays. It prints, for each
+# round, the time from the first POST to the last webhook heard, notifications a second, their latency and the
+# CPU each cost the service and its PostgreSQL; it asserts no timing, only that every change was heard once,
+# signed and in order per sensor.
+#
+# Usage:
+#   scripts/bench-embedded.sh [--sensors 5000] [--per-request 1000] [--rounds 3] [--receiver-delay-ms 0]
+#                             [--service-arg --name=value ...]
+#
+#   --sensors N          sensors, all linked to the one client (5,000)
+#   --per-request N      readings in each POST /api/v1/readings (1000, its most)
+#   --rounds N           the first states, then every door the other way, N - 1 times (3)
+#   --receiver-delay-ms  the client's endpoint answers this long after a request arrives (0)
+#   --service-arg A      an extra argument for the service, repeatable
+#   --jvm-option O       an extra option for its JVM, repeatable (a profiler's agent, say)
+#
+# Needs nothing but Java and Maven: the service runs on throw-away data under target/bench.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/bench.sh
+bench_help "$0" "$@"
+bench_build
+bench_run "$BENCH_OUT/embedded.pid" target/test-classes: EmbeddedBenchmark "$@"
