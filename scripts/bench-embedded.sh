@@ -17,7 +17,9 @@
 #   --service-arg A      an extra argument for the service, repeatable
 #   --jvm-option O       an extra option for its JVM, repeatable (a profiler's agent, say)
 #
-# Needs nothing but Java and Maven: the service runs on throw-away data under target/bench.
+# Needs nothing but Java and Maven: the service runs from the packaged jar on throw-away data under target/bench,
+# with the JVM options `mvn spring-boot:run` gives it (C1 only; --jvm-option -XX:TieredStopAtLevel=4 for both
+# compilers, as `java -jar` runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/bench.sh

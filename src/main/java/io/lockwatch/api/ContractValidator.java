@@ -3,6 +3,8 @@ package io.lockwatch.api;
 import java.util.Map;
 
 import com.atlassian.oai.validator.OpenApiInteractionValidator;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
 import com.atlassian.oai.validator.model.SimpleRequest;
 import com.atlassian.oai.validator.report.JsonValidationReportFormat;
 import com.atlassian.oai.validator.report.LevelResolver;
@@ -25,6 +27,8 @@ import org.apache.camel.spi.RestClientRequestValidator.ValidationError;
 final class ContractValidator {
 
     private static final String SECURITY = "validation.request.security";
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final String A_READING = "{\"sensor_id\":\"A\",\"data\":0}";
 
     private final HttpHeaderFilterStrategy filter = new HttpHeaderFilterStrategy();
     private volatile Built built;
@@ -61,8 +65,9 @@ final class ContractValidator {
         if (accept != null) {
             request.withAccept(accept);
         }
+        boolean readings = "POST".equals(method) && "/readings".equals(path);
         if (body != null) {
-            request.withBody(body);
+            request.withBody(readings && wellFormedJson(body) ? A_READING : body);
         }
         for (Map.Entry<String, Object> h : exchange.getMessage().getHeaders().entrySet()) {
             String name = h.getKey();
@@ -82,7 +87,7 @@ final class ContractValidator {
             }
         }
         ValidationReport report = b.validator().validateRequest(request.build());
-        if ("POST".equals(method) && "/readings".equals(path)) {
+        if (readings) {
             report = withoutBodySchema(report);
         }
         if (!report.hasErrors()) {
@@ -92,6 +97,24 @@ final class ContractValidator {
                 ? JsonValidationReportFormat.getInstance().apply(report)
                 : SimpleValidationReportFormat.getInstance().apply(report);
         return new ValidationError(400, text);
+    }
+
+    /**
+     * Whether the body is one JSON value and nothing else, read as tokens without building a tree. A body of readings
+     * that is JSON is given to the validator as one reading instead: what it says of their schema is not kept
+     * ({@link #withoutBodySchema}), and walking an array of 1,000 through the contract's oneOf took 70 ms a request
+     * (issue 55). A body that is not JSON goes to the validator as it is, which says so as for any other operation.
+     */
+    private static boolean wellFormedJson(String body) {
+        try (JsonParser p = JSON.createParser(body)) {
+            if (p.nextToken() == null) {
+                return false;
+            }
+            p.skipChildren();
+            return p.nextToken() == null;
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 
     /**

@@ -83,8 +83,9 @@ public final class EmbeddedBenchmark {
         Path log = o.out().resolve("embedded-service.log");
         int port = ServiceProcess.freePort();
         String java = ProcessHandle.current().info().command().orElse("java");
-        // as `mvn spring-boot:run` starts it (the plugin's collector), on throw-away data
-        List<String> command = new ArrayList<>(List.of(java, "-XX:+UseParallelGC"));
+        // as `mvn spring-boot:run` starts it (the pom's collector; the plugin's C1-only compilation, which
+        // --jvm-option -XX:TieredStopAtLevel=4 undoes), on throw-away data
+        List<String> command = new ArrayList<>(List.of(java, "-XX:+UseParallelGC", "-XX:TieredStopAtLevel=1"));
         command.addAll(o.jvmOptions());
         command.addAll(List.of("-jar", o.jar().toString(),
                 "--server.port=" + port, "--lockwatch.embedded.ephemeral=true",
