@@ -251,8 +251,8 @@ class NotificationClaimTest {
      * A new install's first hour: the outbox's statistics say a client has next to nothing pending (they were taken
      * before its first states came), and it has thousands, each of a sensor of its own. A claim of a few looks each
      * candidate's queue up by its client and sensor, not by reading every pending notification of the client once per
-     * candidate (issue 55: 10 ms and 1,500 buffers a claim of 8 with 5,000 pending). Counted by the rows the claim's
-     * transaction fetched from the table, which PostgreSQL keeps per transaction.
+     * candidate (issue 55: 10 ms and 1,500 buffers a claim of 8 with 5,000 pending; here 22,793 rows fetched). Counted
+     * by the rows the claim's transaction fetched from the table, which PostgreSQL keeps per transaction.
      */
     @Test
     void aClaimReadsItsCandidatesQueuesAloneWhileTheStatisticsAreThoseOfAnEmptyOutbox() {
@@ -278,7 +278,10 @@ class NotificationClaimTest {
             return rowsRead;
         });
 
-        assertThat(fetched).as("rows of the outbox read to claim 8 of 2,000 pending").isLessThan(200);
+        // read queue by queue, a claim of 8 reads a few hundred rows at most (what else the table holds moves it:
+        // 272 beside the whole suite's rows); by the client alone, each of the 2,000 once for every candidate
+        assertThat(fetched).as("rows of the outbox read to claim 8 of 2,000 pending: fewer than one pass over them")
+                .isLessThan(2000);
     }
 
     private static Lanes.Room room(int room) {
