@@ -185,6 +185,39 @@ final class BenchDatabase {
         }
     }
 
+    /**
+     * The slowest 1% (at least one) of the same first attempts as {@link #stages}, by the time from their event to
+     * their POST's answer, each with the service's timestamps of its way.
+     */
+    List<SlowestNotifications.Way> slowest(long fromMs, long toMs, List<String> leftOut) throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("""
+                WITH firsts AS (
+                  SELECT extract(epoch FROM e.occurred_at) * 1000 AS occurred,
+                         extract(epoch FROM n.created_at) * 1000 AS created,
+                         extract(epoch FROM a.attempted_at) * 1000 AS attempted,
+                         a.duration_ms AS post
+                    FROM notifications n
+                    JOIN sensor_events e ON e.id = n.event_id
+                    JOIN delivery_attempts a ON a.notification_id = n.id AND a.attempt = 1
+                    JOIN clients cl ON cl.id = n.client_id
+                   WHERE e.occurred_at >= to_timestamp(? / 1000.0) AND e.occurred_at < to_timestamp(? / 1000.0)
+                     AND cl.name <> ALL (?))
+                SELECT occurred, created, attempted, post FROM firsts
+                 ORDER BY attempted + post - occurred DESC
+                 LIMIT greatest(1, (SELECT count(*) FROM firsts) / 100)""")) {
+            ps.setLong(1, fromMs);
+            ps.setLong(2, toMs);
+            ps.setArray(3, c.createArrayOf("text", leftOut.toArray()));
+            List<SlowestNotifications.Way> ways = new java.util.ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ways.add(new SlowestNotifications.Way(rs.getDouble(1), rs.getDouble(2), rs.getDouble(3), rs.getDouble(4)));
+                }
+            }
+            return ways;
+        }
+    }
+
     private static double[] doubles(ResultSet rs, int column) throws SQLException {
         java.sql.Array a = rs.getArray(column);
         if (a == null) {

@@ -77,6 +77,8 @@ public final class PipelineBenchmark {
     private long checkedChanges;
     /** Where the steady state's notifications spent their time, by stage (null when none were measured). */
     private BenchDatabase.Stages stages;
+    /** Where the slowest 1% of the steady state's notifications went (SlowestNotifications); null until measured. */
+    private Map<String, Object> slowest;
     /** The service's stage histograms over the timed run (PipelineStages), as a report line; null until measured. */
     private String serviceStagesLine;
     /** Seconds of the paced run's latency yardstick (RabbitMQ alone at the same rate). */
@@ -194,10 +196,16 @@ public final class PipelineBenchmark {
     /** With --diagnostics, Java Flight Recorder from the instance's start to {@code recording}, written when it stops. */
     private List<String> jvmOptions(Path recording) {
         List<String> options = new ArrayList<>(o.serviceJvmOptions());
+        // every instance's GC pauses with wall-clock times, for where the slowest notifications' time went
+        options.add(SlowestNotifications.gcLogOption(gcLog(recording)));
         if (o.diagnostics()) {
             options.add("-XX:StartFlightRecording=settings=default,dumponexit=true,filename=" + recording);
         }
         return options;
+    }
+
+    private static Path gcLog(Path recording) {
+        return recording.resolveSibling(recording.getFileName().toString().replace(".jfr", "-gc.log"));
     }
 
     /** Messages ready in the readings queue(s). */
@@ -412,8 +420,11 @@ public final class PipelineBenchmark {
             run = run.withNotifications(webhooks.arrivals(), webhooks.requests());
             feedFigures(run);
             // the same window as the steady-state latency; a client drill's misbehaving client left out
-            stages = db.stages(run.startMillis() + o.warmup() * 1000L, run.startMillis() + (long) (run.publishSeconds() * 1000),
-                    clientDrill ? List.of("Bench client 0") : List.of());
+            long steadyFrom = run.startMillis() + o.warmup() * 1000L, steadyTo = run.startMillis() + (long) (run.publishSeconds() * 1000);
+            List<String> leftOut = clientDrill ? List.of("Bench client 0") : List.of();
+            stages = db.stages(steadyFrom, steadyTo, leftOut);
+            slowest = SlowestNotifications.figures(db.slowest(steadyFrom, steadyTo, leftOut),
+                    SlowestNotifications.pauses(gcLog(recording("service"))), steadyFrom, steadyTo);
         }
 
         long expectedConsumers = o.partitions() > 1 ? o.partitions() : o.instances();
@@ -873,6 +884,9 @@ public final class PipelineBenchmark {
                     usLine(drain.afterFirstMinuteCpu())));
         }
         stagesLine().ifPresent(lines::add);
+        if (slowest != null) {
+            lines.add((String) slowest.get("line"));
+        }
         if (!run.arrivals().isEmpty()) {
             long[] at = run.arrivals().stream().mapToLong(Webhooks.Arrival::arrivedAtMs).sorted().toArray();
             long lastApplied = run.startMillis() + Math.round(run.drainedSeconds() * 1000);
@@ -1493,6 +1507,9 @@ public final class PipelineBenchmark {
                     rawLatency.meanCpu().getOrDefault(CpuSampler.MACHINE, Double.NaN), p99 / rawLatency.quantile(0.99)));
         }
         stagesLine().ifPresent(lines::add);
+        if (slowest != null) {
+            lines.add((String) slowest.get("line"));
+        }
         if (serviceStagesLine != null) {
             lines.add(serviceStagesLine);
         }
@@ -1701,6 +1718,11 @@ public final class PipelineBenchmark {
                 st.put(e.getKey() + "_ms", Map.of("p50", e.getValue()[0], "p99", e.getValue()[1], "max", e.getValue()[2]));
             }
             m.put("stages_steady_state", st);
+            if (slowest != null) {
+                Map<String, Object> tail = new LinkedHashMap<>(slowest);
+                tail.remove("line");
+                m.put("slowest_one_percent", tail);
+            }
         }
         return m;
     }
