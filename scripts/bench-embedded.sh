@@ -14,15 +14,28 @@
 #   --per-request N      readings in each POST /api/v1/readings (1000, its most)
 #   --rounds N           the first states, then every door the other way, N - 1 times (3)
 #   --receiver-delay-ms  the client's endpoint answers this long after a request arrives (0)
+#   --external           the same service on the `external` profile instead, beside RabbitMQ, PostgreSQL and
+#                        ClickHouse (scripts/services.sh up), in the virtual host lockwatch-bench and the databases
+#                        lockwatch_bench, whose sensors, clients and events are deleted first: what the embedded
+#                        broker and database cost, measured beside the real ones
 #   --service-arg A      an extra argument for the service, repeatable
 #   --jvm-option O       an extra option for its JVM, repeatable (a profiler's agent, say)
 #
-# Needs nothing but Java and Maven: the service runs from the packaged jar on throw-away data under target/bench,
-# with the JVM options `mvn spring-boot:run` gives it (C1 only; --jvm-option -XX:TieredStopAtLevel=4 for both
-# compilers, as `java -jar` runs).
+# Without --external it needs nothing but Java and Maven: the service runs from the packaged jar on throw-away data
+# under target/bench. Either way with the JVM options `mvn spring-boot:run` gives it (C1 only; --jvm-option
+# -XX:TieredStopAtLevel=4 for both compilers, as `java -jar` runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/bench.sh
 bench_help "$0" "$@"
+EXTERNAL=0
+for arg in "$@"; do [[ "$arg" == --external ]] && EXTERNAL=1; done
+if ((EXTERNAL)); then
+  bench_services
+  bench_isolation lockwatch-bench lockwatch_bench
+  # an earlier run's sensors and clients would be notified too
+  psql_admin -d lockwatch_bench -c "DO \$\$ BEGIN IF to_regclass('public.sensors') IS NOT NULL THEN
+    TRUNCATE sensors, clients, sensor_events, alarms CASCADE; END IF; END \$\$"
+fi
 bench_build
 bench_run "$BENCH_OUT/embedded.pid" target/test-classes: EmbeddedBenchmark "$@"

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -31,21 +32,27 @@ public final class EmbeddedBenchmark {
 
     static final String USAGE = """
             usage: EmbeddedBenchmark [--sensors 5000] [--per-request 1000] [--rounds 3] [--receiver-delay-ms 0]
-                                     [--timeout 300] [--service-arg --name=value ...]
+                                     [--timeout 300] [--external] [--service-arg --name=value ...]
                                      [--jvm-option -XX:... ...]""";
-    private static final String TOKEN = "local-dev-token";
+    /** The embedded default's documented token; the external profile is given the benchmark's. */
+    private String token = "local-dev-token";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    record Options(int sensors, int perRequest, int rounds, long receiverDelayMs, int timeoutSeconds,
+    record Options(int sensors, int perRequest, int rounds, long receiverDelayMs, int timeoutSeconds, boolean external,
                    List<String> serviceArgs, List<String> jvmOptions, Path jar, Path out) {
 
         static Options parse(String[] args) {
             int sensors = 5000, perRequest = 1000, rounds = 3, timeout = 300;
             long delay = 0;
+            boolean external = false;
             Path jar = null, out = Path.of("target/bench");
             List<String> serviceArgs = new ArrayList<>(), jvmOptions = new ArrayList<>();
             for (int i = 0; i < args.length; i++) {
                 String value = i + 1 < args.length ? args[i + 1] : null;
+                if (args[i].equals("--external")) {
+                    external = true;
+                    continue;
+                }
                 switch (args[i]) {
                     case "--sensors" -> sensors = Integer.parseInt(value);
                     case "--per-request" -> perRequest = Integer.parseInt(value);
@@ -63,7 +70,8 @@ public final class EmbeddedBenchmark {
             if (jar == null || sensors < 1 || perRequest < 1 || perRequest > 1000 || rounds < 1) {
                 throw new IllegalArgumentException("--jar is required; --sensors and --rounds at least 1; --per-request 1 to 1000");
             }
-            return new Options(sensors, perRequest, rounds, delay, timeout, List.copyOf(serviceArgs), List.copyOf(jvmOptions), jar, out);
+            return new Options(sensors, perRequest, rounds, delay, timeout, external, List.copyOf(serviceArgs),
+                    List.copyOf(jvmOptions), jar, out);
         }
     }
 
@@ -87,10 +95,21 @@ public final class EmbeddedBenchmark {
         // --jvm-option -XX:TieredStopAtLevel=4 undoes), on throw-away data
         List<String> command = new ArrayList<>(List.of(java, "-XX:+UseParallelGC", "-XX:TieredStopAtLevel=1"));
         command.addAll(o.jvmOptions());
-        command.addAll(List.of("-jar", o.jar().toString(),
-                "--server.port=" + port, "--lockwatch.embedded.ephemeral=true",
-                "--lockwatch.embedded.data-dir=" + o.out().resolve("embedded-data").toAbsolutePath(),
-                "--lockwatch.embedded.mqtt-port=0", "--lockwatch.routes.dir=" + o.out().resolve("embedded-routes").toAbsolutePath()));
+        command.addAll(List.of("-jar", o.jar().toString(), "--server.port=" + port,
+                "--lockwatch.routes.dir=" + o.out().resolve("embedded-routes").toAbsolutePath()));
+        if (o.external()) {
+            // the same service beside RabbitMQ, PostgreSQL and ClickHouse (scripts/services.sh), in the benchmark's own
+            // virtual host and databases, which scripts/bench-embedded.sh empties first
+            token = ServiceProcess.API_TOKEN;
+            command.addAll(List.of("--spring.profiles.active=external", "--lockwatch.api.tokens=" + token,
+                    "--lockwatch.secrets.keys=" + ServiceProcess.SECRETS_KEY, "--lockwatch.notify.allow-private-targets=true",
+                    "--spring.rabbitmq.virtual-host=" + BenchOptions.ISOLATED_VHOST,
+                    "--spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/" + BenchOptions.ISOLATED_DATABASE,
+                    "--lockwatch.clickhouse.url=jdbc:clickhouse://127.0.0.1:8123/" + BenchOptions.ISOLATED_DATABASE));
+        } else {
+            command.addAll(List.of("--lockwatch.embedded.ephemeral=true", "--lockwatch.embedded.mqtt-port=0",
+                    "--lockwatch.embedded.data-dir=" + o.out().resolve("embedded-data").toAbsolutePath()));
+        }
         command.addAll(o.serviceArgs());
         Files.deleteIfExists(log);
         Process service = new ProcessBuilder(command).redirectErrorStream(true)
@@ -100,8 +119,9 @@ public final class EmbeddedBenchmark {
         api = URI.create("http://127.0.0.1:" + port + "/api/v1/");
         try (Webhooks webhooks = new Webhooks(List.of("whsec_" + "A".repeat(44)), 64, o.receiverDelayMs())) {
             awaitUp(port, service);
-            System.out.printf("[bench] embedded default up (pid %d, http://127.0.0.1:%d); %d sensors, one client, "
-                    + "states posted %d a request%n", service.pid(), port, o.sensors(), o.perRequest());
+            System.out.printf("[bench] %s up (pid %d, http://127.0.0.1:%d); %d sensors, one client, states posted %d a "
+                    + "request%n", o.external() ? "the external profile" : "the embedded default", service.pid(), port,
+                    o.sensors(), o.perRequest());
             register(o, webhooks);
             CpuSampler cpu = new CpuSampler(service.pid());
             List<Map<String, Object>> rounds = new ArrayList<>();
@@ -135,14 +155,18 @@ public final class EmbeddedBenchmark {
                 double window = Math.max(seconds, 0.001);
                 r.put("service_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.SERVICE, 0.0) * window * 1000 / Math.max(1, heard.size())));
                 r.put("postgresql_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.POSTGRESQL, 0.0) * window * 1000 / Math.max(1, heard.size())));
+                r.put("rabbitmq_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.RABBITMQ, 0.0) * window * 1000 / Math.max(1, heard.size())));
+                r.put("clickhouse_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.CLICKHOUSE, 0.0) * window * 1000 / Math.max(1, heard.size())));
                 r.put("machine_cores", round2(cores.getOrDefault(CpuSampler.MACHINE, 0.0)));
                 rounds.add(r);
                 System.out.printf("[bench] round %d (%s): %d of %d heard, the last %.2f s after the first POST (the POSTs took %d ms): "
-                                + "%s a second; latency p50 / p99 %s / %s ms; service %.2f ms CPU a notification, PostgreSQL %.2f; "
+                                + "%s a second; latency p50 / p99 %s / %s ms; service %.2f ms CPU a notification, PostgreSQL %.2f%s; "
                                 + "machine %.2f of 2 cores%n", round, round == 1 ? "first states" : "every door changed",
                         heard.size(), o.sensors(), seconds, posted - first, r.get("per_second"), r.get("latency_p50_ms"),
                         r.get("latency_p99_ms"), r.get("service_cpu_ms_per_notification"),
-                        r.get("postgresql_cpu_ms_per_notification"), r.get("machine_cores"));
+                        r.get("postgresql_cpu_ms_per_notification"), o.external() ? String.format(Locale.US,
+                                ", RabbitMQ %.2f, ClickHouse %.2f", r.get("rabbitmq_cpu_ms_per_notification"),
+                                r.get("clickhouse_cpu_ms_per_notification")) : "", r.get("machine_cores"));
                 if (heard.size() != o.sensors()) {
                     ok = false;
                     break;
@@ -153,6 +177,7 @@ public final class EmbeddedBenchmark {
             System.out.println("[bench] correctness: " + verdict);
             Map<String, Object> report = new LinkedHashMap<>();
             report.put("benchmark", "embedded");
+            report.put("profile", o.external() ? "external" : "embedded");
             report.put("revision", System.getProperty("bench.revision", "unknown"));
             report.put("at", Instant.now().toString());
             report.put("sensors", o.sensors());
@@ -160,7 +185,7 @@ public final class EmbeddedBenchmark {
             report.put("receiver_delay_ms", o.receiverDelayMs());
             report.put("rounds", rounds);
             report.put("correctness", verdict);
-            Path json = o.out().resolve("embedded.json");
+            Path json = o.out().resolve(o.external() ? "embedded-external.json" : "embedded.json");
             Files.writeString(json, Json.write(report) + "\n");
             System.out.println("[bench] written " + json);
             return ok ? 0 : 1;
@@ -224,7 +249,7 @@ public final class EmbeddedBenchmark {
 
     private String send(String method, String path, String body, int expect) throws IOException, InterruptedException {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(api.resolve(path)).timeout(Duration.ofMinutes(2))
-                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
                 .method(method, HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != expect) {
             throw new IOException(method + " " + path + ": HTTP " + r.statusCode() + " " + r.body());
