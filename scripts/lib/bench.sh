@@ -128,7 +128,8 @@ bench_stop_all() {
 
 # bench_run PID_FILE CLASSPATH_PREFIX CLASS ARGS...: holds the machine's benchmark lock, then runs the harness
 # class (in the background, so that the traps fire as soon as a signal arrives) with the jar, the output
-# directory and ARGS; PID_FILE is where the harness writes the service's pid
+# directory and ARGS; PID_FILE is where the harness writes the service's pid; BENCH_HARNESS_JVM_OPTIONS: options
+# of the harness's own JVM
 bench_run() {
   BENCH_PID_FILE=$1
   local classpath=$2 class=$3
@@ -146,7 +147,7 @@ bench_run() {
 
   bench_lock
 
-  java -Xmx1g -Dbench.clk_tck="$(getconf CLK_TCK)" -Dslf4j.internal.verbosity=ERROR \
+  java -Xmx1g ${BENCH_HARNESS_JVM_OPTIONS:-} -Dbench.clk_tck="$(getconf CLK_TCK)" -Dslf4j.internal.verbosity=ERROR \
     -Dbench.revision="$revision" \
     -cp "${classpath}$(cat "$BENCH_OUT/classpath.txt")" \
     "io.lockwatch.bench.$class" --jar "$BENCH_JAR" --out "$BENCH_OUT" "$@" &

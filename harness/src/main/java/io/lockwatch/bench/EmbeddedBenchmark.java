@@ -157,16 +157,19 @@ public final class EmbeddedBenchmark {
                 r.put("postgresql_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.POSTGRESQL, 0.0) * window * 1000 / Math.max(1, heard.size())));
                 r.put("rabbitmq_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.RABBITMQ, 0.0) * window * 1000 / Math.max(1, heard.size())));
                 r.put("clickhouse_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.CLICKHOUSE, 0.0) * window * 1000 / Math.max(1, heard.size())));
+                // this harness: the client's receiver (and its signature checks) and the POSTs, on the same two cores
+                r.put("harness_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.HARNESS, 0.0) * window * 1000 / Math.max(1, heard.size())));
                 r.put("machine_cores", round2(cores.getOrDefault(CpuSampler.MACHINE, 0.0)));
                 rounds.add(r);
                 System.out.printf("[bench] round %d (%s): %d of %d heard, the last %.2f s after the first POST (the POSTs took %d ms): "
-                                + "%s a second; latency p50 / p99 %s / %s ms; service %.2f ms CPU a notification, PostgreSQL %.2f%s; "
-                                + "machine %.2f of 2 cores%n", round, round == 1 ? "first states" : "every door changed",
+                                + "%s a second; latency p50 / p99 %s / %s ms; service %.2f ms CPU a notification, PostgreSQL %.2f%s, "
+                                + "this harness (the receiver) %.2f; machine %.2f of 2 cores%n", round, round == 1 ? "first states" : "every door changed",
                         heard.size(), o.sensors(), seconds, posted - first, r.get("per_second"), r.get("latency_p50_ms"),
                         r.get("latency_p99_ms"), r.get("service_cpu_ms_per_notification"),
                         r.get("postgresql_cpu_ms_per_notification"), o.external() ? String.format(Locale.US,
                                 ", RabbitMQ %.2f, ClickHouse %.2f", r.get("rabbitmq_cpu_ms_per_notification"),
-                                r.get("clickhouse_cpu_ms_per_notification")) : "", r.get("machine_cores"));
+                                r.get("clickhouse_cpu_ms_per_notification")) : "", r.get("harness_cpu_ms_per_notification"),
+                        r.get("machine_cores"));
                 if (heard.size() != o.sensors()) {
                     ok = false;
                     break;
