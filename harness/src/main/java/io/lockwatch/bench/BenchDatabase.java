@@ -159,29 +159,14 @@ final class BenchDatabase {
     }
 
     Stages stages(long fromMs, long toMs, List<String> leftOut) throws SQLException {
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("""
-                WITH firsts AS (
-                  SELECT extract(epoch FROM n.created_at - e.occurred_at) * 1000 AS to_batch,
-                         extract(epoch FROM a.attempted_at - n.created_at) * 1000 AS to_post,
-                         a.duration_ms AS post
-                    FROM notifications n
-                    JOIN sensor_events e ON e.id = n.event_id
-                    JOIN delivery_attempts a ON a.notification_id = n.id AND a.attempt = 1
-                    JOIN clients cl ON cl.id = n.client_id
-                   WHERE e.occurred_at >= to_timestamp(? / 1000.0) AND e.occurred_at < to_timestamp(? / 1000.0)
-                     AND cl.name <> ALL (?))
+        try (Connection c = connect(); PreparedStatement ps = firstAttempts(c, """
                 SELECT count(*),
-                       percentile_cont(ARRAY[0.5, 0.99, 1]) WITHIN GROUP (ORDER BY to_batch),
-                       percentile_cont(ARRAY[0.5, 0.99, 1]) WITHIN GROUP (ORDER BY to_post),
+                       percentile_cont(ARRAY[0.5, 0.99, 1]) WITHIN GROUP (ORDER BY created - occurred),
+                       percentile_cont(ARRAY[0.5, 0.99, 1]) WITHIN GROUP (ORDER BY attempted - created),
                        percentile_cont(ARRAY[0.5, 0.99, 1]) WITHIN GROUP (ORDER BY post)
-                  FROM firsts""")) {
-            ps.setLong(1, fromMs);
-            ps.setLong(2, toMs);
-            ps.setArray(3, c.createArrayOf("text", leftOut.toArray()));
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return new Stages(rs.getLong(1), doubles(rs, 2), doubles(rs, 3), doubles(rs, 4));
-            }
+                  FROM firsts""", fromMs, toMs, leftOut); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return new Stages(rs.getLong(1), doubles(rs, 2), doubles(rs, 3), doubles(rs, 4));
         }
     }
 
@@ -190,7 +175,27 @@ final class BenchDatabase {
      * their POST's answer, each with the service's timestamps of its way.
      */
     List<SlowestNotifications.Way> slowest(long fromMs, long toMs, List<String> leftOut) throws SQLException {
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("""
+        try (Connection c = connect(); PreparedStatement ps = firstAttempts(c, """
+                SELECT occurred, created, attempted, post FROM firsts
+                 ORDER BY attempted + post - occurred DESC
+                 LIMIT greatest(1, (SELECT count(*) FROM firsts) / 100)""", fromMs, toMs, leftOut);
+             ResultSet rs = ps.executeQuery()) {
+            List<SlowestNotifications.Way> ways = new java.util.ArrayList<>();
+            while (rs.next()) {
+                ways.add(new SlowestNotifications.Way(rs.getDouble(1), rs.getDouble(2), rs.getDouble(3), rs.getDouble(4)));
+            }
+            return ways;
+        }
+    }
+
+    /**
+     * {@code query} over {@code firsts}: the first attempts of the events that occurred in [from, to), of the clients
+     * not left out, each with its event's time, its transaction's ({@code created_at}), its attempt's start (epoch ms)
+     * and its POST's length (ms).
+     */
+    private static PreparedStatement firstAttempts(Connection c, String query, long fromMs, long toMs, List<String> leftOut)
+            throws SQLException {
+        PreparedStatement ps = c.prepareStatement("""
                 WITH firsts AS (
                   SELECT extract(epoch FROM e.occurred_at) * 1000 AS occurred,
                          extract(epoch FROM n.created_at) * 1000 AS created,
@@ -202,20 +207,11 @@ final class BenchDatabase {
                     JOIN clients cl ON cl.id = n.client_id
                    WHERE e.occurred_at >= to_timestamp(? / 1000.0) AND e.occurred_at < to_timestamp(? / 1000.0)
                      AND cl.name <> ALL (?))
-                SELECT occurred, created, attempted, post FROM firsts
-                 ORDER BY attempted + post - occurred DESC
-                 LIMIT greatest(1, (SELECT count(*) FROM firsts) / 100)""")) {
-            ps.setLong(1, fromMs);
-            ps.setLong(2, toMs);
-            ps.setArray(3, c.createArrayOf("text", leftOut.toArray()));
-            List<SlowestNotifications.Way> ways = new java.util.ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    ways.add(new SlowestNotifications.Way(rs.getDouble(1), rs.getDouble(2), rs.getDouble(3), rs.getDouble(4)));
-                }
-            }
-            return ways;
-        }
+                """ + query);
+        ps.setLong(1, fromMs);
+        ps.setLong(2, toMs);
+        ps.setArray(3, c.createArrayOf("text", leftOut.toArray()));
+        return ps;
     }
 
     private static double[] doubles(ResultSet rs, int column) throws SQLException {
