@@ -3,13 +3,13 @@ package io.lockwatch.api;
 import java.util.Map;
 
 import com.atlassian.oai.validator.OpenApiInteractionValidator;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
 import com.atlassian.oai.validator.model.SimpleRequest;
 import com.atlassian.oai.validator.report.JsonValidationReportFormat;
 import com.atlassian.oai.validator.report.LevelResolver;
 import com.atlassian.oai.validator.report.SimpleValidationReportFormat;
 import com.atlassian.oai.validator.report.ValidationReport;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
 import io.swagger.v3.oas.models.OpenAPI;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.rest.openapi.RestOpenApiComponent;
