@@ -180,6 +180,11 @@ public class Notifications {
         lanes.shareAmong(store.liveInstances(memberTimeout));
     }
 
+    /** Whether the poster may send this attempt (the route's choice): the reason it may not is its refusal. */
+    public boolean postable(Attempt.Prepared prepared) {
+        return prepared.isPostable();
+    }
+
     /**
      * Whether a claim should follow this finished attempt at once: its lane has due work and room again (a newer
      * notification of the same queue became due, found by the record's own transaction, or the lane's last claim took
