@@ -14,7 +14,10 @@ PORT=${1:-18097}; [ $# -gt 0 ] && shift
 [ "${1:-}" = "--" ] && shift
 # BENCH_JAR: another jar, e.g. the extracted one of a class data sharing (CDS) archive; BENCH_RUN=mvn: the README's
 # run command instead, `mvn spring-boot:run`, the java options ignored
-JAR=${BENCH_JAR:-$(ls target/lockwatch-*.jar | grep -v original | head -1)}
+if [ "${BENCH_RUN:-jar}" != mvn ]; then
+  JAR=${BENCH_JAR:-$(ls target/lockwatch-*.jar 2>/dev/null | grep -v original | head -1 || true)}
+  [ -n "$JAR" ] || { echo "no service jar in target/: mvn -DskipTests package first" >&2; exit 2; }
+fi
 LOG="$DATA.log"
 : > "$LOG"
 FIRST=$([ -d "$DATA" ] && echo "existing data directory" || echo "first start (initdb)")
