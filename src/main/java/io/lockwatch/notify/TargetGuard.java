@@ -40,8 +40,8 @@ public class TargetGuard {
 
     private final boolean allowPrivate;
     /** problemWithForm's answers by URL ("" for none): they depend on the URL alone. */
-    private final java.util.Map<String, String> formProblems = new java.util.concurrent.ConcurrentHashMap<>();
-    private static final int FORM_PROBLEMS_AT_MOST = 10_000;
+    private final com.github.benmanes.caffeine.cache.Cache<String, String> formProblems = com.github.benmanes.caffeine.cache.Caffeine
+            .newBuilder().maximumSize(10_000).build();
     private final Resolver resolver;
 
     public TargetGuard(boolean allowPrivate) {
@@ -75,16 +75,11 @@ public class TargetGuard {
      * URLs), as parsing it each time was 15 us of a notification's CPU (issue 55).
      */
     public String problemWithForm(String url) {
-        String known = formProblems.get(url);
-        if (known != null) {
-            return known.isEmpty() ? null : known;
+        if (url == null) {
+            return formProblem(null);
         }
-        String problem = formProblem(url);
-        if (formProblems.size() >= FORM_PROBLEMS_AT_MOST) {
-            formProblems.clear();
-        }
-        formProblems.put(url, problem == null ? "" : problem);
-        return problem;
+        String problem = formProblems.get(url, u -> java.util.Objects.requireNonNullElse(formProblem(u), ""));
+        return problem.isEmpty() ? null : problem;
     }
 
     private String formProblem(String url) {

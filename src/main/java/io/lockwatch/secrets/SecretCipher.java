@@ -36,10 +36,10 @@ public final class SecretCipher {
     private final SecureRandom random = new SecureRandom();
     /**
      * Secrets opened, by their sealed form: each claimed delivery carries its client's, and a new AES-GCM cipher for
-     * each was about 26 µs of a notification's service CPU (issue 55). Bounded: cleared when full.
+     * each was about 26 µs of a notification's service CPU (issue 55). The most kept is a bound, not a size to expect.
      */
-    private final Map<String, String> opened = new java.util.concurrent.ConcurrentHashMap<>();
-    private static final int OPENED_AT_MOST = 10_000;
+    private final com.github.benmanes.caffeine.cache.Cache<String, String> opened = com.github.benmanes.caffeine.cache.Caffeine
+            .newBuilder().maximumSize(10_000).build();
 
     /** @param keys {@code <id>:<base64 of 32 bytes>} each, the newest first: it seals, every one opens */
     public SecretCipher(List<String> keys) {
@@ -97,7 +97,7 @@ public final class SecretCipher {
         if (stored == null || !stored.startsWith(PREFIX)) {
             return stored;
         }
-        String known = opened.get(stored);
+        String known = opened.getIfPresent(stored);
         if (known != null) {
             return known;
         }
@@ -113,9 +113,6 @@ public final class SecretCipher {
             cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, bytes, 0, NONCE_BYTES));
             cipher.updateAAD(CONTEXT);
             String secret = new String(cipher.doFinal(bytes, NONCE_BYTES, bytes.length - NONCE_BYTES), StandardCharsets.UTF_8);
-            if (opened.size() >= OPENED_AT_MOST) {
-                opened.clear();
-            }
             opened.put(stored, secret);
             return secret;
         } catch (GeneralSecurityException | IllegalArgumentException e) {
