@@ -34,8 +34,6 @@ public final class EmbeddedBenchmark {
             usage: EmbeddedBenchmark [--sensors 5000] [--per-request 1000] [--rounds 3] [--receiver-delay-ms 0]
                                      [--timeout 300] [--external] [--service-arg --name=value ...]
                                      [--jvm-option -XX:... ...]""";
-    /** The embedded default's documented token; the external profile is given the benchmark's. */
-    private String token = "local-dev-token";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     record Options(int sensors, int perRequest, int rounds, long receiverDelayMs, int timeoutSeconds, boolean external,
@@ -80,10 +78,16 @@ public final class EmbeddedBenchmark {
     }
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** The embedded default's documented token; the external profile is given the benchmark's. */
+    private final String token;
     private URI api;
 
+    private EmbeddedBenchmark(Options o) {
+        token = o.external() ? ServiceProcess.API_TOKEN : "local-dev-token";
+    }
+
     static int run(Options o) throws Exception {
-        return new EmbeddedBenchmark().measure(o);
+        return new EmbeddedBenchmark(o).measure(o);
     }
 
     private int measure(Options o) throws Exception {
@@ -100,7 +104,6 @@ public final class EmbeddedBenchmark {
         if (o.external()) {
             // the same service beside RabbitMQ, PostgreSQL and ClickHouse (scripts/services.sh), in the benchmark's own
             // virtual host and databases, which scripts/bench-embedded.sh empties first
-            token = ServiceProcess.API_TOKEN;
             command.addAll(List.of("--spring.profiles.active=external", "--lockwatch.api.tokens=" + token,
                     "--lockwatch.secrets.keys=" + ServiceProcess.SECRETS_KEY, "--lockwatch.notify.allow-private-targets=true",
                     "--spring.rabbitmq.virtual-host=" + BenchOptions.ISOLATED_VHOST,
@@ -111,16 +114,13 @@ public final class EmbeddedBenchmark {
                     "--lockwatch.embedded.data-dir=" + o.out().resolve("embedded-data").toAbsolutePath()));
         }
         command.addAll(o.serviceArgs());
-        Files.deleteIfExists(log);
-        Process service = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        // scripts/lib/bench.sh stops it from there if this harness dies first
-        Files.writeString(o.out().resolve("embedded.pid"), service.pid() + "\n");
-        api = URI.create("http://127.0.0.1:" + port + "/api/v1/");
-        try (Webhooks webhooks = new Webhooks(List.of("whsec_" + "A".repeat(44)), 64, o.receiverDelayMs())) {
-            awaitUp(port, service);
-            System.out.printf("[bench] %s up (pid %d, http://127.0.0.1:%d); %d sensors, one client, states posted %d a "
-                    + "request%n", o.external() ? "the external profile" : "the embedded default", service.pid(), port,
+        // stopped when done (SIGTERM), and by scripts/lib/bench.sh from its pid file if this harness dies first
+        try (ServiceProcess service = ServiceProcess.startCommand(command, port, log, o.out().resolve("embedded.pid"));
+             Webhooks webhooks = new Webhooks(List.of("whsec_" + "A".repeat(44)), 64, o.receiverDelayMs())) {
+            api = service.baseUri().resolve("/api/v1/");
+            service.awaitHealthy(Duration.ofMinutes(3));
+            System.out.printf("[bench] %s up (pid %d, %s); %d sensors, one client, states posted %d a request%n",
+                    o.external() ? "the external profile" : "the embedded default", service.pid(), service.baseUri(),
                     o.sensors(), o.perRequest());
             register(o, webhooks);
             CpuSampler cpu = new CpuSampler(service.pid());
@@ -149,16 +149,17 @@ public final class EmbeddedBenchmark {
                 r.put("posted_ms", posted - first);
                 r.put("last_heard_s", seconds);
                 r.put("per_second", Math.round(heard.size() / Math.max(seconds, 0.001)));
-                List<Long> latency = heard.stream().map(Webhooks.Arrival::latencyMs).sorted().toList();
-                r.put("latency_p50_ms", percentile(latency, 0.50));
-                r.put("latency_p99_ms", percentile(latency, 0.99));
-                double window = Math.max(seconds, 0.001);
-                r.put("service_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.SERVICE, 0.0) * window * 1000 / Math.max(1, heard.size())));
-                r.put("postgresql_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.POSTGRESQL, 0.0) * window * 1000 / Math.max(1, heard.size())));
-                r.put("rabbitmq_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.RABBITMQ, 0.0) * window * 1000 / Math.max(1, heard.size())));
-                r.put("clickhouse_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.CLICKHOUSE, 0.0) * window * 1000 / Math.max(1, heard.size())));
-                // this harness: the client's receiver (and its signature checks) and the POSTs, on the same two cores
-                r.put("harness_cpu_ms_per_notification", round2(cores.getOrDefault(CpuSampler.HARNESS, 0.0) * window * 1000 / Math.max(1, heard.size())));
+                long[] latency = heard.stream().mapToLong(Webhooks.Arrival::latencyMs).sorted().toArray();
+                r.put("latency_p50_ms", Math.round(NotificationCheck.quantile(latency, 0.50)));
+                r.put("latency_p99_ms", Math.round(NotificationCheck.quantile(latency, 0.99)));
+                // CPU ms a notification by process; the harness is the client's receiver (with its signature checks)
+                // and the POSTs, on the same two cores
+                double cpuSecondsPerNotification = Math.max(seconds, 0.001) / Math.max(1, heard.size());
+                for (String group : List.of(CpuSampler.SERVICE, CpuSampler.POSTGRESQL, CpuSampler.RABBITMQ,
+                        CpuSampler.CLICKHOUSE, CpuSampler.HARNESS)) {
+                    r.put(group + "_cpu_ms_per_notification",
+                            round2(cores.getOrDefault(group, 0.0) * cpuSecondsPerNotification * 1000));
+                }
                 r.put("machine_cores", round2(cores.getOrDefault(CpuSampler.MACHINE, 0.0)));
                 rounds.add(r);
                 System.out.printf("[bench] round %d (%s): %d of %d heard, the last %.2f s after the first POST (the POSTs took %d ms): "
@@ -192,9 +193,6 @@ public final class EmbeddedBenchmark {
             Files.writeString(json, Json.write(report) + "\n");
             System.out.println("[bench] written " + json);
             return ok ? 0 : 1;
-        } finally {
-            service.destroy();
-            service.waitFor();
         }
     }
 
@@ -258,30 +256,6 @@ public final class EmbeddedBenchmark {
             throw new IOException(method + " " + path + ": HTTP " + r.statusCode() + " " + r.body());
         }
         return r.body();
-    }
-
-    private void awaitUp(int port, Process service) throws IOException, InterruptedException {
-        HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
-                .timeout(Duration.ofSeconds(5)).build();
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!service.isAlive()) {
-                throw new IOException("the service exited while starting; see its log");
-            }
-            try {
-                if (http.send(health, HttpResponse.BodyHandlers.ofString()).body().startsWith("{\"status\":\"UP\"")) {
-                    return;
-                }
-            } catch (IOException e) {
-                // not listening yet
-            }
-            Thread.sleep(250);
-        }
-        throw new IOException("the service was not UP after 3 minutes");
-    }
-
-    private static long percentile(List<Long> sorted, double p) {
-        return sorted.isEmpty() ? 0 : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
     }
 
     private static double round2(double v) {

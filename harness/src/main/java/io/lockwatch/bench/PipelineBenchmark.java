@@ -78,7 +78,7 @@ public final class PipelineBenchmark {
     /** Where the steady state's notifications spent their time, by stage (null when none were measured). */
     private BenchDatabase.Stages stages;
     /** Where the slowest 1% of the steady state's notifications went (SlowestNotifications); null until measured. */
-    private Map<String, Object> slowest;
+    private SlowestNotifications.Tail slowest;
     /** The service's stage histograms over the timed run (PipelineStages), as a report line; null until measured. */
     private String serviceStagesLine;
     /** Seconds of the paced run's latency yardstick (RabbitMQ alone at the same rate). */
@@ -423,7 +423,7 @@ public final class PipelineBenchmark {
             long steadyFrom = run.startMillis() + o.warmup() * 1000L, steadyTo = run.startMillis() + (long) (run.publishSeconds() * 1000);
             List<String> leftOut = clientDrill ? List.of("Bench client 0") : List.of();
             stages = db.stages(steadyFrom, steadyTo, leftOut);
-            slowest = SlowestNotifications.figures(db.slowest(steadyFrom, steadyTo, leftOut),
+            slowest = SlowestNotifications.of(db.slowest(steadyFrom, steadyTo, leftOut),
                     SlowestNotifications.pauses(gcLog(recording("service"))), steadyFrom, steadyTo);
         }
 
@@ -885,7 +885,7 @@ public final class PipelineBenchmark {
         }
         stagesLine().ifPresent(lines::add);
         if (slowest != null) {
-            lines.add((String) slowest.get("line"));
+            lines.add(slowest.line());
         }
         if (!run.arrivals().isEmpty()) {
             long[] at = run.arrivals().stream().mapToLong(Webhooks.Arrival::arrivedAtMs).sorted().toArray();
@@ -1508,7 +1508,7 @@ public final class PipelineBenchmark {
         }
         stagesLine().ifPresent(lines::add);
         if (slowest != null) {
-            lines.add((String) slowest.get("line"));
+            lines.add(slowest.line());
         }
         if (serviceStagesLine != null) {
             lines.add(serviceStagesLine);
@@ -1719,9 +1719,7 @@ public final class PipelineBenchmark {
             }
             m.put("stages_steady_state", st);
             if (slowest != null) {
-                Map<String, Object> tail = new LinkedHashMap<>(slowest);
-                tail.remove("line");
-                m.put("slowest_one_percent", tail);
+                m.put("slowest_one_percent", slowest.figures());
             }
         }
         return m;

@@ -63,6 +63,12 @@ final class ServiceProcess implements AutoCloseable {
         return launch(command, port, log, pidFile);
     }
 
+    /** A service started by a command of the caller's own (another profile, other JVM options), on {@code port}. */
+    static ServiceProcess startCommand(List<String> command, int port, Path log, Path pidFile) throws IOException {
+        Files.deleteIfExists(log);
+        return launch(command, port, log, pidFile);
+    }
+
     private static ServiceProcess launch(List<String> command, int port, Path log, Path pidFile) throws IOException {
         Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true)

@@ -58,8 +58,12 @@ final class SlowestNotifications {
         return pauses;
     }
 
-    /** The report's line and its figures for the JSON, or null when there is nothing to say. */
-    static Map<String, Object> figures(List<Way> slowest, List<Pause> pauses, double fromMs, double toMs) {
+    /** The report's line, and its figures for the JSON. */
+    record Tail(String line, Map<String, Object> figures) {
+    }
+
+    /** Where the slowest went, or null when there is nothing to say. */
+    static Tail of(List<Way> slowest, List<Pause> pauses, double fromMs, double toMs) {
         if (slowest.isEmpty()) {
             return null;
         }
@@ -93,12 +97,11 @@ final class SlowestNotifications {
         m.put("gc_pauses_in_run", inRun.size());
         m.put("gc_paused_ms_in_run", round(pausedMs));
         m.put("gc_longest_pause_ms", round(longest));
-        m.put("line", String.format(Locale.US, "  where the slowest 1%% went (%,d first attempts, %d ms and more; mean %.0f ms): reading to its "
+        return new Tail(String.format(Locale.US, "  where the slowest 1%% went (%,d first attempts, %d ms and more; mean %.0f ms): reading to its "
                         + "transaction %.0f%% (%.0f ms), on to the POST %.0f%% (%.0f ms), the POST %.0f%% (%.0f ms); inside the service's "
                         + "GC pauses %.1f%% (%.1f ms; %d of them touched by one); over the run %d pauses, %.0f ms in all, the longest %.1f ms",
                 n, m.get("from_ms"), total / n, 100 * toBatch / total, toBatch / n, 100 * toPost / total, toPost / n,
-                100 * post / total, post / n, 100 * inGc / total, inGc / n, touched, inRun.size(), pausedMs, longest));
-        return m;
+                100 * post / total, post / n, 100 * inGc / total, inGc / n, touched, inRun.size(), pausedMs, longest), m);
     }
 
     private static double round(double v) {
