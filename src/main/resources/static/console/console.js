@@ -431,6 +431,38 @@
     });
   }
 
+  // --- the audit log
+
+  function auditQuery() {
+    const q = new URLSearchParams();
+    for (const [name, id] of [['actor', 'audit-actor'], ['resource', 'audit-resource'], ['outcome', 'audit-outcome']]) {
+      const v = $(id).value.trim();
+      if (v) q.set(name, v);
+    }
+    return q;
+  }
+
+  async function audit() {
+    const q = auditQuery();
+    q.set('limit', '200');
+    const page = await api('GET', '/audit?' + q);
+    rows('audit-table', page.items, (tr, e) => {
+      cell(tr, when(e.at));
+      cell(tr, e.actor);
+      cell(tr, e.operation);
+      cell(tr, e.resource, 'wrap');
+      cell(tr, e.status ? `${e.outcome} (${e.status})` : e.outcome, 'audit-' + e.outcome);
+      cell(tr, e.address);
+      cell(tr, e.details === undefined ? '' : JSON.stringify(e.details), 'wrap');
+    });
+  }
+
+  async function exportAudit() {
+    const q = auditQuery();
+    q.set('format', 'csv');
+    await downloadCsv('/audit?' + q, 'lockwatch-audit.csv');
+  }
+
   // --- the client portal: the client's own doors, deliveries and alarms, and its endpoint
 
   async function portal() {
@@ -481,7 +513,7 @@
       enabled ? 'Deliveries resumed' : 'Deliveries paused');
   }
 
-  const VIEWS = { overview, sensors, sensor, clients, deliveries, alarms, import: imports, portal };
+  const VIEWS = { overview, sensors, sensor, clients, deliveries, alarms, import: imports, audit, portal };
 
   async function refresh() {
     // sampled whatever the view, so that the overview's charts have the minutes before it was opened
@@ -567,11 +599,16 @@
   }
 
   async function exportFile() {
+    await downloadCsv('/export?format=csv', 'lockwatch-registry.csv');
+  }
+
+  /** A CSV the API answers, saved by the browser as a file of that name. */
+  async function downloadCsv(path, name) {
     try {
-      const csv = await api('GET', '/export?format=csv');
+      const csv = await api('GET', path);
       const link = document.createElement('a');
       link.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
-      link.download = 'lockwatch-registry.csv';
+      link.download = name;
       link.click();
       URL.revokeObjectURL(link.href);
     } catch (e) { say(e.message, true); }
@@ -602,6 +639,8 @@
     } catch (e) { say(e.message, true); }
   });
   $('logout').addEventListener('click', () => logout());
+  $('audit-filter').addEventListener('submit', (event) => { event.preventDefault(); refresh(); });
+  $('audit-export').addEventListener('click', exportAudit);
   for (const b of document.querySelectorAll('nav button[data-view]')) b.addEventListener('click', () => show(b.dataset.view));
   $('delivery-status').addEventListener('change', () => refresh());
   $('sensor-filter').addEventListener('submit', (event) => { event.preventDefault(); sensorCursor = null; refresh(); });

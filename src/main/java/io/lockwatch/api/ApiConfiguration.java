@@ -96,6 +96,11 @@ class ApiConfiguration {
     }
 
     @Bean
+    AuditApi auditApi(io.lockwatch.audit.AuditLog log) {
+        return new AuditApi(log);
+    }
+
+    @Bean
     AlarmsApi alarmsApi(io.lockwatch.alarms.AlarmStore store, io.lockwatch.alarms.OpenSchedules schedules) {
         return new AlarmsApi(store, schedules);
     }

@@ -66,6 +66,22 @@ public final class ApiDocument {
         return java.util.Map.copyOf(operations);
     }
 
+    /** A method and path template of the contract (as under {@code servers}, e.g. {@code /clients/{clientId}}) and its operation. */
+    public record Endpoint(String method, String path, String operationId) {
+    }
+
+    /** Every method and path of the contract, with the operation that answers it. */
+    public java.util.List<Endpoint> endpoints() {
+        java.util.List<Endpoint> endpoints = new java.util.ArrayList<>();
+        document.path("paths").fields().forEachRemaining(path -> path.getValue().fields().forEachRemaining(entry -> {
+            if (entry.getValue().has("operationId")) {
+                endpoints.add(new Endpoint(entry.getKey().toUpperCase(java.util.Locale.ROOT), path.getKey(),
+                        entry.getValue().get("operationId").asText()));
+            }
+        }));
+        return java.util.List.copyOf(endpoints);
+    }
+
     /** The names of every header parameter the contract declares, of any operation. */
     java.util.Set<String> headerParameters() {
         java.util.Set<String> names = new java.util.HashSet<>();

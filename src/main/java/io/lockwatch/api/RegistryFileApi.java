@@ -261,39 +261,18 @@ public class RegistryFileApi {
     }
 
     /** The export's bytes, a page of sensors at a time, as they are read by whoever writes the response. */
-    private final class Export extends InputStream {
+    private final class Export extends PagedBody {
         private static final int SENSORS_A_PAGE = 5_000;
         private final boolean json;
-        private byte[] page = new byte[0];
-        private int at;
         private String after;
-        private boolean first = true, last;
+        private boolean first = true;
 
         Export(boolean json) {
             this.json = json;
         }
 
         @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            while (at == page.length) {
-                if (last) {
-                    return -1;
-                }
-                next();
-            }
-            int n = Math.min(len, page.length - at);
-            System.arraycopy(page, at, b, off, n);
-            at += n;
-            return n;
-        }
-
-        private void next() throws IOException {
+        protected byte[] nextPage() throws IOException {
             List<Row> rows = file.exportPage(after, SENSORS_A_PAGE);
             StringBuilder text = new StringBuilder();
             if (json) {
@@ -316,15 +295,14 @@ public class RegistryFileApi {
                 first = false;
             }
             if (rows.isEmpty() || distinctSensors(rows) < SENSORS_A_PAGE) {
-                last = true;
+                lastPage();
                 if (json) {
                     text.append("]");
                 }
             } else {
                 after = rows.get(rows.size() - 1).sensorId();
             }
-            page = text.toString().getBytes(StandardCharsets.UTF_8);
-            at = 0;
+            return text.toString().getBytes(StandardCharsets.UTF_8);
         }
 
         private static long distinctSensors(List<Row> rows) {

@@ -16,7 +16,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  *       {@code lockwatch.notify.retention}, with their delivery attempts. Pending and delivering ones never;</li>
  *   <li>events recorded before {@code lockwatch.history.retention} that no notification still names;</li>
  *   <li>PostgreSQL's history of readings received before it;</li>
- *   <li>with ClickHouse, its months wholly before it ({@link OldHistory}).</li>
+ *   <li>with ClickHouse, its months wholly before it ({@link OldHistory});</li>
+ *   <li>entries of the audit log recorded before {@code lockwatch.audit.retention} (400 days).</li>
  * </ul>
  * With ClickHouse, events and attempts not yet exported to it are kept until they are.
  * <p>
@@ -39,6 +40,11 @@ public class Retention {
         void removeBefore(Instant horizon);
     }
 
+    /** The audit log's entries recorded before a time, up to a batch of them, removed; @return how many. */
+    public interface OldAudit {
+        int removeBefore(Instant horizon, int batch);
+    }
+
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Retention.class);
 
     private final JdbcTemplate jdbc;
@@ -50,6 +56,8 @@ public class Retention {
     private final MeterRegistry meters;
     private final double pauseFactor;
     private final Pause pause;
+    private final OldAudit audit;
+    private final Duration auditKept;
 
     /**
      * @param clickHouse  null: history is in PostgreSQL, where nothing waits to be exported
@@ -57,6 +65,14 @@ public class Retention {
      */
     public Retention(JdbcTemplate jdbc, Duration notifications, Duration history, int batch, OldHistory clickHouse,
                      Clock clock, MeterRegistry meters, double pauseFactor, Pause pause) {
+        this(jdbc, notifications, history, batch, clickHouse, clock, meters, pauseFactor, pause, null, null);
+    }
+
+    /** @param audit null: the audit log is not trimmed here */
+    public Retention(JdbcTemplate jdbc, Duration notifications, Duration history, int batch, OldHistory clickHouse,
+                     Clock clock, MeterRegistry meters, double pauseFactor, Pause pause, OldAudit audit, Duration auditKept) {
+        this.audit = audit;
+        this.auditKept = auditKept;
         this.pauseFactor = pauseFactor;
         this.pause = pause;
         this.jdbc = jdbc;
@@ -119,6 +135,10 @@ public class Retention {
                        FOR UPDATE SKIP LOCKED)""", recordedBefore, batch));
         if (clickHouse != null) {
             clickHouse.removeBefore(now.minus(history));
+        }
+        if (audit != null) {
+            Instant auditBefore = now.minus(auditKept);
+            removed += inBatches("audit", () -> audit.removeBefore(auditBefore, batch));
         }
         return removed;
     }

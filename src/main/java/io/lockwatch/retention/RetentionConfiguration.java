@@ -20,9 +20,11 @@ class RetentionConfiguration {
                         @Value("${lockwatch.notify.retention}") Duration notifications,
                         @Value("${lockwatch.history.retention}") Duration history,
                         @Value("${lockwatch.retention.batch}") int batch,
-                        @Value("${lockwatch.retention.pause-factor}") double pauseFactor) {
+                        @Value("${lockwatch.retention.pause-factor}") double pauseFactor,
+                        io.lockwatch.audit.AuditLog auditLog,
+                        @Value("${lockwatch.audit.retention}") Duration audit) {
         ClickHouse ch = clickHouse.getIfAvailable();
         return new Retention(jdbc, notifications, history, batch, ch == null ? null : new ClickHouseRetention(ch, history),
-                Clock.systemUTC(), meters, pauseFactor, Retention.Pause.SLEEP);
+                Clock.systemUTC(), meters, pauseFactor, Retention.Pause.SLEEP, auditLog::removeBefore, audit);
     }
 }

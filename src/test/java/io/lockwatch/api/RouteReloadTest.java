@@ -87,6 +87,10 @@ class RouteReloadTest {
             String body = consumer.receiveBody("seda:reload-probe", 2000, String.class);
             return body != null && body.startsWith("second " + s);
         });
+        // and the audit log tells which route was changed live, from which file
+        assertThat(jdbc.queryForList("SELECT actor || ' ' || operation || ' ' || (details ->> 'file') FROM audit_log "
+                + "WHERE resource = 'routes/operator-forwards-sensor-events'", String.class))
+                .contains("routes-directory routes.reloaded forward-events.camel.yaml");
     }
 
     private int probe;

@@ -248,9 +248,26 @@ class ConsoleBrowserTest {
         clickWhenShown(wait, By.xpath("//table[@id='client-table']//button[text()='Test Calm " + p + "']"));
         wait.until(d -> d.findElement(By.id("client-detail")).getText().contains("answered a test event: delivered (200"));
 
+        // the audit log names who did each of these, and what: narrowed to the paused client
+        String calmId = jdbc.queryForObject("SELECT id::text FROM clients WHERE name = ?", String.class, "Calm " + p);
+        nav("audit");
+        browser.findElement(By.id("audit-resource")).sendKeys("clients/" + calmId);
+        browser.findElement(By.cssSelector("#audit-filter button[type=submit]")).click();
+        // the table is drawn again every 2 s: its rows are read at once, by a script
+        String auditScript = "return [...document.querySelectorAll('#audit-table tbody tr')].map(r => [...r.cells].map(c => c.textContent).join(' | '));";
+        wait.until(d -> {
+            @SuppressWarnings("unchecked")
+            List<String> auditRows = (List<String>) ((JavascriptExecutor) d).executeScript(auditScript);
+            return !auditRows.isEmpty() && auditRows.stream().allMatch(r -> r.split(" \\| ")[3].startsWith("clients/" + calmId))
+                    && auditRows.stream().anyMatch(r -> r.contains("| updateClient | clients/" + calmId + " | succeeded (200) |")
+                            && r.contains("full-token-1") && r.contains("{\"enabled\":false}"))
+                    && auditRows.stream().filter(r -> r.contains("| pingClient |")).count() == 1;
+        });
+        screenshot("console-audit");
+
         // a phone's width: nothing wider than the window but the tables, which scroll in their own box
         browser.manage().window().setSize(new org.openqa.selenium.Dimension(390, 844));
-        for (String view : List.of("overview", "sensors", "clients", "deliveries", "alarms", "import")) {
+        for (String view : List.of("overview", "sensors", "clients", "deliveries", "alarms", "import", "audit")) {
             nav(view);
             Object fits = ((JavascriptExecutor) browser).executeScript(
                     "return document.documentElement.scrollWidth <= window.innerWidth;");

@@ -50,7 +50,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * a linked client's key does (only the steps sent to its own client); each chain as the operator and the keys read
  * it; and each live client's pull feed, with the operator's token and its keys: every notification it was given
  * (those a pause superseded or an unlinking cancelled too), each sensor's in sequence order, every webhook it heard
- * there under the same id. Only what the service documents as asynchronous is waited for (on conditions): readings
+ * there under the same id. And the audit log: every change the run asked for, once, with who asked (the operator's
+ * token, a key, or {@code anonymous} for a key refused as no credential) and the answer's status, and nothing else.
+ * Only what the service documents as asynchronous is waited for (on conditions): readings
  * being applied, the alarm and maintenance scans, webhooks arriving, the feed catching up. A failure is shrunk by
  * jqwik to the shortest sequence that still fails, and reported with it; after a run the test prints how often each
  * operation met a state it applies to.

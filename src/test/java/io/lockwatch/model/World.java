@@ -2,6 +2,7 @@ package io.lockwatch.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -47,6 +48,9 @@ final class World {
     private final String barrier;
     private int barrierState, barrierSequence, clientsMade, readingsSent;
     private long clock;
+    /** Every change this run asked of the service, as the audit log must name it: method, resource, actor, status. */
+    private final List<String> changes = new java.util.ArrayList<>();
+    private final java.time.Instant began = java.time.Instant.now();
 
     World(Api api, WebhookReceiver receiver) {
         this.api = api;
@@ -616,6 +620,7 @@ final class World {
         for (Client c : model.live()) {
             checkFeed(c);
         }
+        checkAudit();
     }
 
     /**
@@ -882,11 +887,50 @@ final class World {
     }
 
     private Answer call(String method, String path, String token, Object body) {
+        Answer a;
         try {
-            return api.call(method, path, token, body);
+            a = api.call(method, path, token, body);
         } catch (Exception e) {
             throw new AssertionError(method + " " + path + ": " + e, e);
         }
+        if (!method.equals("GET") && !path.equals("/readings")) {
+            changes.add(method + " " + path.replaceFirst("\\?.*", "").substring(1) + " " + actor(token, a.status()) + " " + a.status());
+        }
+        return a;
+    }
+
+    /** Who the audit log names for a call with this token: nobody, when the token was refused as no credential. */
+    private String actor(String token, int status) {
+        if (status == 401) {
+            return "anonymous";
+        }
+        if (token.equals(Api.ADMIN)) {
+            return "full-token-1";
+        }
+        if (token.equals(Api.READER)) {
+            return "read-token-1";
+        }
+        return model.allClients.stream().flatMap(c -> c.keys.stream()).filter(k -> k.token.equals(token))
+                .map(k -> "client-key-" + k.id).findFirst().orElse("unknown");
+    }
+
+    /** The audit log holds every change of this run, once, with who made it and how it ended; and nothing else since. */
+    private void checkAudit() {
+        HttpResponse<String> export;
+        try {
+            export = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                    api.base() + "/audit?format=jsonl&from=" + java.net.URLEncoder.encode(began.toString(), java.nio.charset.StandardCharsets.UTF_8)))
+                    .header("Authorization", "Bearer " + Api.READER).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (Exception e) {
+            throw new AssertionError("the audit log: " + e, e);
+        }
+        assertThat(export.statusCode()).as(export.body()).isEqualTo(200);
+        List<String> recorded = export.body().lines().map(World::read)
+                .filter(e -> e.hasNonNull("method")) // the routes directory's reloads are no run's
+                .map(e -> e.get("method").asText() + " " + e.get("resource").asText() + " " + e.get("actor").asText() + " "
+                        + e.get("status").asInt())
+                .toList();
+        assertThat(recorded).as("the audit log since this run began").containsExactlyInAnyOrderElementsOf(changes);
     }
 
     private static void expect(Answer a, int status) {

@@ -73,6 +73,23 @@ class RetentionTest {
     }
 
     @Test
+    void auditEntriesGoAfterTheirOwnRetentionAndNotBefore() {
+        String resource = "retention/" + UUID.randomUUID();
+        for (int days : new int[] {401, 402, 399}) {
+            jdbc.update("""
+                    INSERT INTO audit_log (id, at, actor, actor_kind, operation, resource, outcome)
+                    VALUES (gen_random_uuid(), now() - make_interval(days => ?), 'full-token-1', 'full-token', 'deleteSensor', ?, 'succeeded')""",
+                    days, resource);
+        }
+        new Retention(jdbc, Duration.ofDays(30), Duration.ofDays(40), 1, null, java.time.Clock.systemUTC(),
+                new SimpleMeterRegistry(), 0, rests -> { }, auditLog::removeBefore, Duration.ofDays(400)).removeOld();
+        assertThat(jdbc.queryForList("SELECT extract(day FROM now() - at)::int FROM audit_log WHERE resource = ?",
+                Integer.class, resource)).containsExactly(399);
+    }
+
+    @Autowired io.lockwatch.audit.AuditLog auditLog;
+
+    @Test
     void theRouteRunsRetentionOnAClusteredTrigger() {
         assertThat(camel.getRoute("old-history-and-notifications-are-removed").getEndpoint().getEndpointUri())
                 .startsWith("quartz://lockwatch/retention");

@@ -52,8 +52,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
  *
  * <p>The outcomes: {@code ok} a 2xx; {@code no} refused as a request (400, 403 or 409: what a client key may not
  * set); a status, that status; {@code -} no such cell (the operation names nothing of a client's). Whatever it is,
- * every answer must be one the contract declares for the operation (status, media type, body), and a client's key
- * is never shown anything of another client's. The full token goes last in a row: it may delete what the row's
+ * every answer must be one the contract declares for the operation (status, media type, body), a client's key
+ * is never shown anything of another client's, and every call of a change (all but GETs and readings) is in the
+ * audit log once by the time its answer comes, naming the caller ({@code anonymous} for no valid credential) and the
+ * status. The full token goes last in a row: it may delete what the row's
  * world holds.
  */
 @CamelSpringBootTest
@@ -130,6 +132,7 @@ class ContractAccessMatrixTest {
             cancelMaintenanceWindow    401  403  404  404 -    -      404 -    -      404    401    401     401     401     401
             endMaintenanceWindow       401  403  404  404 -    -      404 -    -      404    401    401     401     401     401
             acknowledgeAlarm           401  403  409  403 404  -      ok  404  -      409    401    401     401     401     401
+            listAuditLog               401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401
             """;
 
     @RegisterExtension
@@ -176,7 +179,8 @@ class ContractAccessMatrixTest {
      * Two clients, each with a linked sensor, a dead notification, an alarm, a spare key (the own one's expired by the
      * operator); and the credentials each caller calls with.
      */
-    record World(Map<String, String> own, Map<String, String> others, Map<Caller, String> authorization) {
+    record World(Map<String, String> own, Map<String, String> others, Map<Caller, String> authorization,
+                 Map<Caller, String> actors) {
     }
 
     @LocalServerPort int port;
@@ -283,15 +287,45 @@ class ContractAccessMatrixTest {
                 continue;
             }
             String path = path(row.op(), caller, world);
+            long recorded = audited(row.op()) ? entries(row.op()) : 0;
             HttpResponse<String> answer = send(row.op().method(), path, world.authorization().get(caller),
                     body(row.op().id(), caller, world));
             String wrong = judge(row.op(), caller, expected, answer, world);
+            if (wrong == null && audited(row.op())) {
+                wrong = recordedOnce(row.op(), recorded, world.actors().get(caller), answer.statusCode());
+            }
             if (wrong != null) {
                 failures.add(caller + " expected " + expected + ", got " + answer.statusCode() + " " + excerpt(answer.body())
                         + (wrong.isEmpty() ? "" : ": " + wrong));
             }
         }
         assertThat(failures).as(row.toString()).isEmpty();
+    }
+
+    /** A change of lockwatch, which the audit log records: every operation but a GET and the devices' readings. */
+    private static boolean audited(Operation op) {
+        return !op.method().equals("GET") && !op.id().equals("postReadings");
+    }
+
+    private long entries(Operation op) {
+        return jdbc.queryForObject("SELECT count(*) FROM audit_log WHERE operation = ?", Long.class, op.id());
+    }
+
+    /**
+     * Null if the audit log has recorded the call once, naming its caller and its status, by the time its answer came
+     * (the answer is held until its entry is recorded); else what is wrong.
+     */
+    private String recordedOnce(Operation op, long before, String actor, int status) {
+        long now = entries(op);
+        if (now != before + 1) {
+            return "recorded " + (now - before) + " times in the audit log, not once";
+        }
+        Map<String, Object> newest = jdbc.queryForMap(
+                "SELECT actor, status FROM audit_log WHERE operation = ? ORDER BY at DESC, id DESC LIMIT 1", op.id());
+        if (!actor.equals(newest.get("actor")) || !Integer.valueOf(status).equals(newest.get("status"))) {
+            return "the audit log names " + newest + ", not " + actor + " and " + status;
+        }
+        return null;
     }
 
     /** Null if the answer is as the cell says, the contract declares it, and it shows nothing of another's; else why not. */
@@ -405,13 +439,25 @@ class ContractAccessMatrixTest {
         Map<Caller, String> auth = new java.util.EnumMap<>(Caller.class);
         auth.put(Caller.READ, "Bearer " + READ);
         auth.put(Caller.FULL, "Bearer " + FULL);
-        String readKey = "Bearer " + keys.create(client, "reader", ClientKeys.READ, null, "test").token();
-        String adminKey = "Bearer " + keys.create(client, "admin", ClientKeys.ADMIN, null, "test").token();
+        // who the audit log names for each caller: a credential that is not one (a device's on the API, a revoked
+        // key's) names nobody
+        Map<Caller, String> actors = new java.util.EnumMap<>(Caller.class);
+        for (Caller c : Caller.values()) {
+            actors.put(c, "anonymous");
+        }
+        actors.put(Caller.READ, "read-token-1");
+        actors.put(Caller.FULL, "full-token-1");
+        ClientKeys.NewKey reader = keys.create(client, "reader", ClientKeys.READ, null, "test");
+        ClientKeys.NewKey admin = keys.create(client, "admin", ClientKeys.ADMIN, null, "test");
+        String readKey = "Bearer " + reader.token();
+        String adminKey = "Bearer " + admin.token();
         for (Caller c : List.of(Caller.CR, Caller.CR_X, Caller.CR_MIX)) {
             auth.put(c, readKey);
+            actors.put(c, "client-key-" + reader.key().id());
         }
         for (Caller c : List.of(Caller.CA, Caller.CA_X, Caller.CA_MIX)) {
             auth.put(c, adminKey);
+            actors.put(c, "client-key-" + admin.key().id());
         }
         ClientKeys.NewKey revoked = keys.create(client, "revoked", ClientKeys.ADMIN, null, "test");
         keys.revoke(client, revoked.key().id());
@@ -425,6 +471,7 @@ class ContractAccessMatrixTest {
                 JSON.writeValueAsString(Map.of("link", url.substring(url.indexOf("portal=") + "portal=".length()))));
         assertThat(session.statusCode()).as(session.body()).isEqualTo(201);
         auth.put(Caller.PORTAL, "Bearer " + JSON.readTree(session.body()).get("token").asText());
+        actors.put(Caller.PORTAL, "client-key-" + JSON.readTree(session.body()).at("/key/id").asText());
         // a device's credentials: the own sensor's, and a gateway's that reports for it
         JsonNode sensorCredential = created("POST", "/sensors/" + own.get("sensorId") + "/credentials", null);
         auth.put(Caller.DEVICE, basic(sensorCredential));
@@ -437,7 +484,7 @@ class ContractAccessMatrixTest {
         assertThat(send("GET", "/me", "Bearer " + goneKey, null).statusCode()).isEqualTo(200);
         created("DELETE", "/clients/" + gone, null);
         auth.put(Caller.DELETED, "Bearer " + goneKey);
-        return new World(own, others, auth);
+        return new World(own, others, auth, actors);
     }
 
     private static String basic(JsonNode credential) {

@@ -39,6 +39,11 @@ public final class Api {
         this.timeout = timeout;
     }
 
+    /** The API's root, {@code http://localhost:<port>/api/v1}. */
+    public String base() {
+        return "http://localhost:" + port + "/api/v1";
+    }
+
     /** {@code path} under /api/v1; a body is sent as JSON. */
     public Answer call(String method, String path, String token, Object body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1" + path))
