@@ -22,7 +22,7 @@ public class AuditApi {
     private static final long DAY = 86_400_000L;
     private static final int EXPORT_PAGE = 1_000;
     private static final CsvMapper CSV = new CsvMapper();
-    static final List<String> CSV_COLUMNS = List.of("at", "actor", "actor_kind", "actor_client", "operation", "method",
+    static final List<String> CSV_COLUMNS = List.of("at", "actor", "actor_kind", "actor_subject", "actor_client", "operation", "method",
             "resource", "status", "outcome", "address", "user_agent", "correlation_id", "id", "details");
 
     private final AuditLog log;
@@ -89,7 +89,7 @@ public class AuditApi {
                 List<List<Object>> values = new ArrayList<>(rows.size());
                 for (AuditLog.Entry e : rows) {
                     // a user agent, a resource, a field are anyone's to choose: a spreadsheet must not run them
-                    values.add(java.util.Arrays.asList(e.at().toString(), cell(e.actor()), e.actorKind(), e.actorClient(),
+                    values.add(java.util.Arrays.asList(e.at().toString(), cell(e.actor()), e.actorKind(), cell(e.actorSubject()), e.actorClient(),
                             cell(e.operation()), e.method(), cell(e.resource()), e.status(), e.outcome(), cell(e.address()),
                             cell(e.userAgent()), cell(e.correlationId()), e.id(), cell(e.details())));
                 }

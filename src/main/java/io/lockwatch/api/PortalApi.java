@@ -48,8 +48,9 @@ public class PortalApi {
             Json.respond(exchange, 200, new ResponseBodies.Caller("client", holder.role(), name, holder.clientId(),
                     holder.keyId()));
         } else {
-            Json.respond(exchange, 200, new ResponseBodies.Caller("operator",
-                    name.startsWith("full-token") ? "operator-full" : "operator-read", name, null, null));
+            boolean full = Boolean.TRUE.equals(ClientScope.request(exchange).getAttribute(io.lockwatch.security.CallerAttributes.OPERATOR));
+            Json.respond(exchange, 200, new ResponseBodies.Caller("operator", full ? "operator-full" : "operator-read", name,
+                    null, null));
         }
     }
 }

@@ -12,6 +12,7 @@ import java.util.UUID;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lockwatch.api.ApiDocument;
+import io.lockwatch.security.CallerAttributes;
 import io.lockwatch.selfservice.ClientKeys;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -209,7 +210,9 @@ final class AuditFilter extends OncePerRequestFilter {
 
     /** @param answer Jolokia's answer, whose statuses are each request's own; null elsewhere */
     private void record(Change change, HttpServletRequest request, int status, byte[] answer) {
-        String actor = request.getAttribute(ClientKeys.CALLER_ATTRIBUTE) instanceof String name ? name : null;
+        String actor = request.getAttribute(CallerAttributes.NAME) instanceof String name ? name : null;
+        String kind = actor == null ? "anonymous" : String.valueOf(request.getAttribute(CallerAttributes.KIND));
+        String subject = request.getAttribute(CallerAttributes.SUBJECT) instanceof String sub ? sub : null;
         UUID actorClient = request.getAttribute(ClientKeys.REQUEST_ATTRIBUTE) instanceof ClientKeys.Holder h ? h.clientId() : null;
         byte[] body = request instanceof ContentCachingRequestWrapper cached ? cached.getContentAsByteArray() : null;
         List<String[]> what = new ArrayList<>(); // operation, resource, details, status
@@ -236,7 +239,7 @@ final class AuditFilter extends OncePerRequestFilter {
         for (String[] w : what) {
             int itsStatus = w[3] == null || status != 200 ? status : Integer.parseInt(w[3]);
             recorder.record(new AuditLog.Entry(UUID.randomUUID(), clock.instant(), actor == null ? "anonymous" : actor,
-                    kind(actor), actorClient, w[0], request.getMethod(), w[1], w[2], itsStatus, outcome(itsStatus),
+                    kind, subject, actorClient, w[0], request.getMethod(), w[1], w[2], itsStatus, outcome(itsStatus),
                     request.getRemoteAddr(), cut(request.getHeader("User-Agent")), correlationId(request)));
         }
     }
@@ -298,22 +301,6 @@ final class AuditFilter extends OncePerRequestFilter {
                         status == null ? null : String.valueOf(status)});
             }
         }
-    }
-
-    static String kind(String actor) {
-        if (actor == null) {
-            return "anonymous";
-        }
-        if (actor.startsWith("full-token-")) {
-            return "full-token";
-        }
-        if (actor.startsWith("read-token-")) {
-            return "read-token";
-        }
-        if (actor.startsWith("client-key-")) {
-            return "client-key";
-        }
-        return actor.startsWith("sensor.") || actor.startsWith("gateway.") ? "device" : "other";
     }
 
     static String outcome(int status) {

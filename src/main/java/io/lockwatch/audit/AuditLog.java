@@ -20,7 +20,7 @@ public class AuditLog {
     /** One change, or one attempt at one. {@code details} is JSON, its secrets already redacted. */
     @com.fasterxml.jackson.databind.annotation.JsonNaming(com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy.class)
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-    public record Entry(UUID id, Instant at, String actor, String actorKind, UUID actorClient, String operation,
+    public record Entry(UUID id, Instant at, String actor, String actorKind, String actorSubject, UUID actorClient, String operation,
                         String method, String resource,
                         @com.fasterxml.jackson.annotation.JsonRawValue String details, Integer status, String outcome,
                         String address, String userAgent, String correlationId) {
@@ -31,7 +31,7 @@ public class AuditLog {
     }
 
     private static final RowMapper<Entry> ENTRY = AuditLog::entry;
-    private static final String COLUMNS = "id, at, actor, actor_kind, actor_client, operation, method, resource, "
+    private static final String COLUMNS = "id, at, actor, actor_kind, actor_subject, actor_client, operation, method, resource, "
             + "details::text, status, outcome, address, user_agent, correlation_id";
 
     private final JdbcTemplate jdbc;
@@ -42,8 +42,8 @@ public class AuditLog {
 
     void append(Entry e) {
         jdbc.update("INSERT INTO audit_log (" + COLUMNS.replace("::text", "") + ") "
-                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)",
-                e.id(), Timestamp.from(e.at()), e.actor(), e.actorKind(), e.actorClient(), e.operation(), e.method(),
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)",
+                e.id(), Timestamp.from(e.at()), e.actor(), e.actorKind(), e.actorSubject(), e.actorClient(), e.operation(), e.method(),
                 e.resource(), e.details(), e.status(), e.outcome(), e.address(), e.userAgent(), e.correlationId());
     }
 
@@ -82,7 +82,7 @@ public class AuditLog {
         int status = rs.getInt("status");
         Integer statusOrNull = rs.wasNull() ? null : status;
         return new Entry(rs.getObject("id", UUID.class), rs.getTimestamp("at").toInstant(), rs.getString("actor"),
-                rs.getString("actor_kind"), rs.getObject("actor_client", UUID.class), rs.getString("operation"),
+                rs.getString("actor_kind"), rs.getString("actor_subject"), rs.getObject("actor_client", UUID.class), rs.getString("operation"),
                 rs.getString("method"), rs.getString("resource"), rs.getString("details"),
                 statusOrNull, rs.getString("outcome"), rs.getString("address"), rs.getString("user_agent"),
                 rs.getString("correlation_id"));

@@ -45,7 +45,7 @@ final class RouteChanges extends SimpleEventNotifierSupport {
         details.put("route", route.getRouteId());
         details.put("index", reloaded.getIndex());
         details.put("of", reloaded.getTotal());
-        recorder.record(new AuditLog.Entry(UUID.randomUUID(), clock.instant(), "routes-directory", "file", null,
+        recorder.record(new AuditLog.Entry(UUID.randomUUID(), clock.instant(), "routes-directory", "file", null, null,
                 "routes.reloaded", null, "routes/" + route.getRouteId(), Redaction.of(details), null, "succeeded",
                 null, null, null));
     }

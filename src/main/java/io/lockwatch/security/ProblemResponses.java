@@ -20,18 +20,31 @@ final class ProblemResponses implements AuthenticationEntryPoint, AccessDeniedHa
     public void commence(HttpServletRequest request, HttpServletResponse response, AuthenticationException e) throws IOException {
         if (e instanceof org.springframework.security.authentication.AuthenticationServiceException) {
             // the registry that holds client keys is away: not the caller's fault, and soon over
+            // (or the identity provider that vouches for a person's token)
             response.setHeader("Retry-After", "5");
-            Problems.write(response, 503, "Service Unavailable", "the key cannot be checked now; try again shortly");
+            Problems.write(response, 503, "Service Unavailable", (e.getMessage().contains("identity provider")
+                    ? "the identity provider cannot be reached to check the token (static tokens still work)"
+                    : "the key cannot be checked now") + "; try again shortly");
             return;
         }
         boolean api = request.getServletPath().startsWith("/api/");
         response.setHeader("WWW-Authenticate", (api ? "Bearer" : "Basic") + " realm=\"lockwatch\"");
-        Problems.write(response, 401, "Unauthorized", "a valid bearer token is required");
+        // a person's token says what is wrong with it (expired, another audience or issuer); nothing else is told
+        String detail = e.getMessage() != null && e.getMessage().startsWith(SsoTokens.NOT_VALID) ? e.getMessage()
+                : "a valid bearer token is required";
+        Problems.write(response, 401, "Unauthorized", detail);
     }
 
     /** 403: a read token asking to change something. */
     @Override
     public void handle(HttpServletRequest request, HttpServletResponse response, AccessDeniedException e) throws IOException {
+        org.springframework.security.core.Authentication auth =
+                org.springframework.security.core.context.SecurityContextHolder.getContext().getAuthentication();
+        if (auth != null && auth.getDetails() instanceof SsoTokens.Person person && auth.getAuthorities().isEmpty()) {
+            Problems.write(response, 403, "Forbidden", "signed in as " + person.name() + ", but no role of yours is one "
+                    + "lockwatch knows (lockwatch.sso.operator-roles, lockwatch.sso.viewer-roles): ask your administrator");
+            return;
+        }
         Problems.write(response, 403, "Forbidden", request.getAttribute(io.lockwatch.selfservice.ClientKeys.REQUEST_ATTRIBUTE) != null
                 ? "a client's key reaches only the API, for its own client" : "this token may only read");
     }

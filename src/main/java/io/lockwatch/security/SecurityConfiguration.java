@@ -27,7 +27,7 @@ import org.springframework.security.web.servlet.util.matcher.PathPatternRequestM
  */
 @Configuration(proxyBeanMethods = false)
 @EnableWebSecurity
-@EnableConfigurationProperties({TokenProperties.class, ManagementProperties.class})
+@EnableConfigurationProperties({TokenProperties.class, SsoProperties.class, ManagementProperties.class})
 class SecurityConfiguration {
 
     private static final String READ = Caller.READ_ROLE, FULL = Caller.FULL_ROLE, DEVICE = Caller.DEVICE_ROLE,
@@ -59,13 +59,22 @@ class SecurityConfiguration {
             if (auth.getAuthorities().containsAll(Caller.DEVICE.authorities())) {
                 request.setAttribute(io.lockwatch.devices.DeviceLogin.REQUEST_ATTRIBUTE, auth.getName());
             }
-            request.setAttribute(io.lockwatch.selfservice.ClientKeys.CALLER_ATTRIBUTE, auth.getName());
+            request.setAttribute(CallerAttributes.NAME, auth.getName());
+            request.setAttribute(CallerAttributes.KIND, kind(auth));
+            request.setAttribute(CallerAttributes.OPERATOR, auth.getAuthorities().containsAll(Caller.FULL.authorities()));
+            if (auth.getDetails() instanceof SsoTokens.Person person) {
+                request.setAttribute(CallerAttributes.SUBJECT, person.subject());
+            }
             // and a client's key, for the API to hold it to its client (ClientScope)
             if (auth.getDetails() instanceof io.lockwatch.selfservice.ClientKeys.Holder holder) {
                 request.setAttribute(io.lockwatch.selfservice.ClientKeys.REQUEST_ATTRIBUTE, holder);
             }
         });
-        authentication.setFailureHandler(new AuthenticationEntryPointFailureHandler(problems));
+        AuthenticationEntryPointFailureHandler failure = new AuthenticationEntryPointFailureHandler(problems);
+        // a credential that cannot be checked now (the registry or the identity provider away) is the entry point's
+        // 503, not an exception out of the chain (a 500)
+        failure.setRethrowAuthenticationServiceException(false);
+        authentication.setFailureHandler(failure);
         PathPatternRequestMatcher.Builder path = PathPatternRequestMatcher.withDefaults();
 
         return http
@@ -121,6 +130,20 @@ class SecurityConfiguration {
                 .build();
     }
 
+    /** What kind of caller the audit log and the API name. */
+    private static String kind(org.springframework.security.core.Authentication auth) {
+        if (auth.getDetails() instanceof SsoTokens.Person) {
+            return "person";
+        }
+        if (auth.getDetails() instanceof io.lockwatch.selfservice.ClientKeys.Holder) {
+            return "client-key";
+        }
+        if (auth.getAuthorities().containsAll(Caller.DEVICE.authorities())) {
+            return "device";
+        }
+        return auth.getAuthorities().containsAll(Caller.FULL.authorities()) ? "full-token" : "read-token";
+    }
+
     /** A request on one of these paths with a client's key (the authentication's success handler has named it). */
     private static org.springframework.security.web.util.matcher.RequestMatcher clientKeyOn(
             org.springframework.security.web.util.matcher.RequestMatcher... paths) {
@@ -145,12 +168,13 @@ class SecurityConfiguration {
 
     /** The one way in; being an {@code AuthenticationManager} bean, it keeps Boot from inventing a user. */
     @Bean
-    TokenAuthentication tokenAuthentication(TokenProperties props, io.lockwatch.devices.Devices devices,
+    TokenAuthentication tokenAuthentication(TokenProperties props, SsoProperties sso, io.lockwatch.devices.Devices devices,
                                             io.lockwatch.selfservice.ClientKeys clientKeys) {
-        if (props.tokens().isEmpty()) {
-            throw new IllegalStateException("no API token configured: set lockwatch.api.tokens (LOCKWATCH_API_TOKENS)");
+        if (!sso.enabled() && props.all().stream().noneMatch(TokenProperties.Named::full)) {
+            throw new IllegalStateException("no API token configured: set lockwatch.api.tokens (LOCKWATCH_API_TOKENS), "
+                    + "or an identity provider (lockwatch.sso.issuer) for people to sign in at");
         }
-        return new TokenAuthentication(props, devices::authenticate, clientKeys::authenticate);
+        return new TokenAuthentication(props, devices::authenticate, clientKeys::authenticate, new SsoTokens(sso));
     }
 
 

@@ -18,30 +18,34 @@ import org.springframework.security.web.authentication.AuthenticationConverter;
  * Reads a token from {@code Authorization: Bearer <token>}, or, on Hawtio's and Jolokia's paths only, from HTTP Basic
  * with any user name and the token as password (what a browser opening Hawtio sends), and tells whose it is: an
  * operator's full or read token, or a client's key ({@code lwc_…}, looked up in the registry). On
- * {@code POST /api/v1/readings} alone, HTTP Basic is a device's own login and secret instead, checked by the registry. Tokens are compared in constant time
- * against every configured one, and never logged: the principal is named by the token's place in the list.
+ * {@code POST /api/v1/readings} alone, HTTP Basic is a device's own login and secret instead, checked by the registry. A
+ * JWT, where an identity provider is set, is a person's ({@link SsoTokens}). Tokens are compared in constant time
+ * against every configured one, and never logged: the principal is named by the token's name or its place in the list.
  */
 final class TokenAuthentication implements AuthenticationConverter, AuthenticationManager, Bearers {
 
-    private final List<byte[]> fullTokens;
-    private final List<byte[]> readTokens;
+    private final List<TokenProperties.Named> tokens;
+    private final List<byte[]> tokenBytes;
     private final java.util.function.BiPredicate<String, String> devices;
     private final java.util.function.Function<String, ClientKeys.Holder> clientKeys;
+    private final SsoTokens sso;
 
     TokenAuthentication(TokenProperties props) {
-        this(props, (login, secret) -> false, token -> null);
+        this(props, (login, secret) -> false, token -> null, new SsoTokens(new SsoProperties(null, null, null, null, null, null, null)));
     }
 
     /**
      * @param devices    whether a device's login and secret are those of a live credential
      * @param clientKeys who holds a client key, if it is a live one
+     * @param sso        people's tokens from the identity provider, where one is set
      */
     TokenAuthentication(TokenProperties props, java.util.function.BiPredicate<String, String> devices,
-                        java.util.function.Function<String, ClientKeys.Holder> clientKeys) {
+                        java.util.function.Function<String, ClientKeys.Holder> clientKeys, SsoTokens sso) {
         this.devices = devices;
         this.clientKeys = clientKeys;
-        this.fullTokens = props.tokens().stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toList();
-        this.readTokens = props.readTokens().stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toList();
+        this.sso = sso;
+        this.tokens = props.all();
+        this.tokenBytes = tokens.stream().map(t -> t.token().getBytes(StandardCharsets.UTF_8)).toList();
     }
 
     /** Null when the request presents no credentials at all: it is then anonymous, and the rules decide. */
@@ -97,14 +101,14 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
             client.setDetails(holder);
             return client;
         }
-        byte[] token = presentedToken.getBytes(StandardCharsets.UTF_8);
-        int full = indexOf(token, fullTokens);
-        if (full >= 0) {
-            return UsernamePasswordAuthenticationToken.authenticated("full-token-" + (full + 1), null, Caller.FULL.authorities());
+        if (sso.enabled() && SsoTokens.looksLikeOne(presentedToken)) {
+            return sso.authenticate(presentedToken);
         }
-        int read = indexOf(token, readTokens);
-        if (read >= 0) {
-            return UsernamePasswordAuthenticationToken.authenticated("read-token-" + (read + 1), null, Caller.READ.authorities());
+        int at = indexOf(presentedToken.getBytes(StandardCharsets.UTF_8), tokenBytes);
+        if (at >= 0) {
+            TokenProperties.Named named = tokens.get(at);
+            return UsernamePasswordAuthenticationToken.authenticated(named.name(), null,
+                    (named.full() ? Caller.FULL : Caller.READ).authorities());
         }
         throw new BadCredentialsException("a valid bearer token is required");
     }

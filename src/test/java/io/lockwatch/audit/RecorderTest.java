@@ -83,7 +83,7 @@ class RecorderTest {
     }
 
     private AuditLog.Entry entry(String outcome, int status) {
-        return new AuditLog.Entry(UUID.randomUUID(), now, "anonymous", "anonymous", null, "createClient", "POST", "clients",
+        return new AuditLog.Entry(UUID.randomUUID(), now, "anonymous", "anonymous", null, null, "createClient", "POST", "clients",
                 null, status, outcome, "10.0.0.1", "curl", null);
     }
 }

@@ -30,6 +30,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.lockwatch.notify.WebhookReceiver;
 import io.lockwatch.selfservice.ClientKeys;
+import io.lockwatch.testing.IdentityProvider;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -45,7 +46,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * ({@link #TABLE}). A row's operation is called by each caller against a fresh world of two clients (the caller's
  * own and another), each with a linked sensor with a schedule, a dead notification, an alarm and a spare key.
  *
- * <p>The callers: no token; an operator's read and full tokens; a client's read (CR) and admin (CA) keys on their
+ * <p>The callers: no token; an operator's read and full tokens; people signed in at the identity provider with the
+ * operator role, the viewer role, and no role of lockwatch's (each a real access token of the test's provider); a
+ * client's read (CR) and admin (CA) keys on their
  * own client's resources, on another client's (_X), and on their own client with another's sensor (_MIX); a portal
  * session (a client-admin key a portal link opened); a sensor's and a gateway's device credential (HTTP Basic);
  * a revoked key, an expired key, and the key of a client just deleted.
@@ -64,75 +67,75 @@ class ContractAccessMatrixTest {
 
     /** Operation × caller → outcome. A new operation of the contract fails the test until it has its row. */
     static final String TABLE = """
-            operation                  NONE READ FULL CR  CR_X CR_MIX CA  CA_X CA_MIX PORTAL DEVICE GATEWAY REVOKED EXPIRED DELETED
-            getApiDocument             401  ok   ok   ok  -    -      ok  -    -      ok     401    401     401     401     401
-            createSensor               401  403  ok   404 -    -      404 -    -      404    401    401     401     401     401
-            listSensors                401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401
-            getSensor                  401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            updateSensor               401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401
-            deleteSensor               401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401
-            listSensorClients          401  ok   ok   404 404  -      404 404  -      404    401    401     401     401     401
-            listSensorReadings         401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            listSensorEvents           401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            getSensorStats             401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            listSensorCredentials      401  ok   ok   404 404  -      404 404  -      404    401    401     401     401     401
-            createSensorCredential     401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401
-            revokeSensorCredential     401  403  404  404 404  -      404 404  -      404    401    401     401     401     401
-            createClient               401  403  ok   404 -    -      404 -    -      404    401    401     401     401     401
-            listClients                401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401
-            getClient                  401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            updateClient               401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401
-            deleteClient               401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401
-            rotateClientSecret         401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401
-            listClientSensors          401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            linkSensor                 401  403  ok   404 404  404    404 404  404    404    401    401     401     401     401
-            unlinkSensor               401  403  ok   404 404  404    404 404  404    404    401    401     401     401     401
-            getClientStats             401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            pingClient                 401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401
-            getClientDeliveryStats     401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            replayClientNotifications  401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401
-            redeliverDeadNotifications 401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401
-            listNotifications          401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            getNotification            401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            redeliverNotification      401  403  409  403 404  -      ok  404  -      409    401    401     401     401     401
-            createGateway              401  403  ok   404 -    -      404 -    -      404    401    401     401     401     401
-            listGateways               401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401
-            getGateway                 401  404  404  404 -    -      404 -    -      404    401    401     401     401     401
-            updateGateway              401  403  404  404 -    -      404 -    -      404    401    401     401     401     401
-            deleteGateway              401  403  404  404 -    -      404 -    -      404    401    401     401     401     401
-            listGatewayCredentials     401  404  404  404 -    -      404 -    -      404    401    401     401     401     401
-            createGatewayCredential    401  403  404  404 -    -      404 -    -      404    401    401     401     401     401
-            revokeGatewayCredential    401  403  404  404 -    -      404 -    -      404    401    401     401     401     401
-            postReadings               401  403  ok   403 -    -      403 -    -      403    ok     ok      401     401     401
-            getOverview                401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401
-            importRegistry             401  403  ok   404 -    -      404 -    -      404    401    401     401     401     401
-            listImports                401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401
-            getImport                  401  404  404  404 -    -      404 -    -      404    401    401     401     401     401
-            exportRegistry             401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401
-            listAlarms                 401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            getAlarm                   401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            getOpenSchedule            401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            replaceOpenSchedule        401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401
-            deleteOpenSchedule         401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401
-            getEscalationChain         401  ok   ok   404 404  -      404 404  -      404    401    401     401     401     401
-            replaceEscalationChain     401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401
-            getLinkEscalationChain     401  ok   ok   ok  404  404    ok  404  404    ok     401    401     401     401     401
-            replaceLinkEscalationChain 401  403  ok   403 404  404    no  404  404    no     401    401     401     401     401
-            readClientFeed             401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            createPortalLink           401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401
-            openPortalSession          404  404  404  404 -    -      404 -    -      404    404    404     401     401     401
-            getCaller                  401  ok   ok   ok  -    -      ok  -    -      ok     401    401     401     401     401
-            listClientKeys             401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401
-            createClientKey            401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401
-            updateClientKey            401  403  ok   403 404  -      no  404  -      no     401    401     401     401     401
-            revokeClientKey            401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401
-            createMaintenanceWindow    401  403  ok   404 -    -      404 -    -      404    401    401     401     401     401
-            listMaintenanceWindows     401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401
-            getMaintenanceWindow       401  404  404  404 -    -      404 -    -      404    401    401     401     401     401
-            cancelMaintenanceWindow    401  403  404  404 -    -      404 -    -      404    401    401     401     401     401
-            endMaintenanceWindow       401  403  404  404 -    -      404 -    -      404    401    401     401     401     401
-            acknowledgeAlarm           401  403  409  403 404  -      ok  404  -      409    401    401     401     401     401
-            listAuditLog               401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401
+            operation                  NONE READ FULL CR  CR_X CR_MIX CA  CA_X CA_MIX PORTAL DEVICE GATEWAY REVOKED EXPIRED DELETED  OPERATOR VIEWER NOROLE
+            getApiDocument             401  ok   ok   ok  -    -      ok  -    -      ok     401    401     401     401     401  ok       ok     403
+            createSensor               401  403  ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       403    403
+            listSensors                401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       ok     403
+            getSensor                  401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            updateSensor               401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401  ok       403    403
+            deleteSensor               401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401  ok       403    403
+            listSensorClients          401  ok   ok   404 404  -      404 404  -      404    401    401     401     401     401  ok       ok     403
+            listSensorReadings         401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            listSensorEvents           401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            getSensorStats             401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            listSensorCredentials      401  ok   ok   404 404  -      404 404  -      404    401    401     401     401     401  ok       ok     403
+            createSensorCredential     401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401  ok       403    403
+            revokeSensorCredential     401  403  404  404 404  -      404 404  -      404    401    401     401     401     401  404      403    403
+            createClient               401  403  ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       403    403
+            listClients                401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       ok     403
+            getClient                  401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            updateClient               401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401  ok       403    403
+            deleteClient               401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401  ok       403    403
+            rotateClientSecret         401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401  ok       403    403
+            listClientSensors          401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            linkSensor                 401  403  ok   404 404  404    404 404  404    404    401    401     401     401     401  ok       403    403
+            unlinkSensor               401  403  ok   404 404  404    404 404  404    404    401    401     401     401     401  ok       403    403
+            getClientStats             401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            pingClient                 401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401  ok       403    403
+            getClientDeliveryStats     401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            replayClientNotifications  401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401  ok       403    403
+            redeliverDeadNotifications 401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401  ok       403    403
+            listNotifications          401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            getNotification            401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            redeliverNotification      401  403  409  403 404  -      ok  404  -      409    401    401     401     401     401  ok       403    403
+            createGateway              401  403  ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       403    403
+            listGateways               401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       ok     403
+            getGateway                 401  404  404  404 -    -      404 -    -      404    401    401     401     401     401  404      404    403
+            updateGateway              401  403  404  404 -    -      404 -    -      404    401    401     401     401     401  404      403    403
+            deleteGateway              401  403  404  404 -    -      404 -    -      404    401    401     401     401     401  404      403    403
+            listGatewayCredentials     401  404  404  404 -    -      404 -    -      404    401    401     401     401     401  404      404    403
+            createGatewayCredential    401  403  404  404 -    -      404 -    -      404    401    401     401     401     401  404      403    403
+            revokeGatewayCredential    401  403  404  404 -    -      404 -    -      404    401    401     401     401     401  404      403    403
+            postReadings               401  403  ok   403 -    -      403 -    -      403    ok     ok      401     401     401  ok       403    403
+            getOverview                401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       ok     403
+            importRegistry             401  403  ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       403    403
+            listImports                401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       ok     403
+            getImport                  401  404  404  404 -    -      404 -    -      404    401    401     401     401     401  404      404    403
+            exportRegistry             401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       ok     403
+            listAlarms                 401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            getAlarm                   401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            getOpenSchedule            401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            replaceOpenSchedule        401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401  ok       403    403
+            deleteOpenSchedule         401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401  ok       403    403
+            getEscalationChain         401  ok   ok   404 404  -      404 404  -      404    401    401     401     401     401  ok       ok     403
+            replaceEscalationChain     401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401  ok       403    403
+            getLinkEscalationChain     401  ok   ok   ok  404  404    ok  404  404    ok     401    401     401     401     401  ok       ok     403
+            replaceLinkEscalationChain 401  403  ok   403 404  404    no  404  404    no     401    401     401     401     401  ok       403    403
+            readClientFeed             401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            createPortalLink           401  403  ok   404 404  -      404 404  -      404    401    401     401     401     401  ok       403    403
+            openPortalSession          404  404  404  404 -    -      404 -    -      404    404    404     401     401     401  404      404    404
+            getCaller                  401  ok   ok   ok  -    -      ok  -    -      ok     401    401     401     401     401  ok       ok     403
+            listClientKeys             401  ok   ok   ok  404  -      ok  404  -      ok     401    401     401     401     401  ok       ok     403
+            createClientKey            401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401  ok       403    403
+            updateClientKey            401  403  ok   403 404  -      no  404  -      no     401    401     401     401     401  ok       403    403
+            revokeClientKey            401  403  ok   403 404  -      ok  404  -      ok     401    401     401     401     401  ok       403    403
+            createMaintenanceWindow    401  403  ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       403    403
+            listMaintenanceWindows     401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       ok     403
+            getMaintenanceWindow       401  404  404  404 -    -      404 -    -      404    401    401     401     401     401  404      404    403
+            cancelMaintenanceWindow    401  403  404  404 -    -      404 -    -      404    401    401     401     401     401  404      403    403
+            endMaintenanceWindow       401  403  404  404 -    -      404 -    -      404    401    401     401     401     401  404      403    403
+            acknowledgeAlarm           401  403  409  403 404  -      ok  404  -      409    401    401     401     401     401  ok       403    403
+            listAuditLog               401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       ok     403
             """;
 
     @RegisterExtension
@@ -154,7 +157,8 @@ class ContractAccessMatrixTest {
             "replaceLinkEscalationChain", "createClientKey", "revokeClientKey", "updateClientKey");
 
     /** The table's columns, in the order a row calls them: the full token last. */
-    enum Caller { NONE, READ, CR_X, CR_MIX, CA_X, CA_MIX, DEVICE, GATEWAY, REVOKED, EXPIRED, DELETED, CR, CA, PORTAL, FULL }
+    enum Caller { NONE, READ, VIEWER, NOROLE, CR_X, CR_MIX, CA_X, CA_MIX, DEVICE, GATEWAY, REVOKED, EXPIRED, DELETED, CR, CA,
+        PORTAL, FULL, OPERATOR }
 
     record Operation(String id, String method, String path, Set<String> roles, Set<String> query) {
         boolean names(String parameter) {
@@ -279,13 +283,15 @@ class ContractAccessMatrixTest {
     @MethodSource("rows")
     void eachRow(Row row) throws Exception {
         assertThat(row.expected()).as("a row of the table for " + row.op().id()).isNotNull();
-        World world = world();
+        World shared = world();
         List<String> failures = new ArrayList<>();
         for (Caller caller : Caller.values()) {
             String expected = row.expected().get(caller);
             if (expected.equals("-")) {
                 continue;
             }
+            // a person with the operator role acts on a world of its own, as the full token may delete the row's
+            World world = caller == Caller.OPERATOR ? world() : shared;
             String path = path(row.op(), caller, world);
             long recorded = audited(row.op()) ? entries(row.op()) : 0;
             HttpResponse<String> answer = send(row.op().method(), path, world.authorization().get(caller),
@@ -447,6 +453,14 @@ class ContractAccessMatrixTest {
         }
         actors.put(Caller.READ, "read-token-1");
         actors.put(Caller.FULL, "full-token-1");
+        // people signed in at the identity provider, by the role its claim gives them
+        IdentityProvider provider = IdentityProvider.get();
+        auth.put(Caller.OPERATOR, "Bearer " + provider.token("sub-otto", "otto", List.of(IdentityProvider.OPERATOR)));
+        auth.put(Caller.VIEWER, "Bearer " + provider.token("sub-vera", "vera", List.of(IdentityProvider.VIEWER)));
+        auth.put(Caller.NOROLE, "Bearer " + provider.token("sub-nora", "nora", List.of("accounting")));
+        actors.put(Caller.OPERATOR, "otto");
+        actors.put(Caller.VIEWER, "vera");
+        actors.put(Caller.NOROLE, "nora");
         ClientKeys.NewKey reader = keys.create(client, "reader", ClientKeys.READ, null, "test");
         ClientKeys.NewKey admin = keys.create(client, "admin", ClientKeys.ADMIN, null, "test");
         String readKey = "Bearer " + reader.token();

@@ -1,0 +1,134 @@
+package io.lockwatch.security;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.springframework.security.authentication.AuthenticationServiceException;
+import org.springframework.security.authentication.BadCredentialsException;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
+import org.springframework.security.oauth2.jose.jws.SignatureAlgorithm;
+import org.springframework.security.oauth2.jwt.BadJwtException;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtClaimValidator;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.oauth2.jwt.JwtException;
+import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
+import org.springframework.security.oauth2.jwt.JwtTimestampValidator;
+import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
+
+/**
+ * A person's access token from the organisation's identity provider, checked by Spring Security's decoder: signed by
+ * one of the provider's keys (its JWKS, fetched again when a token names a key it has not seen, so the provider may
+ * rotate them), issued by it, for lockwatch's audience, and not expired. An unsigned token ({@code alg: none}) is
+ * not one. The person's role comes from the claim configured: operator, viewer, or none (then every door is 403, with
+ * a detail saying so).
+ *
+ * <p>The provider is asked for its configuration when the first token comes, not at start: a provider away does not
+ * keep the service from starting, and its static tokens and client keys work meanwhile. A token that cannot be checked
+ * because the provider is away is a 503, not the caller's fault.
+ */
+final class SsoTokens {
+
+    /** A person as the provider names them. */
+    record Person(String subject, String name, Set<String> roles) {
+    }
+
+    static final String NOT_VALID = "not a valid token of the identity provider: ";
+
+    private final SsoProperties props;
+    private volatile JwtDecoder decoder;
+
+    SsoTokens(SsoProperties props) {
+        this.props = props;
+    }
+
+    boolean enabled() {
+        return props.enabled();
+    }
+
+    /** A compact JWS: three base64url parts, the first a JSON object. Anything else is a static token or a key. */
+    static boolean looksLikeOne(String token) {
+        return token.startsWith("eyJ") && token.chars().filter(c -> c == '.').count() == 2;
+    }
+
+    Authentication authenticate(String token) {
+        JwtDecoder d;
+        try {
+            d = decoder();
+        } catch (RuntimeException e) {
+            // its discovery document could not be read: tried again with the next token
+            throw new AuthenticationServiceException("the identity provider cannot be reached to check the token", e);
+        }
+        Jwt jwt;
+        try {
+            jwt = d.decode(token);
+        } catch (BadJwtException e) {
+            throw new BadCredentialsException(NOT_VALID + e.getMessage());
+        } catch (JwtException e) {
+            throw new AuthenticationServiceException("the identity provider cannot be reached to check the token", e);
+        }
+        Set<String> roles = roles(jwt);
+        Caller caller = roles.stream().anyMatch(props.operatorRoles()::contains) ? Caller.FULL
+                : roles.stream().anyMatch(props.viewerRoles()::contains) ? Caller.READ : Caller.ANONYMOUS;
+        String name = jwt.getClaimAsString(props.nameClaim());
+        if (name == null || name.isBlank()) {
+            name = jwt.getSubject();
+        }
+        UsernamePasswordAuthenticationToken person = UsernamePasswordAuthenticationToken.authenticated(name, null,
+                caller.authorities());
+        person.setDetails(new Person(jwt.getSubject(), name, roles));
+        return person;
+    }
+
+    private JwtDecoder decoder() {
+        JwtDecoder d = decoder;
+        if (d == null) {
+            synchronized (this) {
+                if (decoder == null) {
+                    org.springframework.http.client.SimpleClientHttpRequestFactory http =
+                            new org.springframework.http.client.SimpleClientHttpRequestFactory();
+                    // a provider that does not answer holds up the request that brought the token for this long at most
+                    http.setConnectTimeout(3_000);
+                    http.setReadTimeout(5_000);
+                    NimbusJwtDecoder built = NimbusJwtDecoder.withIssuerLocation(props.issuer())
+                            .restOperations(new org.springframework.web.client.RestTemplate(http))
+                            // named, so that no key set is fetched to learn them; never "none", never HMAC
+                            .jwsAlgorithms(a -> a.addAll(List.of(SignatureAlgorithm.RS256, SignatureAlgorithm.RS384,
+                                    SignatureAlgorithm.RS512, SignatureAlgorithm.ES256, SignatureAlgorithm.ES384,
+                                    SignatureAlgorithm.ES512, SignatureAlgorithm.PS256, SignatureAlgorithm.PS384,
+                                    SignatureAlgorithm.PS512)))
+                            .build();
+                    built.setJwtValidator(new DelegatingOAuth2TokenValidator<>(
+                            new JwtTimestampValidator(props.clockSkew()),
+                            new JwtIssuerValidator(props.issuer()),
+                            new JwtClaimValidator<Collection<String>>("aud", aud -> aud != null && aud.contains(props.audience()))));
+                    decoder = built;
+                }
+                d = decoder;
+            }
+        }
+        return d;
+    }
+
+    /** The names in the roles claim, a dotted path into the token's claims; a list or a space-separated string. */
+    private Set<String> roles(Jwt jwt) {
+        Object at = jwt.getClaims();
+        for (String part : props.rolesClaim().split("\\.")) {
+            at = at instanceof Map<?, ?> map ? map.get(part) : null;
+        }
+        Set<String> roles = new LinkedHashSet<>();
+        if (at instanceof Collection<?> list) {
+            list.forEach(r -> roles.add(String.valueOf(r)));
+        } else if (at instanceof String text) {
+            roles.addAll(new ArrayList<>(List.of(text.trim().split("\\s+"))));
+            roles.remove("");
+        }
+        return roles;
+    }
+}
