@@ -49,6 +49,11 @@ class DatabaseAwayTest {
         Api api = new Api(port);
         assertThat(api.call("POST", "/sensors", Api.ADMIN, java.util.Map.of("id", sensor, "address", "door")).status())
                 .isEqualTo(201);
+        // a client's key never used yet: its first use must ask the database
+        String client = api.call("POST", "/clients", Api.ADMIN, java.util.Map.of("name", "away", "url", "http://127.0.0.1:9/away"))
+                .body().get("id").asText();
+        String key = api.call("POST", "/clients/" + client + "/keys", Api.ADMIN, java.util.Map.of("name", "k", "role", "client-read"))
+                .body().get("token").asText();
         String dataDirectory = jdbc.queryForObject("SHOW data_directory", String.class);
         long postmaster = Long.parseLong(Files.readAllLines(Path.of(dataDirectory, "postmaster.pid")).get(0).trim());
         ProcessHandle.Info how = ProcessHandle.of(postmaster).orElseThrow().info();
@@ -73,6 +78,11 @@ class DatabaseAwayTest {
             assertThat(read.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(503);
             assertThat(read.get().headers().firstValue("Retry-After")).hasValue("5");
             assertThat(health.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(503);
+            // a key that cannot be checked now is not the caller's fault, nor a 500
+            HttpResponse<String> unchecked = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1/me"))
+                    .header("Authorization", "Bearer " + key).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(unchecked.statusCode()).as(unchecked.body()).isEqualTo(503);
+            assertThat(unchecked.headers().firstValue("Retry-After")).hasValue("5");
         } finally {
             new ProcessBuilder(again).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(Path.of(dataDirectory).getParent().resolve("postgres.log").toFile()))
