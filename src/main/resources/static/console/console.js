@@ -31,7 +31,7 @@
     const json = text && (r.headers.get('Content-Type') || '').includes('json') ? JSON.parse(text) : text;
     if (!r.ok) {
       const detail = json && json.detail ? json.detail : r.status + '';
-      throw new Error(r.status === 403 ? 'This token may only read: ' + detail : detail);
+      throw new Error(r.status === 403 && !detail.startsWith('signed in as') ? 'This token may only read: ' + detail : detail);
     }
     return json;
   }
@@ -549,6 +549,18 @@
 
   function logout(message) {
     sessionStorage.removeItem('lockwatch.token');
+    const endSession = sessionStorage.getItem('lockwatch.end-session');
+    const idToken = sessionStorage.getItem('lockwatch.id-token');
+    sessionStorage.removeItem('lockwatch.end-session');
+    sessionStorage.removeItem('lockwatch.id-token');
+    if (!message && endSession) {
+      // signed in at the identity provider: signing out there too, and back to this page
+      const out = new URL(endSession);
+      if (idToken) out.searchParams.set('id_token_hint', idToken);
+      out.searchParams.set('post_logout_redirect_uri', location.origin + '/console/');
+      location.assign(out.toString());
+      return;
+    }
     clearInterval(timer);
     for (const section of document.querySelectorAll('.view')) section.hidden = true;
     $('nav').hidden = true;
@@ -671,6 +683,11 @@
     sessionStorage.setItem('lockwatch.token', (await r.json()).token);
     await start();
   }
+
+  // where people sign in at the identity provider, the console offers it
+  fetch('/console/sso').then((r) => r.ok ? r.json() : null).then((sso) => {
+    if (sso) { $('sso-sign-in').href = sso.sign_in; $('sso').hidden = false; }
+  }).catch(() => { /* no provider: tokens only */ });
 
   const portalLink = /^#portal=(lwp_[A-Za-z0-9_-]+)$/.exec(location.hash);
   if (portalLink) openPortalLink(portalLink[1]).catch((e) => say(e.message, true));

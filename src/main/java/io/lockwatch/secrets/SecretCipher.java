@@ -92,6 +92,11 @@ public final class SecretCipher {
         }
     }
 
+    /** Whether a value is one this class sealed (and so is opened, not taken as it is). */
+    public static boolean isSealed(String value) {
+        return value != null && value.startsWith(PREFIX);
+    }
+
     /** The secret; a value stored before encryption as it is; null for null. */
     public String open(String stored) {
         if (stored == null || !stored.startsWith(PREFIX)) {

@@ -104,7 +104,8 @@ class SecurityConfiguration {
                         .requestMatchers(path.matcher(HttpMethod.GET, "/console"), path.matcher(HttpMethod.GET, "/console/"),
                                 path.matcher(HttpMethod.GET, "/console/index.html"),
                                 path.matcher(HttpMethod.GET, "/console/console.js"),
-                                path.matcher(HttpMethod.GET, "/console/console.css")).permitAll()
+                                path.matcher(HttpMethod.GET, "/console/console.css"),
+                                path.matcher(HttpMethod.GET, "/console/signed-in.js")).permitAll()
                         // the API reference's page, script and Redoc's bundle: static, holding nothing; the contract it
                         // renders comes from /api/v1/openapi.json with the reader's token
                         .requestMatchers(path.matcher(HttpMethod.GET, "/api/docs"),

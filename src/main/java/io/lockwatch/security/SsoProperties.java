@@ -18,10 +18,14 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param operatorRoles roles that may do everything a full token does
  * @param viewerRoles   roles that may read, as a read token does
  * @param clockSkew     how far a token's times may be off the service's clock
+ * @param clientId      the console's client id at the provider, for signing in there (default: the audience)
+ * @param clientSecret  its secret, if the provider gave it one (a confidential client); none: a public client, PKCE alone
+ * @param scopes        what the console's sign-in asks the provider for
  */
 @ConfigurationProperties("lockwatch.sso")
 record SsoProperties(String issuer, String audience, String rolesClaim, String nameClaim, List<String> operatorRoles,
-                     List<String> viewerRoles, Duration clockSkew) {
+                     List<String> viewerRoles, Duration clockSkew, String clientId, String clientSecret,
+                     List<String> scopes) {
 
     SsoProperties {
         issuer = issuer == null || issuer.isBlank() ? null : issuer.trim();
@@ -30,6 +34,9 @@ record SsoProperties(String issuer, String audience, String rolesClaim, String n
         operatorRoles = operatorRoles == null ? List.of("lockwatch-operator") : List.copyOf(operatorRoles);
         viewerRoles = viewerRoles == null ? List.of("lockwatch-viewer") : List.copyOf(viewerRoles);
         clockSkew = clockSkew == null ? Duration.ofSeconds(60) : clockSkew;
+        clientId = clientId == null || clientId.isBlank() ? audience : clientId;
+        clientSecret = clientSecret == null || clientSecret.isBlank() ? null : clientSecret;
+        scopes = scopes == null || scopes.isEmpty() ? List.of("openid", "profile", "email") : List.copyOf(scopes);
         if (issuer != null && (audience == null || audience.isBlank())) {
             throw new IllegalStateException("lockwatch.sso.issuer is set: set lockwatch.sso.audience too (the client id the "
                     + "provider gives lockwatch), so that a token the provider made for another application is refused");

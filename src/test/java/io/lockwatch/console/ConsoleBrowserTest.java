@@ -282,6 +282,64 @@ class ConsoleBrowserTest {
     }
 
     /**
+     * A person signs in at the organisation's identity provider (the test's OpenID Connect provider, the authorisation
+     * code flow with PKCE), acts, is named in the audit log, and signs out there too; a person without a role of
+     * lockwatch's is told so on a page; with the provider away, a page says so before the browser is sent there.
+     */
+    @Test
+    void aPersonSignsInAtTheIdentityProviderActsAndSignsOutThere() throws Exception {
+        WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+        io.lockwatch.testing.IdentityProvider provider = io.lockwatch.testing.IdentityProvider.get();
+        String console = "http://127.0.0.1:" + port + "/console/";
+        String sub = "sub-" + UUID.randomUUID();
+
+        provider.nextSignIn(sub, "olga", List.of(io.lockwatch.testing.IdentityProvider.OPERATOR));
+        browser.get(console);
+        ((JavascriptExecutor) browser).executeScript("sessionStorage.clear()");
+        browser.get(console);
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("sso-sign-in"))).click();
+        try {
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("nav")));
+        } catch (org.openqa.selenium.TimeoutException e) {
+            // where the flow stopped: the provider's page, the hand-over, or the console
+            throw new AssertionError("not signed in; the browser is at " + browser.getCurrentUrl() + ": "
+                    + browser.getPageSource().substring(0, Math.min(2000, browser.getPageSource().length())), e);
+        }
+        // the provider's code and the token are not left in the address bar
+        assertThat(browser.getCurrentUrl()).startsWith(console).doesNotContain("code=").doesNotContain("state=");
+        // a change, made as olga and recorded so
+        nav("alarms");
+        String reason = "olga's works " + sub;
+        browser.findElement(By.id("maintenance-reason")).sendKeys(reason);
+        browser.findElement(By.id("maintenance-prefix")).sendKeys("nowhere st. " + sub);
+        browser.findElement(By.cssSelector("#maintenance-form button[type=submit]")).click();
+        wait.until(d -> Integer.valueOf(1).equals(jdbc.queryForObject("SELECT count(*) FROM audit_log WHERE actor = 'olga' "
+                + "AND actor_subject = ? AND operation = 'createMaintenanceWindow' AND status = 201", Integer.class, sub)));
+
+        // signing out ends the session at the provider too, and comes back here, signed out
+        browser.findElement(By.id("logout")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        assertThat(browser.getCurrentUrl()).startsWith(console);
+        assertThat(((JavascriptExecutor) browser).executeScript("return sessionStorage.getItem('lockwatch.token')")).isNull();
+
+        // a person the provider knows, with no role of lockwatch's
+        provider.nextSignIn("sub-nobody", "nils", List.of("accounting"));
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("sso-sign-in"))).click();
+        wait.until(d -> d.findElement(By.tagName("h1")).getText().equals("No role of lockwatch's"));
+        assertThat(browser.findElement(By.id("detail")).getText()).startsWith("Signed in as nils, but no role of yours");
+
+        // the provider away: said before the browser is sent there
+        provider.stop();
+        try {
+            browser.get("http://127.0.0.1:" + port + "/oauth2/authorization/lockwatch");
+            wait.until(d -> d.findElement(By.tagName("h1")).getText().equals("The identity provider cannot be reached"));
+        } finally {
+            provider.start();
+        }
+    }
+
+    /**
      * A portal link opens the console as its client's portal: only its doors, its endpoint paused, resumed and its
      * secret rotated by the client itself; the link leaves the address bar, cannot be used twice, and an expired one
      * is refused.

@@ -66,6 +66,12 @@ public final class IdentityProvider {
         return server.issueToken(ISSUER_ID, subject, audience, claims).serialize();
     }
 
+    /** Who the next person to sign in at the provider is (it asks nothing: the next authorisation is theirs). */
+    public synchronized void nextSignIn(String subject, String name, List<String> roles) {
+        server.enqueueCallback(new no.nav.security.mock.oauth2.token.DefaultOAuth2TokenCallback(ISSUER_ID, subject, "JWT",
+                List.of(AUDIENCE), Map.of("preferred_username", name, "roles", roles), 3600));
+    }
+
     /** The key the provider signs its tokens with (its private part too): for tokens it would never make. */
     public RSAKey signingKey() {
         return (RSAKey) keys.signingKey(ISSUER_ID);

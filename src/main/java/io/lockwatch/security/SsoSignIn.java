@@ -1,0 +1,333 @@
+package io.lockwatch.security;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputFilter;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.util.Base64;
+import java.util.Map;
+
+import io.lockwatch.secrets.SecretCipher;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.client.SimpleClientHttpRequestFactory;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.AuthenticationException;
+import org.springframework.security.oauth2.client.OAuth2AuthorizedClient;
+import org.springframework.security.oauth2.client.authentication.OAuth2AuthenticationToken;
+import org.springframework.security.oauth2.client.registration.ClientRegistration;
+import org.springframework.security.oauth2.client.registration.ClientRegistrationRepository;
+import org.springframework.security.oauth2.client.web.AuthorizationRequestRepository;
+import org.springframework.security.oauth2.client.web.OAuth2AuthorizedClientRepository;
+import org.springframework.security.oauth2.core.AuthorizationGrantType;
+import org.springframework.security.oauth2.core.ClientAuthenticationMethod;
+import org.springframework.security.oauth2.core.endpoint.OAuth2AuthorizationRequest;
+import org.springframework.security.oauth2.core.oidc.user.OidcUser;
+import org.springframework.security.web.authentication.AuthenticationFailureHandler;
+import org.springframework.security.web.authentication.AuthenticationSuccessHandler;
+import org.springframework.web.client.RestTemplate;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.util.HtmlUtils;
+
+/**
+ * The console's sign-in at the identity provider: Spring Security's authorisation code flow with PKCE, kept
+ * stateless so that any instance takes the provider's answer. What the flow must remember between the redirect and
+ * the answer (its state, nonce and PKCE verifier) rides in a cookie sealed with the service's secrets key; the
+ * provider's access token is handed to the console's page, which calls the API with it as any token, until it
+ * expires; signing out ends the session at the provider too (its end-session endpoint, with the ID token).
+ */
+final class SsoSignIn {
+
+    static final String REGISTRATION = "lockwatch";
+    static final String START = "/oauth2/authorization/" + REGISTRATION;
+
+    private SsoSignIn() {
+    }
+
+    /**
+     * The provider as a client registration, read from its discovery document when the first person signs in (not
+     * at start: a provider away does not keep the service from starting), with timeouts, and kept once read.
+     */
+    static final class Provider implements ClientRegistrationRepository {
+        private final SsoProperties sso;
+        private volatile ClientRegistration registration;
+
+        Provider(SsoProperties sso) {
+            this.sso = sso;
+        }
+
+        @Override
+        public ClientRegistration findByRegistrationId(String id) {
+            return REGISTRATION.equals(id) ? registration() : null;
+        }
+
+        ClientRegistration registration() {
+            ClientRegistration r = registration;
+            return r != null ? r : read();
+        }
+
+        /**
+         * The discovery document read again (each sign-in starts so: a provider away is told before the browser is
+         * sent there, and a provider's changed endpoints are followed).
+         *
+         * @throws IllegalStateException if it cannot be read now
+         */
+        @SuppressWarnings("unchecked")
+        ClientRegistration read() {
+            ClientRegistration r;
+            SimpleClientHttpRequestFactory http = new SimpleClientHttpRequestFactory();
+            http.setConnectTimeout(3_000);
+            http.setReadTimeout(5_000);
+            Map<String, Object> discovery;
+            try {
+                discovery = new RestTemplate(http).getForObject(
+                        sso.issuer().replaceAll("/+$", "") + "/.well-known/openid-configuration", Map.class);
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("the identity provider's discovery document cannot be read: " + e.getMessage(), e);
+            }
+            if (discovery == null || !sso.issuer().equals(discovery.get("issuer"))) {
+                throw new IllegalStateException("the identity provider's discovery document names another issuer");
+            }
+            r = ClientRegistration.withRegistrationId(REGISTRATION)
+                    .clientId(sso.clientId())
+                    .clientSecret(sso.clientSecret())
+                    .clientAuthenticationMethod(sso.clientSecret() == null ? ClientAuthenticationMethod.NONE
+                            : ClientAuthenticationMethod.CLIENT_SECRET_BASIC)
+                    .authorizationGrantType(AuthorizationGrantType.AUTHORIZATION_CODE)
+                    .redirectUri("{baseUrl}/login/oauth2/code/{registrationId}")
+                    .scope(sso.scopes())
+                    .authorizationUri((String) discovery.get("authorization_endpoint"))
+                    .tokenUri((String) discovery.get("token_endpoint"))
+                    .jwkSetUri((String) discovery.get("jwks_uri"))
+                    .userInfoUri((String) discovery.get("userinfo_endpoint"))
+                    .userNameAttributeName("sub")
+                    .issuerUri(sso.issuer())
+                    .providerConfigurationMetadata(discovery)
+                    .clientName("lockwatch")
+                    .build();
+            registration = r;
+            return r;
+        }
+    }
+
+    /** {@code GET /console/sso}: tells the console's page that it may offer signing in at the provider, and where. */
+    static final class Available extends OncePerRequestFilter {
+        private final String path;
+
+        Available(String path) {
+            this.path = path;
+        }
+
+        @Override
+        protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                throws ServletException, IOException {
+            if (!request.getRequestURI().equals(path)) {
+                chain.doFilter(request, response);
+                return;
+            }
+            response.setStatus(200);
+            response.setHeader("Cache-Control", "no-store");
+            response.setContentType("application/json");
+            response.getWriter().write("{\"sign_in\":\"" + START + "\"}");
+        }
+    }
+
+    /** Before the redirect to the provider: a provider away is a page saying so, not an exception. */
+    static final class ProviderAway extends OncePerRequestFilter {
+        private final Provider provider;
+
+        ProviderAway(Provider provider) {
+            this.provider = provider;
+        }
+
+        @Override
+        protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                throws ServletException, IOException {
+            if (request.getRequestURI().startsWith(START)) {
+                try {
+                    provider.read();
+                } catch (IllegalStateException e) {
+                    response.setHeader("Retry-After", "30");
+                    page(response, 503, "The identity provider cannot be reached",
+                            "Signing in there is not possible now; try again in a moment. An API token still opens the console.");
+                    return;
+                }
+            }
+            chain.doFilter(request, response);
+        }
+    }
+
+    /** The flow's state between the redirect and the answer, in a cookie only this service can read or write. */
+    static final class SealedCookie implements AuthorizationRequestRepository<OAuth2AuthorizationRequest> {
+        private static final String COOKIE = "lockwatch_sign_in";
+        private static final ObjectInputFilter ONLY_THE_REQUEST = ObjectInputFilter.Config.createFilter(
+                "org.springframework.security.oauth2.core.**;java.util.**;java.lang.**;java.net.URI;!*");
+        private final SecretCipher cipher;
+
+        SealedCookie(SecretCipher cipher) {
+            this.cipher = cipher;
+        }
+
+        @Override
+        public OAuth2AuthorizationRequest loadAuthorizationRequest(HttpServletRequest request) {
+            if (request.getCookies() == null) {
+                return null;
+            }
+            for (Cookie c : request.getCookies()) {
+                if (COOKIE.equals(c.getName())) {
+                    return read(c.getValue());
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public void saveAuthorizationRequest(OAuth2AuthorizationRequest authorization, HttpServletRequest request,
+                                             HttpServletResponse response) {
+            if (authorization == null) {
+                set(response, request, "", 0);
+                return;
+            }
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            // compressed: a browser keeps a cookie of 4 KB at most
+            try (ObjectOutputStream out = new ObjectOutputStream(new java.util.zip.GZIPOutputStream(bytes))) {
+                out.writeObject(authorization);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+            String sealed = cipher.seal(Base64.getEncoder().encodeToString(bytes.toByteArray()));
+            if (sealed.length() > 3800) {
+                throw new IllegalStateException("the sign-in's state does not fit a cookie (" + sealed.length() + " characters)");
+            }
+            set(response, request, sealed, 600);
+        }
+
+        @Override
+        public OAuth2AuthorizationRequest removeAuthorizationRequest(HttpServletRequest request, HttpServletResponse response) {
+            OAuth2AuthorizationRequest authorization = loadAuthorizationRequest(request);
+            set(response, request, "", 0);
+            return authorization;
+        }
+
+        /** Null for anything this service did not seal. */
+        private OAuth2AuthorizationRequest read(String value) {
+            try {
+                if (!SecretCipher.isSealed(value)) {
+                    return null;
+                }
+                byte[] bytes = Base64.getDecoder().decode(cipher.open(value));
+                try (ObjectInputStream in = new ObjectInputStream(new java.util.zip.GZIPInputStream(new ByteArrayInputStream(bytes)))) {
+                    in.setObjectInputFilter(ONLY_THE_REQUEST);
+                    return (OAuth2AuthorizationRequest) in.readObject();
+                }
+            } catch (RuntimeException | IOException | ClassNotFoundException e) {
+                return null;
+            }
+        }
+
+        private static void set(HttpServletResponse response, HttpServletRequest request, String value, int maxAge) {
+            Cookie cookie = new Cookie(COOKIE, value);
+            cookie.setPath("/login/oauth2/code/");
+            cookie.setHttpOnly(true);
+            cookie.setSecure(request.isSecure());
+            cookie.setMaxAge(maxAge);
+            // the provider's answer comes back as a top-level navigation from its site: Lax lets the cookie ride
+            cookie.setAttribute("SameSite", "Lax");
+            response.addCookie(cookie);
+        }
+    }
+
+    /** Keeps nothing: the provider's tokens go to the page that signed in, for the success handler to hand over. */
+    static final class HandedOver implements OAuth2AuthorizedClientRepository {
+        static final String ATTRIBUTE = HandedOver.class.getName();
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T extends OAuth2AuthorizedClient> T loadAuthorizedClient(String id, Authentication principal, HttpServletRequest request) {
+            return (T) request.getAttribute(ATTRIBUTE);
+        }
+
+        @Override
+        public void saveAuthorizedClient(OAuth2AuthorizedClient client, Authentication principal, HttpServletRequest request,
+                                         HttpServletResponse response) {
+            request.setAttribute(ATTRIBUTE, client);
+        }
+
+        @Override
+        public void removeAuthorizedClient(String id, Authentication principal, HttpServletRequest request,
+                                           HttpServletResponse response) {
+            request.removeAttribute(ATTRIBUTE);
+        }
+    }
+
+    /**
+     * The provider's access token, checked as the API checks it (audience, role), handed to the console's page in a
+     * page that is not cached and that the console's script reads; or a page saying why the console cannot take it.
+     */
+    static final class Handover implements AuthenticationSuccessHandler {
+        private final TokenAuthentication tokens;
+
+        Handover(TokenAuthentication tokens) {
+            this.tokens = tokens;
+        }
+
+        @Override
+        public void onAuthenticationSuccess(HttpServletRequest request, HttpServletResponse response, Authentication signedIn)
+                throws IOException {
+            OAuth2AuthorizedClient client = (OAuth2AuthorizedClient) request.getAttribute(HandedOver.ATTRIBUTE);
+            String token = client.getAccessToken().getTokenValue();
+            Authentication person;
+            try {
+                person = tokens.authenticate(
+                        org.springframework.security.authentication.UsernamePasswordAuthenticationToken.unauthenticated(null, token));
+            } catch (AuthenticationException e) {
+                page(response, 401, "The identity provider's token is not one lockwatch takes",
+                        e.getMessage() + ". An administrator should check lockwatch.sso.audience against the audience the provider "
+                                + "gives the console's access tokens.");
+                return;
+            }
+            if (person.getAuthorities().isEmpty()) {
+                page(response, 403, "No role of lockwatch's", "Signed in as " + person.getName() + ", but no role of yours is "
+                        + "one lockwatch knows (lockwatch.sso.operator-roles, lockwatch.sso.viewer-roles): ask your administrator.");
+                return;
+            }
+            String idToken = signedIn instanceof OAuth2AuthenticationToken t && t.getPrincipal() instanceof OidcUser user
+                    ? user.getIdToken().getTokenValue() : "";
+            Object endSession = client.getClientRegistration().getProviderDetails().getConfigurationMetadata()
+                    .get("end_session_endpoint");
+            response.setStatus(200);
+            response.setHeader("Cache-Control", "no-store");
+            response.setHeader("Referrer-Policy", "no-referrer");
+            response.setContentType("text/html;charset=utf-8");
+            response.getWriter().write("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>lockwatch</title>"
+                    + meta("lockwatch-token", token) + meta("lockwatch-id-token", idToken)
+                    + meta("lockwatch-end-session", endSession == null ? "" : endSession.toString())
+                    + "<script src=\"/console/signed-in.js\"></script></head><body><p>Signed in; opening the console…</p>"
+                    + "</body></html>");
+        }
+
+        private static String meta(String name, String value) {
+            return "<meta name=\"" + name + "\" content=\"" + HtmlUtils.htmlEscape(value) + "\">";
+        }
+    }
+
+    /** The provider refused, or its answer was not the one this service asked for: a page saying so. */
+    static AuthenticationFailureHandler failed() {
+        return (request, response, e) -> page(response, 401, "Signing in did not succeed",
+                "The identity provider's answer was not taken (" + e.getMessage() + "). Try again from the console.");
+    }
+
+    static void page(HttpServletResponse response, int status, String title, String detail) throws IOException {
+        response.setStatus(status);
+        response.setHeader("Cache-Control", "no-store");
+        response.setContentType("text/html;charset=utf-8");
+        response.getWriter().write("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>lockwatch: "
+                + HtmlUtils.htmlEscape(title) + "</title></head><body><h1>" + HtmlUtils.htmlEscape(title) + "</h1><p id=\"detail\">"
+                + HtmlUtils.htmlEscape(detail) + "</p><p><a href=\"/console/\">Back to the console</a></p></body></html>");
+    }
+}

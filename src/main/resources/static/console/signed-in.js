@@ -1,0 +1,10 @@
+// The page the identity provider's answer leads to: the access token it gave, handed to the console's page in this
+// tab (sessionStorage, as a token typed in), with what signing out at the provider needs; then the console.
+(function () {
+  'use strict';
+  const meta = (name) => (document.querySelector(`meta[name="${name}"]`) || {}).content || '';
+  sessionStorage.setItem('lockwatch.token', meta('lockwatch-token'));
+  sessionStorage.setItem('lockwatch.id-token', meta('lockwatch-id-token'));
+  sessionStorage.setItem('lockwatch.end-session', meta('lockwatch-end-session'));
+  location.replace('/console/');
+})();
