@@ -443,6 +443,14 @@
   }
 
   async function audit() {
+    const signedIn = await api('GET', '/sessions');
+    rows('session-table', signedIn.items, (tr, si) => {
+      cell(tr, si.name);
+      cell(tr, when(si.signed_in_at));
+      cell(tr, when(si.expires_at));
+      cell(tr, '').replaceChildren(button('Sign ' + si.name + ' out', () =>
+        act(() => api('POST', '/sessions/' + si.id + '/end'), si.name + ' is signed out')));
+    });
     const q = auditQuery();
     q.set('limit', '200');
     const page = await api('GET', '/audit?' + q);

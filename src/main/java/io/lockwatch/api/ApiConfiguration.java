@@ -96,6 +96,11 @@ class ApiConfiguration {
     }
 
     @Bean
+    SessionsApi sessionsApi(io.lockwatch.security.SignIns signIns) {
+        return new SessionsApi(signIns);
+    }
+
+    @Bean
     AuditApi auditApi(io.lockwatch.audit.AuditLog log) {
         return new AuditApi(log);
     }

@@ -31,14 +31,14 @@ public class AuditApi {
         this.log = log;
     }
 
-    public void list(Exchange exchange) {
+    public void list(Exchange exchange) throws IOException {
         long to = Json.time(exchange, "to", System.currentTimeMillis() + 1);
         long from = Json.time(exchange, "from", to - 30 * DAY);
         if (from >= to) {
             throw ApiProblem.badRequest("from", "from must be before to");
         }
-        AuditLog.Query query = new AuditLog.Query(Json.header(exchange, "actor"), Json.header(exchange, "resource"),
-                Json.header(exchange, "operation"), Json.header(exchange, "outcome"), Instant.ofEpochMilli(from),
+        AuditLog.Query query = new AuditLog.Query(text(exchange, "actor"), text(exchange, "resource"),
+                text(exchange, "operation"), Json.header(exchange, "outcome"), Instant.ofEpochMilli(from),
                 Instant.ofEpochMilli(to));
         String format = Json.header(exchange, "format"); // json, csv or jsonl: the contract has checked it
         if ("csv".equals(format) || "jsonl".equals(format)) {
@@ -53,7 +53,10 @@ public class AuditApi {
             exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, csv ? "text/csv; charset=utf-8" : "application/x-ndjson");
             exchange.getMessage().setHeader("Content-Disposition",
                     "attachment; filename=\"lockwatch-audit." + (csv ? "csv" : "jsonl") + "\"");
-            exchange.getMessage().setBody(new Export(query, csv));
+            Export export = new Export(query, csv);
+            // its first page read now: a failure to read is this answer's status, not a file cut short after a 200
+            export.prefetch();
+            exchange.getMessage().setBody(export);
             return;
         }
         int limit = Json.limit(exchange);
@@ -105,6 +108,15 @@ public class AuditApi {
             }
             return text.toString().getBytes(StandardCharsets.UTF_8);
         }
+    }
+
+    /** A text parameter: no entry holds a NUL, which PostgreSQL's text cannot hold either. */
+    private static String text(Exchange exchange, String name) {
+        String v = Json.header(exchange, name);
+        if (v != null && v.indexOf('\u0000') >= 0) {
+            throw ApiProblem.badRequest(name, name + " must not contain a NUL character");
+        }
+        return v;
     }
 
     private static String cell(String value) {

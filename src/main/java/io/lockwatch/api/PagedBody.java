@@ -20,6 +20,14 @@ abstract class PagedBody extends InputStream {
         last = true;
     }
 
+    /** Reads the first page now, so that a failure to read it is met before the answer is committed. */
+    final void prefetch() throws IOException {
+        if (page.length == 0 && !last) {
+            page = nextPage();
+            at = 0;
+        }
+    }
+
     @Override
     public int read() throws IOException {
         byte[] one = new byte[1];

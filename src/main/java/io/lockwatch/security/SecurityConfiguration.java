@@ -161,6 +161,11 @@ class SecurityConfiguration {
                 matchers.stream().anyMatch(m -> m.matches(context.getRequest())));
     }
 
+    @Bean
+    SignIns signIns(org.springframework.jdbc.core.JdbcTemplate jdbc) {
+        return new SignIns(jdbc);
+    }
+
     /** Also the answer to a path the firewall refuses, as the one {@code RequestRejectedHandler} bean. */
     @Bean
     ProblemResponses problemResponses() {
@@ -169,13 +174,13 @@ class SecurityConfiguration {
 
     /** The one way in; being an {@code AuthenticationManager} bean, it keeps Boot from inventing a user. */
     @Bean
-    TokenAuthentication tokenAuthentication(TokenProperties props, SsoProperties sso, io.lockwatch.devices.Devices devices,
-                                            io.lockwatch.selfservice.ClientKeys clientKeys) {
+    TokenAuthentication tokenAuthentication(TokenProperties props, SsoProperties sso, SignIns signIns,
+                                            io.lockwatch.devices.Devices devices, io.lockwatch.selfservice.ClientKeys clientKeys) {
         if (!sso.enabled() && props.all().stream().noneMatch(TokenProperties.Named::full)) {
             throw new IllegalStateException("no API token configured: set lockwatch.api.tokens (LOCKWATCH_API_TOKENS), "
                     + "or an identity provider (lockwatch.sso.issuer) for people to sign in at");
         }
-        return new TokenAuthentication(props, devices::authenticate, clientKeys::authenticate, new SsoTokens(sso));
+        return new TokenAuthentication(props, devices::authenticate, clientKeys::authenticate, new SsoTokens(sso, signIns));
     }
 
 

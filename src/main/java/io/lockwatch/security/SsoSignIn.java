@@ -271,9 +271,11 @@ final class SsoSignIn {
      */
     static final class Handover implements AuthenticationSuccessHandler {
         private final TokenAuthentication tokens;
+        private final SignIns signIns;
 
-        Handover(TokenAuthentication tokens) {
+        Handover(TokenAuthentication tokens, SignIns signIns) {
             this.tokens = tokens;
+            this.signIns = signIns;
         }
 
         @Override
@@ -296,8 +298,12 @@ final class SsoSignIn {
                         + "one lockwatch knows (lockwatch.sso.operator-roles, lockwatch.sso.viewer-roles): ask your administrator.");
                 return;
             }
-            String idToken = signedIn instanceof OAuth2AuthenticationToken t && t.getPrincipal() instanceof OidcUser user
-                    ? user.getIdToken().getTokenValue() : "";
+            OidcUser user = signedIn instanceof OAuth2AuthenticationToken t && t.getPrincipal() instanceof OidcUser u ? u : null;
+            String idToken = user == null ? "" : user.getIdToken().getTokenValue();
+            SsoTokens.Person who = (SsoTokens.Person) person.getDetails();
+            java.time.Instant expires = client.getAccessToken().getExpiresAt();
+            signIns.signedIn(who.subject(), who.name(), user == null ? null : user.getIdToken().getClaimAsString("sid"),
+                    expires == null ? java.time.Instant.now().plusSeconds(3600) : expires);
             Object endSession = client.getClientRegistration().getProviderDetails().getConfigurationMetadata()
                     .get("end_session_endpoint");
             response.setStatus(200);
@@ -313,6 +319,80 @@ final class SsoSignIn {
 
         private static String meta(String name, String value) {
             return "<meta name=\"" + name + "\" content=\"" + HtmlUtils.htmlEscape(value) + "\">";
+        }
+    }
+
+    /**
+     * The provider's back-channel logout ({@code POST}, a {@code logout_token}): a JWT signed by the provider, for the
+     * console's client, with the back-channel logout event and no nonce, naming the person (sub) or their provider
+     * session (sid). The person is signed out here as an operator would sign them out.
+     */
+    static final class BackChannelLogout extends OncePerRequestFilter {
+        static final String PATH = "/logout/connect/back-channel/" + REGISTRATION;
+        private static final String EVENT = "http://schemas.openid.net/event/backchannel-logout";
+        private final Provider provider;
+        private final SsoProperties sso;
+        private final SignIns signIns;
+        private volatile org.springframework.security.oauth2.jwt.JwtDecoder decoder;
+
+        BackChannelLogout(Provider provider, SsoProperties sso, SignIns signIns) {
+            this.provider = provider;
+            this.sso = sso;
+            this.signIns = signIns;
+        }
+
+        @Override
+        protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                throws ServletException, IOException {
+            if (!request.getRequestURI().equals(PATH)) {
+                chain.doFilter(request, response);
+                return;
+            }
+            response.setHeader("Cache-Control", "no-store");
+            String token = "POST".equals(request.getMethod()) ? request.getParameter("logout_token") : null;
+            if (token == null) {
+                io.lockwatch.api.Problems.write(response, 400, "Bad Request", "a POST with a logout_token is expected");
+                return;
+            }
+            org.springframework.security.oauth2.jwt.Jwt logout;
+            try {
+                logout = decoder().decode(token);
+            } catch (org.springframework.security.oauth2.jwt.BadJwtException e) {
+                io.lockwatch.api.Problems.write(response, 400, "Bad Request", "not a logout token of the identity provider: "
+                        + e.getMessage());
+                return;
+            } catch (RuntimeException e) {
+                io.lockwatch.api.Problems.write(response, 503, "Service Unavailable", "the identity provider's keys cannot be read now");
+                return;
+            }
+            signIns.signOutAtTheProvidersWord(logout.getSubject(), logout.getClaimAsString("sid"));
+            response.setStatus(200);
+        }
+
+        private org.springframework.security.oauth2.jwt.JwtDecoder decoder() {
+            org.springframework.security.oauth2.jwt.JwtDecoder d = decoder;
+            if (d == null) {
+                org.springframework.security.oauth2.jwt.NimbusJwtDecoder built = org.springframework.security.oauth2.jwt.NimbusJwtDecoder
+                        .withJwkSetUri(provider.registration().getProviderDetails().getJwkSetUri())
+                        // its type is logout+jwt
+                        .validateType(false)
+                        .build();
+                built.setJwtValidator(new org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator<>(
+                        new org.springframework.security.oauth2.jwt.JwtIssuerValidator(sso.issuer()),
+                        new org.springframework.security.oauth2.jwt.JwtTimestampValidator(sso.clockSkew()),
+                        jwt -> {
+                            boolean ok = jwt.getAudience() != null && jwt.getAudience().contains(sso.clientId())
+                                    && jwt.getClaim("nonce") == null
+                                    && jwt.getClaim("events") instanceof Map<?, ?> events && events.containsKey(EVENT)
+                                    && (jwt.getSubject() != null || jwt.getClaim("sid") != null);
+                            return ok ? org.springframework.security.oauth2.core.OAuth2TokenValidatorResult.success()
+                                    : org.springframework.security.oauth2.core.OAuth2TokenValidatorResult.failure(
+                                    new org.springframework.security.oauth2.core.OAuth2Error("invalid_request",
+                                            "a logout token names the console's client, the back-channel logout event, sub or sid, and no nonce", null));
+                        }));
+                decoder = d = built;
+            }
+            return d;
         }
     }
 

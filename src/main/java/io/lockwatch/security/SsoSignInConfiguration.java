@@ -27,7 +27,7 @@ class SsoSignInConfiguration {
     @Bean
     @Order(Ordered.HIGHEST_PRECEDENCE)
     SecurityFilterChain signInAtTheIdentityProvider(HttpSecurity http, SsoProperties sso, SecretCipher cipher,
-                                                   TokenAuthentication tokens) throws Exception {
+                                                   TokenAuthentication tokens, SignIns signIns) throws Exception {
         SsoSignIn.Provider provider = new SsoSignIn.Provider(sso);
         DefaultOAuth2AuthorizationRequestResolver resolver = new DefaultOAuth2AuthorizationRequestResolver(provider,
                 OAuth2AuthorizationRequestRedirectFilter.DEFAULT_AUTHORIZATION_REQUEST_BASE_URI);
@@ -38,7 +38,7 @@ class SsoSignInConfiguration {
         http.getSharedObject(org.springframework.security.config.annotation.authentication.builders.AuthenticationManagerBuilder.class)
                 .parentAuthenticationManager(null);
         return http
-                .securityMatcher("/oauth2/authorization/**", "/login/oauth2/code/**", AVAILABLE)
+                .securityMatcher("/oauth2/authorization/**", "/login/oauth2/code/**", AVAILABLE, SsoSignIn.BackChannelLogout.PATH)
                 // the flow's own state and PKCE guard its answer; nothing here acts for a caller's credentials
                 .csrf(csrf -> csrf.disable())
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
@@ -46,12 +46,13 @@ class SsoSignInConfiguration {
                 .requestCache(cache -> cache.disable())
                 .addFilterBefore(new SsoSignIn.ProviderAway(provider), OAuth2AuthorizationRequestRedirectFilter.class)
                 .addFilterBefore(new SsoSignIn.Available(AVAILABLE), OAuth2AuthorizationRequestRedirectFilter.class)
+                .addFilterBefore(new SsoSignIn.BackChannelLogout(provider, sso, signIns), OAuth2AuthorizationRequestRedirectFilter.class)
                 .oauth2Login(login -> login
                         .clientRegistrationRepository(provider)
                         .authorizedClientRepository(new SsoSignIn.HandedOver())
                         .authorizationEndpoint(a -> a.authorizationRequestRepository(new SsoSignIn.SealedCookie(cipher))
                                 .authorizationRequestResolver(resolver))
-                        .successHandler(new SsoSignIn.Handover(tokens))
+                        .successHandler(new SsoSignIn.Handover(tokens, signIns))
                         .failureHandler(SsoSignIn.failed()))
                 .authorizeHttpRequests(doors -> doors.anyRequest().permitAll())
                 .build();

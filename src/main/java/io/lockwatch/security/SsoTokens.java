@@ -42,10 +42,13 @@ final class SsoTokens {
     static final String NOT_VALID = "not a valid token of the identity provider: ";
 
     private final SsoProperties props;
+    private final SignIns signIns;
     private volatile JwtDecoder decoder;
 
-    SsoTokens(SsoProperties props) {
+    /** @param signIns who was signed out since; null: nobody ever is (tests of tokens alone) */
+    SsoTokens(SsoProperties props, SignIns signIns) {
         this.props = props;
+        this.signIns = signIns;
     }
 
     boolean enabled() {
@@ -72,6 +75,10 @@ final class SsoTokens {
             throw new BadCredentialsException(NOT_VALID + e.getMessage());
         } catch (JwtException e) {
             throw new AuthenticationServiceException("the identity provider cannot be reached to check the token", e);
+        }
+        if (signIns != null && signIns.signedOutSince(jwt.getSubject(), jwt.getIssuedAt())) {
+            throw new BadCredentialsException(NOT_VALID + "this person was signed out after it was issued (by an operator, "
+                    + "or at the identity provider): sign in again");
         }
         Set<String> roles = roles(jwt);
         Caller caller = roles.stream().anyMatch(props.operatorRoles()::contains) ? Caller.FULL

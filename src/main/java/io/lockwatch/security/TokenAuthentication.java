@@ -31,7 +31,7 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
     private final SsoTokens sso;
 
     TokenAuthentication(TokenProperties props) {
-        this(props, (login, secret) -> false, token -> null, new SsoTokens(new SsoProperties(null, null, null, null, null, null, null, null, null, null)));
+        this(props, (login, secret) -> false, token -> null, new SsoTokens(new SsoProperties(null, null, null, null, null, null, null, null, null, null), null));
     }
 
     /**

@@ -283,7 +283,8 @@ class ConsoleBrowserTest {
 
     /**
      * A person signs in at the organisation's identity provider (the test's OpenID Connect provider, the authorisation
-     * code flow with PKCE), acts, is named in the audit log, and signs out there too; a person without a role of
+     * code flow with PKCE), acts, is named in the audit log, is signed out from the list of who is signed in, signs in
+ * again, and signs out there too; a person without a role of
      * lockwatch's is told so on a page; with the provider away, a page says so before the browser is sent there.
      */
     @Test
@@ -316,6 +317,21 @@ class ConsoleBrowserTest {
         browser.findElement(By.cssSelector("#maintenance-form button[type=submit]")).click();
         wait.until(d -> Integer.valueOf(1).equals(jdbc.queryForObject("SELECT count(*) FROM audit_log WHERE actor = 'olga' "
                 + "AND actor_subject = ? AND operation = 'createMaintenanceWindow' AND status = 201", Integer.class, sub)));
+
+        // signed out from the list of who is signed in (here by herself; an operator's is the same button): her token
+        // is refused from then on, and the console asks her to sign in again
+        nav("audit");
+        clickWhenShown(wait, By.xpath("//table[@id='session-table']//button[text()='Sign olga out']"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        wait.until(d -> d.findElement(By.id("status")).getText().contains("refused"));
+        java.time.Instant out = jdbc.queryForObject("SELECT before FROM sign_outs WHERE subject = ?", java.sql.Timestamp.class, sub)
+                .toInstant();
+        // a token is dated to the second, and one of the sign-out's own second is refused: signing in again comes after
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3))
+                .until(() -> java.time.Instant.now().getEpochSecond() > out.getEpochSecond());
+        provider.nextSignIn(sub, "olga", List.of(io.lockwatch.testing.IdentityProvider.OPERATOR));
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("sso-sign-in"))).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("nav")));
 
         // signing out ends the session at the provider too, and comes back here, signed out
         browser.findElement(By.id("logout")).click();

@@ -136,6 +136,8 @@ class ContractAccessMatrixTest {
             endMaintenanceWindow       401  403  404  404 -    -      404 -    -      404    401    401     401     401     401  404      403    403
             acknowledgeAlarm           401  403  409  403 404  -      ok  404  -      409    401    401     401     401     401  ok       403    403
             listAuditLog               401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       ok     403
+            listSessions               401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       ok     403
+            endSession                 401  403  404  404 -    -      404 -    -      404    401    401     401     401     401  404      403    403
             """;
 
     @RegisterExtension
@@ -377,7 +379,7 @@ class ContractAccessMatrixTest {
             Map<String, String> whose = others || mixed && id.equals("sensorId") ? world.others() : world.own();
             path = path.replace("{" + id + "}", whose.get(id));
         }
-        path = path.replace("{gatewayId}", "gw1").replace("{credentialId}", UUID.randomUUID().toString())
+        path = path.replace("{sessionId}", UUID.randomUUID().toString()).replace("{gatewayId}", "gw1").replace("{credentialId}", UUID.randomUUID().toString())
                 .replace("{importId}", UUID.randomUUID().toString()).replace("{windowId}", UUID.randomUUID().toString());
         if (op.query().contains("client_id") && others) {
             path += "?client_id=" + world.others().get("clientId");

@@ -129,6 +129,53 @@ class SsoTest {
         }
     }
 
+    @Test
+    void aPersonSignedOutByAnOperatorOrByTheProvidersBackChannelIsRefusedEverywhere() throws Exception {
+        String sub = "sub-" + UUID.randomUUID();
+        String before = signed(provider.signingKey(), operator(sub, "sam").issueTime(Date.from(Instant.now().minusSeconds(5))).build());
+        assertThat(api.call("GET", "/me", before, null).status()).isEqualTo(200);
+        UUID signIn = signIns.signedIn(sub, "sam", "sid-" + sub, Instant.now().plusSeconds(3600));
+        assertThat(api.call("GET", "/sessions", Api.READER, null).body().get("items").findValuesAsText("subject")).contains(sub);
+
+        // an operator ends it: sam's tokens issued until now are refused, and the list no longer has him
+        assertThat(api.call("POST", "/sessions/" + signIn + "/end", Api.ADMIN, null).status()).isEqualTo(204);
+        Answer refused = api.call("GET", "/me", before, null);
+        assertThat(refused.status()).isEqualTo(401);
+        assertThat(refused.body().get("detail").asText()).contains("signed out");
+        assertThat(api.call("GET", "/sessions", Api.READER, null).body().get("items").findValuesAsText("subject")).doesNotContain(sub);
+        assertThat(jdbc.queryForObject("SELECT actor FROM audit_log WHERE operation = 'endSession' AND resource = ?",
+                String.class, "sessions/" + signIn + "/end")).isEqualTo("full-token-1");
+        assertThat(api.call("POST", "/sessions/" + UUID.randomUUID() + "/end", Api.ADMIN, null).status()).isEqualTo(404);
+        // a token issued after it (signing in again) is taken
+        String after = signed(provider.signingKey(), operator(sub, "sam").issueTime(Date.from(Instant.now().plusSeconds(2))).build());
+        assertThat(api.call("GET", "/me", after, null).status()).isEqualTo(200);
+
+        // the provider's back-channel logout, naming the provider's session alone
+        String sub2 = "sub-" + UUID.randomUUID();
+        String rita = signed(provider.signingKey(), operator(sub2, "rita").issueTime(Date.from(Instant.now().minusSeconds(5))).build());
+        signIns.signedIn(sub2, "rita", "sid-" + sub2, Instant.now().plusSeconds(3600));
+        JWTClaimsSet.Builder logout = new JWTClaimsSet.Builder().issuer(provider.issuer()).audience(IdentityProvider.AUDIENCE)
+                .issueTime(new Date()).jwtID(UUID.randomUUID().toString()).claim("sid", "sid-" + sub2)
+                .claim("events", Map.of("http://schemas.openid.net/event/backchannel-logout", Map.of()));
+        assertThat(backChannel(signed(provider.signingKey(), logout.claim("nonce", "n").build()))).as("a nonce: not a logout token")
+                .isEqualTo(400);
+        assertThat(api.call("GET", "/me", rita, null).status()).isEqualTo(200);
+        assertThat(backChannel(signed(new RSAKeyGenerator(2048).keyID(provider.signingKey().getKeyID()).generate(),
+                logout.claim("nonce", null).build()))).as("forged").isEqualTo(400);
+        assertThat(backChannel(signed(provider.signingKey(), logout.claim("nonce", null).build()))).isEqualTo(200);
+        assertThat(api.call("GET", "/me", rita, null).status()).isEqualTo(401);
+    }
+
+    private int backChannel(String logoutToken) throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                        "http://localhost:" + port + "/logout/connect/back-channel/lockwatch"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("logout_token=" + logoutToken)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode();
+    }
+
+    @Autowired SignIns signIns;
+
     /** The claims of an operator's token as the provider makes them, valid for an hour. */
     private JWTClaimsSet.Builder operator(String subject, String name) {
         return new JWTClaimsSet.Builder().subject(subject).issuer(provider.issuer()).audience(IdentityProvider.AUDIENCE)
