@@ -558,13 +558,14 @@
   function logout(message) {
     sessionStorage.removeItem('lockwatch.token');
     const endSession = sessionStorage.getItem('lockwatch.end-session');
-    const idToken = sessionStorage.getItem('lockwatch.id-token');
+    const clientId = sessionStorage.getItem('lockwatch.client-id');
     sessionStorage.removeItem('lockwatch.end-session');
-    sessionStorage.removeItem('lockwatch.id-token');
+    sessionStorage.removeItem('lockwatch.client-id');
     if (!message && endSession) {
-      // signed in at the identity provider: signing out there too, and back to this page
+      // signed in at the identity provider: signing out there too (OpenID Connect RP-initiated logout, naming the
+      // client rather than giving the ID token), and back to this page
       const out = new URL(endSession);
-      if (idToken) out.searchParams.set('id_token_hint', idToken);
+      if (clientId) out.searchParams.set('client_id', clientId);
       out.searchParams.set('post_logout_redirect_uri', location.origin + '/console/');
       location.assign(out.toString());
       return;

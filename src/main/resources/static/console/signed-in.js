@@ -4,7 +4,7 @@
   'use strict';
   const meta = (name) => (document.querySelector(`meta[name="${name}"]`) || {}).content || '';
   sessionStorage.setItem('lockwatch.token', meta('lockwatch-token'));
-  sessionStorage.setItem('lockwatch.id-token', meta('lockwatch-id-token'));
+  sessionStorage.setItem('lockwatch.client-id', meta('lockwatch-client-id'));
   sessionStorage.setItem('lockwatch.end-session', meta('lockwatch-end-session'));
   location.replace('/console/');
 })();

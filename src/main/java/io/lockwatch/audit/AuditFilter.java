@@ -171,8 +171,11 @@ final class AuditFilter extends OncePerRequestFilter {
             if ("POST".equals(method)) {
                 return new Change("jolokia", "jolokia", false, true);
             }
-            // GET /jolokia/exec/<mbean>/<operation>/... and /jolokia/write/<mbean>/<attribute>/<value>
-            String[] parts = jolokia.replaceFirst("^/+", "").split("/", 3);
+            // GET /jolokia/exec/<mbean>/<operation>/... and /jolokia/write/<mbean>/<attribute>/<value>; Jolokia takes the
+            // same path from its p parameter when the URL's own is empty
+            String given = jolokia.replaceFirst("^/+", "").isEmpty() && request.getParameter("p") != null
+                    ? request.getParameter("p") : jolokia;
+            String[] parts = given.replaceFirst("^/+", "").split("/", 3);
             String type = parts[0].toLowerCase(Locale.ROOT);
             if ("GET".equals(method) && (type.equals("exec") || type.equals("write"))) {
                 return new Change("jolokia." + type, parts.length > 1 ? "mbean/" + parts[1] : "jolokia", false, false);

@@ -24,8 +24,13 @@ final class Redaction {
     /** Field names that hold a credential, in any case and with any separator. */
     private static final Pattern SECRET_NAME = Pattern.compile(
             "link|.*(secret|password|passwd|passphrase|token|api_?key|private_?key|authorization).*");
-    /** Client keys (lwc_), portal links (lwp_), device secrets (lwd_), webhook secrets (whsec_) and bearer-looking values, wherever they are. */
-    private static final Pattern SECRET_VALUE = Pattern.compile("(?is)(lwc_|lwp_|lwd_|whsec_|bearer\\s).*");
+    /**
+     * Client keys (lwc_), portal links (lwp_), device secrets (lwd_), webhook secrets (whsec_), bearer values and JWTs,
+     * anywhere in a string.
+     */
+    private static final Pattern SECRET_VALUE = Pattern.compile("(?i)(lwc_|lwp_|lwd_|whsec_|bearer\\s)|eyJ[\\w-]+\\.[\\w-]+\\.");
+    /** A URL's user information and query: where a URL carries credentials, if it carries any. */
+    private static final Pattern URL_CREDENTIALS = Pattern.compile("^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/@?#]*@)?([^?#]*)([?#].*)?$");
     private static final int MAX_STRING = 256, MAX_ITEMS = 100;
 
     private Redaction() {
@@ -79,10 +84,16 @@ final class Redaction {
         }
         if (node.isTextual()) {
             String text = node.asText();
-            if (SECRET_VALUE.matcher(text).matches()) {
+            if (SECRET_VALUE.matcher(text).find()) {
                 return TextNode.valueOf(REDACTED);
             }
-            return text.length() > MAX_STRING ? TextNode.valueOf(text.substring(0, MAX_STRING) + "…") : node;
+            java.util.regex.Matcher url = URL_CREDENTIALS.matcher(text);
+            if (url.matches() && (url.group(2) != null || url.group(4) != null)) {
+                // the scheme, host and path tell what changed; a user's password or a query's token need not be kept
+                text = url.group(1) + (url.group(2) == null ? "" : REDACTED + "@") + url.group(3)
+                        + (url.group(4) == null ? "" : "?" + REDACTED);
+            }
+            return TextNode.valueOf(text.length() > MAX_STRING ? text.substring(0, MAX_STRING) + "…" : text);
         }
         return node;
     }

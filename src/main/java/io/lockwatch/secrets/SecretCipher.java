@@ -78,12 +78,36 @@ public final class SecretCipher {
     }
 
     public String seal(String secret) {
+        return seal(secret, CONTEXT);
+    }
+
+    /**
+     * Sealed for another use than webhook secrets: what it says ({@code context}) is bound to the ciphertext, so a
+     * value sealed for one use does not open for another. Opened with {@link #openFor}, never cached.
+     */
+    public String sealFor(String context, String value) {
+        return seal(value, ("lockwatch " + context).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A value {@link #sealFor} sealed for this context; null if it is not one. */
+    public String openFor(String context, String stored) {
+        if (!isSealed(stored)) {
+            return null;
+        }
+        try {
+            return openWith(stored, ("lockwatch " + context).getBytes(StandardCharsets.UTF_8));
+        } catch (IllegalStateException e) {
+            return null;
+        }
+    }
+
+    private String seal(String secret, byte[] context) {
         byte[] nonce = new byte[NONCE_BYTES];
         random.nextBytes(nonce);
         try {
             Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
             cipher.init(Cipher.ENCRYPT_MODE, keys.get(currentId), new GCMParameterSpec(TAG_BITS, nonce));
-            cipher.updateAAD(CONTEXT);
+            cipher.updateAAD(context);
             byte[] sealed = cipher.doFinal(secret.getBytes(StandardCharsets.UTF_8));
             byte[] stored = ByteBuffer.allocate(nonce.length + sealed.length).put(nonce).put(sealed).array();
             return PREFIX + currentId + ":" + Base64.getEncoder().encodeToString(stored);
@@ -106,6 +130,12 @@ public final class SecretCipher {
         if (known != null) {
             return known;
         }
+        String secret = openWith(stored, CONTEXT);
+        opened.put(stored, secret);
+        return secret;
+    }
+
+    private String openWith(String stored, byte[] context) {
         int colon = stored.indexOf(':', PREFIX.length());
         String id = colon < 0 ? "" : stored.substring(PREFIX.length(), colon);
         SecretKey key = keys.get(id);
@@ -116,10 +146,8 @@ public final class SecretCipher {
             byte[] bytes = Base64.getDecoder().decode(stored.substring(colon + 1));
             Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
             cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, bytes, 0, NONCE_BYTES));
-            cipher.updateAAD(CONTEXT);
-            String secret = new String(cipher.doFinal(bytes, NONCE_BYTES, bytes.length - NONCE_BYTES), StandardCharsets.UTF_8);
-            opened.put(stored, secret);
-            return secret;
+            cipher.updateAAD(context);
+            return new String(cipher.doFinal(bytes, NONCE_BYTES, bytes.length - NONCE_BYTES), StandardCharsets.UTF_8);
         } catch (GeneralSecurityException | IllegalArgumentException e) {
             throw new IllegalStateException("a stored secret sealed with key " + id + " does not open: altered or truncated");
         }

@@ -35,6 +35,9 @@ final class JolokiaRequestTypes extends OncePerRequestFilter {
             throws ServletException, IOException {
         if ("GET".equals(request.getMethod())) {
             String path = request.getPathInfo() == null ? "" : request.getPathInfo();
+            if (path.replaceFirst("^/+", "").isEmpty() && request.getParameter("p") != null) {
+                path = request.getParameter("p"); // Jolokia takes its path from p when the URL's own is empty
+            }
             String type = path.replaceFirst("^/+", "").split("/", 2)[0].toLowerCase(Locale.ROOT);
             if (UNSERVED.contains(type)) {
                 refuse(response, type);

@@ -56,6 +56,12 @@ final class SsoSignIn {
     static final class Provider implements ClientRegistrationRepository {
         private final SsoProperties sso;
         private volatile ClientRegistration registration;
+        /**
+         * When the discovery document was last asked for, and whether it was away then: asked again a second later
+         * if it was there, ten seconds later if it was away.
+         */
+        private volatile long lastRead;
+        private volatile IllegalStateException lastFailure;
 
         Provider(SsoProperties sso) {
             this.sso = sso;
@@ -77,8 +83,29 @@ final class SsoSignIn {
          *
          * @throws IllegalStateException if it cannot be read now
          */
-        @SuppressWarnings("unchecked")
         ClientRegistration read() {
+            // anyone may start a sign-in: however they knock, the provider is asked at most once a second
+            synchronized (this) {
+                long since = System.nanoTime() - lastRead;
+                if (lastRead != 0 && lastFailure != null && since < 10_000_000_000L) {
+                    throw lastFailure;
+                }
+                if (lastRead != 0 && lastFailure == null && registration != null && since < 1_000_000_000L) {
+                    return registration;
+                }
+                lastRead = System.nanoTime();
+                try {
+                    lastFailure = null;
+                    return fetch();
+                } catch (IllegalStateException e) {
+                    lastFailure = e;
+                    throw e;
+                }
+            }
+        }
+
+        @SuppressWarnings("unchecked")
+        private ClientRegistration fetch() {
             ClientRegistration r;
             SimpleClientHttpRequestFactory http = new SimpleClientHttpRequestFactory();
             http.setConnectTimeout(3_000);
@@ -165,8 +192,17 @@ final class SsoSignIn {
     /** The flow's state between the redirect and the answer, in a cookie only this service can read or write. */
     static final class SealedCookie implements AuthorizationRequestRepository<OAuth2AuthorizationRequest> {
         private static final String COOKIE = "lockwatch_sign_in";
+        /** The classes a sealed OAuth2AuthorizationRequest is made of, and no others, in bounded size and depth. */
         private static final ObjectInputFilter ONLY_THE_REQUEST = ObjectInputFilter.Config.createFilter(
-                "org.springframework.security.oauth2.core.**;java.util.**;java.lang.**;java.net.URI;!*");
+                "maxdepth=8;maxrefs=256;maxbytes=32768;maxarray=256;"
+                        + "org.springframework.security.oauth2.core.endpoint.OAuth2AuthorizationRequest;"
+                        + "org.springframework.security.oauth2.core.endpoint.OAuth2AuthorizationResponseType;"
+                        + "org.springframework.security.oauth2.core.AuthorizationGrantType;"
+                        + "java.util.Collections$UnmodifiableSet;java.util.Collections$UnmodifiableCollection;"
+                        + "java.util.Collections$UnmodifiableMap;java.util.Collections$EmptyMap;java.util.Collections$EmptySet;"
+                        + "java.util.LinkedHashSet;java.util.HashSet;java.util.LinkedHashMap;java.util.HashMap;java.util.Map$Entry;"
+                        + "java.lang.String;java.lang.Object;!*");
+        private static final String CONTEXT = "sign-in state";
         private final SecretCipher cipher;
 
         SealedCookie(SecretCipher cipher) {
@@ -200,7 +236,7 @@ final class SsoSignIn {
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
-            String sealed = cipher.seal(Base64.getEncoder().encodeToString(bytes.toByteArray()));
+            String sealed = cipher.sealFor(CONTEXT, Base64.getEncoder().encodeToString(bytes.toByteArray()));
             if (sealed.length() > 3800) {
                 throw new IllegalStateException("the sign-in's state does not fit a cookie (" + sealed.length() + " characters)");
             }
@@ -217,10 +253,11 @@ final class SsoSignIn {
         /** Null for anything this service did not seal. */
         private OAuth2AuthorizationRequest read(String value) {
             try {
-                if (!SecretCipher.isSealed(value)) {
-                    return null;
+                String opened = cipher.openFor(CONTEXT, value);
+                if (opened == null) {
+                    return null; // not sealed here for this: nothing is deserialized
                 }
-                byte[] bytes = Base64.getDecoder().decode(cipher.open(value));
+                byte[] bytes = Base64.getDecoder().decode(opened);
                 try (ObjectInputStream in = new ObjectInputStream(new java.util.zip.GZIPInputStream(new ByteArrayInputStream(bytes)))) {
                     in.setObjectInputFilter(ONLY_THE_REQUEST);
                     return (OAuth2AuthorizationRequest) in.readObject();
@@ -299,7 +336,6 @@ final class SsoSignIn {
                 return;
             }
             OidcUser user = signedIn instanceof OAuth2AuthenticationToken t && t.getPrincipal() instanceof OidcUser u ? u : null;
-            String idToken = user == null ? "" : user.getIdToken().getTokenValue();
             SsoTokens.Person who = (SsoTokens.Person) person.getDetails();
             java.time.Instant expires = client.getAccessToken().getExpiresAt();
             signIns.signedIn(who.subject(), who.name(), user == null ? null : user.getIdToken().getClaimAsString("sid"),
@@ -311,7 +347,8 @@ final class SsoSignIn {
             response.setHeader("Referrer-Policy", "no-referrer");
             response.setContentType("text/html;charset=utf-8");
             response.getWriter().write("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>lockwatch</title>"
-                    + meta("lockwatch-token", token) + meta("lockwatch-id-token", idToken)
+                    // not the ID token: signing out names the client instead, so the ID token never leaves the server
+                    + meta("lockwatch-token", token) + meta("lockwatch-client-id", client.getClientRegistration().getClientId())
                     + meta("lockwatch-end-session", endSession == null ? "" : endSession.toString())
                     + "<script src=\"/console/signed-in.js\"></script></head><body><p>Signed in; opening the console…</p>"
                     + "</body></html>");
@@ -333,6 +370,9 @@ final class SsoSignIn {
         private final Provider provider;
         private final SsoProperties sso;
         private final SignIns signIns;
+        private static final java.time.Duration MAX_AGE = java.time.Duration.ofMinutes(5);
+        private final com.github.benmanes.caffeine.cache.Cache<String, Boolean> used = com.github.benmanes.caffeine.cache.Caffeine
+                .newBuilder().expireAfterWrite(MAX_AGE.multipliedBy(3)).maximumSize(100_000).build();
         private volatile org.springframework.security.oauth2.jwt.JwtDecoder decoder;
 
         BackChannelLogout(Provider provider, SsoProperties sso, SignIns signIns) {
@@ -365,6 +405,11 @@ final class SsoSignIn {
                 io.lockwatch.api.Problems.write(response, 503, "Service Unavailable", "the identity provider's keys cannot be read now");
                 return;
             }
+            // each logout token once (within its age, the only time it is taken)
+            if (used.asMap().putIfAbsent(logout.getId(), Boolean.TRUE) != null) {
+                io.lockwatch.api.Problems.write(response, 400, "Bad Request", "this logout token was taken already");
+                return;
+            }
             signIns.signOutAtTheProvidersWord(logout.getSubject(), logout.getClaimAsString("sid"));
             response.setStatus(200);
         }
@@ -374,15 +419,23 @@ final class SsoSignIn {
             if (d == null) {
                 org.springframework.security.oauth2.jwt.NimbusJwtDecoder built = org.springframework.security.oauth2.jwt.NimbusJwtDecoder
                         .withJwkSetUri(provider.registration().getProviderDetails().getJwkSetUri())
-                        // its type is logout+jwt
+                        .jwsAlgorithms(a -> a.addAll(SsoTokens.ALGORITHMS))
+                        // its type is logout+jwt (some providers say JWT, or nothing); Spring's own check takes JWT alone
                         .validateType(false)
+                        .jwtProcessorCustomizer(processor -> processor.setJWSTypeVerifier(
+                                new com.nimbusds.jose.proc.DefaultJOSEObjectTypeVerifier<>(
+                                        new com.nimbusds.jose.JOSEObjectType("logout+jwt"), com.nimbusds.jose.JOSEObjectType.JWT, null)))
                         .build();
                 built.setJwtValidator(new org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator<>(
                         new org.springframework.security.oauth2.jwt.JwtIssuerValidator(sso.issuer()),
                         new org.springframework.security.oauth2.jwt.JwtTimestampValidator(sso.clockSkew()),
                         jwt -> {
+                            java.time.Instant now = java.time.Instant.now();
                             boolean ok = jwt.getAudience() != null && jwt.getAudience().contains(sso.clientId())
-                                    && jwt.getClaim("nonce") == null
+                                    && jwt.getClaim("nonce") == null && jwt.getId() != null
+                                    // issued lately: an old one, caught and sent again, is not taken
+                                    && jwt.getIssuedAt() != null && jwt.getIssuedAt().isAfter(now.minus(MAX_AGE).minus(sso.clockSkew()))
+                                    && jwt.getIssuedAt().isBefore(now.plus(sso.clockSkew()))
                                     && jwt.getClaim("events") instanceof Map<?, ?> events && events.containsKey(EVENT)
                                     && (jwt.getSubject() != null || jwt.getClaim("sid") != null);
                             return ok ? org.springframework.security.oauth2.core.OAuth2TokenValidatorResult.success()

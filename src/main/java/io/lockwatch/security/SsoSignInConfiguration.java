@@ -24,6 +24,30 @@ class SsoSignInConfiguration {
 
     static final String AVAILABLE = "/console/sso";
 
+    /**
+     * The provider's ID tokens checked as Spring checks them (issuer, audience, expiry, nonce), signed with any of the
+     * asymmetric algorithms lockwatch takes: Spring's own factory takes one algorithm, RS256 by default, and a provider
+     * signing with ES256 would refuse every sign-in.
+     */
+    @Bean
+    org.springframework.security.oauth2.jwt.JwtDecoderFactory<org.springframework.security.oauth2.client.registration.ClientRegistration>
+            idTokenDecoders() {
+        java.util.Map<String, org.springframework.security.oauth2.jwt.JwtDecoder> decoders = new java.util.concurrent.ConcurrentHashMap<>();
+        return registration -> decoders.computeIfAbsent(registration.getRegistrationId() + " " + registration.getProviderDetails().getJwkSetUri(),
+                key -> {
+                    org.springframework.security.oauth2.jwt.NimbusJwtDecoder decoder = org.springframework.security.oauth2.jwt.NimbusJwtDecoder
+                            .withJwkSetUri(registration.getProviderDetails().getJwkSetUri())
+                            .jwsAlgorithms(a -> a.addAll(SsoTokens.ALGORITHMS)).build();
+                    decoder.setJwtValidator(new org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator<>(
+                            new org.springframework.security.oauth2.jwt.JwtTimestampValidator(),
+                            new org.springframework.security.oauth2.client.oidc.authentication.OidcIdTokenValidator(registration)));
+                    decoder.setClaimSetConverter(new org.springframework.security.oauth2.core.converter.ClaimTypeConverter(
+                            org.springframework.security.oauth2.client.oidc.authentication.OidcIdTokenDecoderFactory
+                                    .createDefaultClaimTypeConverters()));
+                    return decoder;
+                });
+    }
+
     @Bean
     @Order(Ordered.HIGHEST_PRECEDENCE)
     SecurityFilterChain signInAtTheIdentityProvider(HttpSecurity http, SsoProperties sso, SecretCipher cipher,

@@ -40,6 +40,10 @@ final class SsoTokens {
     }
 
     static final String NOT_VALID = "not a valid token of the identity provider: ";
+    /** What a provider signs with: never "none", never HMAC (a shared secret). */
+    static final List<SignatureAlgorithm> ALGORITHMS = List.of(SignatureAlgorithm.RS256, SignatureAlgorithm.RS384,
+            SignatureAlgorithm.RS512, SignatureAlgorithm.ES256, SignatureAlgorithm.ES384, SignatureAlgorithm.ES512,
+            SignatureAlgorithm.PS256, SignatureAlgorithm.PS384, SignatureAlgorithm.PS512);
 
     private final SsoProperties props;
     private final SignIns signIns;
@@ -76,7 +80,21 @@ final class SsoTokens {
         } catch (JwtException e) {
             throw new AuthenticationServiceException("the identity provider cannot be reached to check the token", e);
         }
-        if (signIns != null && signIns.signedOutSince(jwt.getSubject(), jwt.getIssuedAt())) {
+        if (jwt.getSubject() == null || jwt.getSubject().isBlank()) {
+            throw new BadCredentialsException(NOT_VALID + "it names no subject (sub)");
+        }
+        // an ID token is the console's proof of sign-in, not a key to the API, though its aud may be the same client
+        // id; what marks one (some providers put a nonce in access tokens too). The console's page is never given it.
+        if (jwt.hasClaim("at_hash") || jwt.hasClaim("c_hash")) {
+            throw new BadCredentialsException(NOT_VALID + "it is an ID token (at_hash): the API takes access tokens");
+        }
+        boolean signedOut;
+        try {
+            signedOut = signIns != null && signIns.signedOutSince(jwt.getSubject(), jwt.getIssuedAt());
+        } catch (org.springframework.dao.DataAccessException e) {
+            throw new AuthenticationServiceException("sign-outs cannot be checked now", e);
+        }
+        if (signedOut) {
             throw new BadCredentialsException(NOT_VALID + "this person was signed out after it was issued (by an operator, "
                     + "or at the identity provider): sign in again");
         }
@@ -106,10 +124,7 @@ final class SsoTokens {
                     NimbusJwtDecoder built = NimbusJwtDecoder.withIssuerLocation(props.issuer())
                             .restOperations(new org.springframework.web.client.RestTemplate(http))
                             // named, so that no key set is fetched to learn them; never "none", never HMAC
-                            .jwsAlgorithms(a -> a.addAll(List.of(SignatureAlgorithm.RS256, SignatureAlgorithm.RS384,
-                                    SignatureAlgorithm.RS512, SignatureAlgorithm.ES256, SignatureAlgorithm.ES384,
-                                    SignatureAlgorithm.ES512, SignatureAlgorithm.PS256, SignatureAlgorithm.PS384,
-                                    SignatureAlgorithm.PS512)))
+                            .jwsAlgorithms(a -> a.addAll(ALGORITHMS))
                             .build();
                     built.setJwtValidator(new DelegatingOAuth2TokenValidator<>(
                             new JwtTimestampValidator(props.clockSkew()),

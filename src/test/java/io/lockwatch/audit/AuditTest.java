@@ -169,6 +169,15 @@ class AuditTest {
         assertThat(entry.get("actor").asText()).isEqualTo("full-token-1");
         assertThat(entry.get("status").asInt()).isEqualTo(jolokiasStatus);
         assertThat(entry.get("details")).isEqualTo(JSON.readTree("{\"attribute\":\"Verbose\"}"));
+
+        // an exec by GET, its path given as Jolokia's p parameter: recorded all the same (refused by Jolokia's policy)
+        HttpResponse<String> byParameter = send("GET", "/actuator/jolokia/?p=/exec/java.lang:type=Threading/resetPeakThreadCount()",
+                basic, null);
+        assertThat(byParameter.statusCode()).isEqualTo(200);
+        assertThat(entries("resource=mbean/java.lang:type%3DThreading")).singleElement().satisfies(e -> {
+            assertThat(e.get("operation").asText()).isEqualTo("jolokia.exec");
+            assertThat(e.get("status").asInt()).isEqualTo(JSON.readTree(byParameter.body()).get("status").asInt());
+        });
     }
 
     @Test

@@ -29,6 +29,15 @@ class RedactionTest {
     }
 
     @Test
+    void aSecretInsideAStringAndAUrlsCredentialsAreNotKept() throws Exception {
+        String fields = Redaction.fields(("{\"comment\":\"use lwc_0123_secret please\",\"jwt\":\"x eyJhbGciOi.eyJzdWIi.sig\","
+                + "\"url\":\"https://user:hunter2@hooks.example.com/a/b?token=s3cret#frag\",\"plain\":\"https://example.com/hook\"}")
+                .getBytes(StandardCharsets.UTF_8));
+        assertThat(fields).doesNotContain("0123_secret", "eyJzdWIi", "hunter2", "s3cret")
+                .contains("https://[redacted]@hooks.example.com/a/b?[redacted]").contains("\"plain\":\"https://example.com/hook\"");
+    }
+
+    @Test
     void longStringsAndArraysAreCutAndABodyThatIsNotJsonIsNotKept() {
         String fields = Redaction.fields(("{\"a\":\"" + "x".repeat(1000) + "\",\"ids\":" + "[1" + ",1".repeat(150) + "]}")
                 .getBytes(StandardCharsets.UTF_8));

@@ -315,8 +315,14 @@ class ConsoleBrowserTest {
         browser.findElement(By.id("maintenance-reason")).sendKeys(reason);
         browser.findElement(By.id("maintenance-prefix")).sendKeys("nowhere st. " + sub);
         browser.findElement(By.cssSelector("#maintenance-form button[type=submit]")).click();
-        wait.until(d -> Integer.valueOf(1).equals(jdbc.queryForObject("SELECT count(*) FROM audit_log WHERE actor = 'olga' "
-                + "AND actor_subject = ? AND operation = 'createMaintenanceWindow' AND status = 201", Integer.class, sub)));
+        try {
+            wait.until(d -> Integer.valueOf(1).equals(jdbc.queryForObject("SELECT count(*) FROM audit_log WHERE actor = 'olga' "
+                    + "AND actor_subject = ? AND operation = 'createMaintenanceWindow' AND status = 201", Integer.class, sub)));
+        } catch (org.openqa.selenium.TimeoutException e) {
+            throw new AssertionError("the window not planned as olga; the console says: " + browser.findElement(By.id("status")).getText()
+                    + "; the audit log: " + jdbc.queryForList("SELECT actor || ' ' || operation || ' ' || status FROM audit_log "
+                    + "WHERE at > now() - interval '1 minute'", String.class), e);
+        }
 
         // signed out from the list of who is signed in (here by herself; an operator's is the same button): her token
         // is refused from then on, and the console asks her to sign in again
@@ -348,8 +354,12 @@ class ConsoleBrowserTest {
         // the provider away: said before the browser is sent there
         provider.stop();
         try {
-            browser.get("http://127.0.0.1:" + port + "/oauth2/authorization/lockwatch");
-            wait.until(d -> d.findElement(By.tagName("h1")).getText().equals("The identity provider cannot be reached"));
+            // lockwatch takes its last look at the provider for a second: asked until it looks again (meanwhile the
+            // browser may still be sent to the provider, which refuses the connection)
+            new WebDriverWait(browser, WAIT).ignoring(org.openqa.selenium.WebDriverException.class).until(d -> {
+                d.get("http://127.0.0.1:" + port + "/oauth2/authorization/lockwatch");
+                return d.findElements(By.tagName("h1")).stream().anyMatch(h -> h.getText().equals("The identity provider cannot be reached"));
+            });
         } finally {
             provider.start();
         }

@@ -269,6 +269,16 @@ class AccessMatrixTest {
      * Hawtio lists MBeans through an operation of its RBAC registry when it finds one: a read token, which may run
      * no operation, must not find it, so that its Hawtio falls back on a plain list and shows the routes.
      */
+    /** Jolokia takes its path from its p parameter when the URL's is empty: the requests it does not serve stay refused. */
+    @Test
+    void jolokiasPathGivenAsAParameterIsHeldToTheSameRules() throws Exception {
+        for (String path : List.of("/actuator/jolokia/?p=/notification/register", "/actuator/jolokia?p=/config")) {
+            RawHttp.Response r = http.send("GET", path, auth(Who.FULL, null), null);
+            assertThat(r.status()).as(path + ": " + r.body()).isEqualTo(403);
+            assertThat(r.body()).as(path).contains("are not served here");
+        }
+    }
+
     @Test
     void hawtiosRegistryIsHiddenFromAReadTokenAndListedForAFullOne() throws Exception {
         String list = "{\"type\":\"list\",\"path\":\"hawtio/type=security,name=RBACRegistry\"}";

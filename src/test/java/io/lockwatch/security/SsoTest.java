@@ -162,8 +162,12 @@ class SsoTest {
         assertThat(api.call("GET", "/me", rita, null).status()).isEqualTo(200);
         assertThat(backChannel(signed(new RSAKeyGenerator(2048).keyID(provider.signingKey().getKeyID()).generate(),
                 logout.claim("nonce", null).build()))).as("forged").isEqualTo(400);
-        assertThat(backChannel(signed(provider.signingKey(), logout.claim("nonce", null).build()))).isEqualTo(200);
+        assertThat(backChannel(signed(provider.signingKey(), logout.claim("nonce", null).jwtID(null).build()))).as("no jti")
+                .isEqualTo(400);
+        String valid = signed(provider.signingKey(), logout.jwtID(UUID.randomUUID().toString()).build());
+        assertThat(backChannel(valid)).isEqualTo(200);
         assertThat(api.call("GET", "/me", rita, null).status()).isEqualTo(401);
+        assertThat(backChannel(valid)).as("the same logout token again").isEqualTo(400);
     }
 
     private int backChannel(String logoutToken) throws Exception {
