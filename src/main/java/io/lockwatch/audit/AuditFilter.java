@@ -30,7 +30,8 @@ import org.springframework.web.util.pattern.PathPatternParser;
 /**
  * Records every change made over HTTP, and every attempt at one, once its answer is known: an operation of the API
  * that is not a GET (readings excepted: they are the devices' data, not a change of lockwatch), a Jolokia exec or
- * write (Hawtio's included), and any other write to the actuator (a logger's level). It wraps Spring Security's
+ * write (Hawtio's included), any other write to the actuator (a logger's level), and the identity provider's
+ * back-channel logouts. It wraps Spring Security's
  * chain, so that a 401 or 403 is recorded too, with the caller the chain named (or {@code anonymous}). The request's
  * JSON fields are kept, redacted ({@link Redaction}); a portal link's body, the credential, and an import's file are
  * not.
@@ -40,6 +41,7 @@ final class AuditFilter extends OncePerRequestFilter {
     /** What of a request's body is looked at; a change's JSON is far smaller, an import's file is not read for this. */
     static final int BODY_KEPT = 64 * 1024;
     private static final String API = "/api/v1";
+    private static final String BACK_CHANNEL_LOGOUT = "/logout/connect/back-channel/lockwatch";
     private static final Set<String> CHANGES = Set.of("POST", "PUT", "PATCH", "DELETE");
     /** Not changes of lockwatch (readings), or whose body is not for the log (the link is a credential; a file). */
     private static final Set<String> NOT_AUDITED = Set.of("postReadings");
@@ -184,6 +186,10 @@ final class AuditFilter extends OncePerRequestFilter {
         }
         if (!CHANGES.contains(method)) {
             return null;
+        }
+        if (path.equals(BACK_CHANNEL_LOGOUT)) {
+            // the identity provider signing a person out; its logout token is a credential: only its size is kept
+            return new Change("backChannelLogout", "sessions", false, false);
         }
         if (path.startsWith("/actuator/")) {
             return new Change("actuator." + path.substring("/actuator/".length()).split("/", 2)[0],

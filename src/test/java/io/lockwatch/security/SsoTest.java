@@ -168,6 +168,11 @@ class SsoTest {
         assertThat(backChannel(valid)).isEqualTo(200);
         assertThat(api.call("GET", "/me", rita, null).status()).isEqualTo(401);
         assertThat(backChannel(valid)).as("the same logout token again").isEqualTo(400);
+        // each one in the audit log, without its token
+        assertThat(jdbc.queryForList("SELECT status FROM audit_log WHERE operation = 'backChannelLogout' AND at > now() - interval '1 minute'",
+                Integer.class)).contains(200, 400);
+        assertThat(String.join("\n", jdbc.queryForList("SELECT audit_log::text FROM audit_log WHERE operation = 'backChannelLogout'",
+                String.class))).doesNotContain(valid.substring(valid.lastIndexOf('.') + 1));
     }
 
     private int backChannel(String logoutToken) throws Exception {
