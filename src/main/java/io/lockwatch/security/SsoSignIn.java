@@ -15,7 +15,6 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.springframework.http.client.SimpleClientHttpRequestFactory;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.oauth2.client.OAuth2AuthorizedClient;
@@ -30,7 +29,6 @@ import org.springframework.security.oauth2.core.endpoint.OAuth2AuthorizationRequ
 import org.springframework.security.oauth2.core.oidc.user.OidcUser;
 import org.springframework.security.web.authentication.AuthenticationFailureHandler;
 import org.springframework.security.web.authentication.AuthenticationSuccessHandler;
-import org.springframework.web.client.RestTemplate;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.HtmlUtils;
 
@@ -107,12 +105,9 @@ final class SsoSignIn {
         @SuppressWarnings("unchecked")
         private ClientRegistration fetch() {
             ClientRegistration r;
-            SimpleClientHttpRequestFactory http = new SimpleClientHttpRequestFactory();
-            http.setConnectTimeout(3_000);
-            http.setReadTimeout(5_000);
             Map<String, Object> discovery;
             try {
-                discovery = new RestTemplate(http).getForObject(
+                discovery = SsoTokens.PROVIDER.getForObject(
                         sso.issuer().replaceAll("/+$", "") + "/.well-known/openid-configuration", Map.class);
             } catch (RuntimeException e) {
                 throw new IllegalStateException("the identity provider's discovery document cannot be read: " + e.getMessage(), e);
@@ -419,6 +414,7 @@ final class SsoSignIn {
             if (d == null) {
                 org.springframework.security.oauth2.jwt.NimbusJwtDecoder built = org.springframework.security.oauth2.jwt.NimbusJwtDecoder
                         .withJwkSetUri(provider.registration().getProviderDetails().getJwkSetUri())
+                        .restOperations(SsoTokens.PROVIDER)
                         .jwsAlgorithms(a -> a.addAll(SsoTokens.ALGORITHMS))
                         // its type is logout+jwt (some providers say JWT, or nothing); Spring's own check takes JWT alone
                         .validateType(false)

@@ -37,6 +37,7 @@ class SsoSignInConfiguration {
                 key -> {
                     org.springframework.security.oauth2.jwt.NimbusJwtDecoder decoder = org.springframework.security.oauth2.jwt.NimbusJwtDecoder
                             .withJwkSetUri(registration.getProviderDetails().getJwkSetUri())
+                            .restOperations(SsoTokens.PROVIDER)
                             .jwsAlgorithms(a -> a.addAll(SsoTokens.ALGORITHMS)).build();
                     decoder.setJwtValidator(new org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator<>(
                             new org.springframework.security.oauth2.jwt.JwtTimestampValidator(),

@@ -45,6 +45,12 @@ final class SsoTokens {
             SignatureAlgorithm.RS512, SignatureAlgorithm.ES256, SignatureAlgorithm.ES384, SignatureAlgorithm.ES512,
             SignatureAlgorithm.PS256, SignatureAlgorithm.PS384, SignatureAlgorithm.PS512);
 
+    /**
+     * How lockwatch asks the identity provider anything (discovery, keys): a provider that does not answer holds up
+     * the request that needed it 3 s to connect and 5 s to answer at most, not a thread for ever.
+     */
+    static final org.springframework.web.client.RestOperations PROVIDER = providerHttp();
+
     private final SsoProperties props;
     private final SignIns signIns;
     private volatile JwtDecoder decoder;
@@ -116,13 +122,8 @@ final class SsoTokens {
         if (d == null) {
             synchronized (this) {
                 if (decoder == null) {
-                    org.springframework.http.client.SimpleClientHttpRequestFactory http =
-                            new org.springframework.http.client.SimpleClientHttpRequestFactory();
-                    // a provider that does not answer holds up the request that brought the token for this long at most
-                    http.setConnectTimeout(3_000);
-                    http.setReadTimeout(5_000);
                     NimbusJwtDecoder built = NimbusJwtDecoder.withIssuerLocation(props.issuer())
-                            .restOperations(new org.springframework.web.client.RestTemplate(http))
+                            .restOperations(PROVIDER)
                             // named, so that no key set is fetched to learn them; never "none", never HMAC
                             .jwsAlgorithms(a -> a.addAll(ALGORITHMS))
                             .build();
@@ -136,6 +137,14 @@ final class SsoTokens {
             }
         }
         return d;
+    }
+
+    private static org.springframework.web.client.RestOperations providerHttp() {
+        org.springframework.http.client.SimpleClientHttpRequestFactory http =
+                new org.springframework.http.client.SimpleClientHttpRequestFactory();
+        http.setConnectTimeout(3_000);
+        http.setReadTimeout(5_000);
+        return new org.springframework.web.client.RestTemplate(http);
     }
 
     /** The names in the roles claim, a dotted path into the token's claims; a list or a space-separated string. */

@@ -36,7 +36,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * linked client's admin key, by another client's: 404, and again: 409); escalation chains set, the sensor's by the
  * operator and a link's own by the operator or the client's key (naming another client: 400; replacing the
  * operator's: 403), with steps due within a step or in an hour; maintenance windows opened over some sensors and
- * ended early.
+ * ended early; people of the organisation signing in to the console at the identity provider (over HTTP, as a browser
+ * does), pausing and resuming clients as operators, and signed out by an operator from the list of who is signed in.
  *
  * <p>After each step: every sensor's state and sequence (404 once deleted); every client, its links with their
  * state, its keys' states; every key's answers (itself, its client, 404 for every other client, its feed and every
@@ -50,7 +51,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * a linked client's key does (only the steps sent to its own client); each chain as the operator and the keys read
  * it; and each live client's pull feed, with the operator's token and its keys: every notification it was given
  * (those a pause superseded or an unlinking cancelled too), each sensor's in sequence order, every webhook it heard
- * there under the same id. And the audit log: every change the run asked for, once, with who asked (the operator's
+ * there under the same id. Who is signed in, as the operator's list shows it, and each person's token: taken while
+ * signed in, refused once signed out. And the audit log: every change the run asked for, once, with who asked (the operator's
  * token, a key, or {@code anonymous} for a key refused as no credential) and the answer's status, and nothing else.
  * Only what the service documents as asynchronous is waited for (on conditions): readings
  * being applied, the alarm and maintenance scans, webhooks arriving, the feed catching up. A failure is shrunk by
@@ -111,6 +113,9 @@ class ApiModelTest {
                 .withAction(1, filters())
                 .withAction(1, maintenance())
                 .withAction(1, endMaintenance())
+                .withAction(2, signIn())
+                .withAction(2, personEnables())
+                .withAction(1, endSession())
                 .withMaxTransformations(STEPS);
     }
 
@@ -242,6 +247,21 @@ class ApiModelTest {
     private static Action.Independent<World> maintenance() {
         return action(SENSOR.list().ofMinSize(1).ofMaxSize(2).map(ss -> Transformer.mutate(
                 "a maintenance window over s" + ss, x -> x.maintenance(ss))));
+    }
+
+    private static final Arbitrary<Integer> PERSON = Arbitraries.integers().between(0, World.PEOPLE - 1);
+
+    private static Action.Independent<World> signIn() {
+        return action(PERSON.map(p -> Transformer.mutate("person p" + p + " signs in", x -> x.signIn(p))));
+    }
+
+    private static Action.Independent<World> personEnables() {
+        return action(Combinators.combine(PERSON, CLIENT, Arbitraries.of(false, true)).as((p, c, e) -> Transformer.<World>mutate(
+                "person p" + p + (e ? " resumes" : " pauses") + " c" + c, x -> x.personEnables(p, c, e))));
+    }
+
+    private static Action.Independent<World> endSession() {
+        return action(PERSON.map(p -> Transformer.mutate("an operator signs person p" + p + " out", x -> x.endSession(p))));
     }
 
     private static Action.Independent<World> endMaintenance() {

@@ -48,6 +48,23 @@ final class World {
     private final String barrier;
     private int barrierState, barrierSequence, clientsMade, readingsSent;
     private long clock;
+    /** People of the organisation, signed in to the console at the identity provider (or not yet, or signed out). */
+    static final int PEOPLE = 2;
+
+    static final class Person {
+        final String subject, name;
+        String token;           // the access token of their last sign-in; null before the first
+        boolean signedOut;      // an operator ended their sign-in since
+        long signedOutSecond;   // when that was answered, by this clock
+
+        Person(String subject, String name) {
+            this.subject = subject;
+            this.name = name;
+        }
+    }
+
+    private final Person[] people = new Person[PEOPLE];
+
     /** Every change this run asked of the service, as the audit log must name it: method, resource, actor, status. */
     private final List<String> changes = new java.util.ArrayList<>();
     private final java.time.Instant began = java.time.Instant.now();
@@ -59,6 +76,9 @@ final class World {
         this.model = new Model(prefix);
         // readings are applied asynchronously: each batch ends with a reading of this sensor of no client, and the
         // step waits until it is applied, so every reading before it is too (one queue, applied in order)
+        for (int i = 0; i < PEOPLE; i++) {
+            people[i] = new Person(prefix + "-p" + i, prefix + "person" + i);
+        }
         this.barrier = prefix + "b";
         expect(call("POST", "/sensors", Api.ADMIN, Map.of("id", barrier, "address", "model barrier")), 201);
     }
@@ -163,6 +183,101 @@ final class World {
             model.resume(slot);
         } else {
             c.enabled = false;
+        }
+    }
+
+    // --- people signed in at the identity provider
+
+    /**
+     * The person signs in to the console at the identity provider, as a browser would (the authorisation code flow,
+     * its sealed cookie, the hand-over page), with the operator role. One signed out waits for the next second first:
+     * a token dated the sign-out's own second is refused, as the service documents.
+     */
+    void signIn(int slot) {
+        Person p = people[slot];
+        if (p.signedOut) {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3))
+                    .until(() -> java.time.Instant.now().getEpochSecond() > p.signedOutSecond);
+        }
+        io.lockwatch.testing.IdentityProvider.get().nextSignIn(p.subject, p.name,
+                List.of(io.lockwatch.testing.IdentityProvider.OPERATOR));
+        java.net.http.HttpClient browser = java.net.http.HttpClient.newBuilder()
+                .cookieHandler(new java.net.CookieManager()).followRedirects(java.net.http.HttpClient.Redirect.ALWAYS).build();
+        HttpResponse<String> page;
+        try {
+            page = browser.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                    api.base().replace("/api/v1", "") + "/oauth2/authorization/lockwatch")).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (Exception e) {
+            throw new AssertionError("signing in " + p.name + ": " + e, e);
+        }
+        java.util.regex.Matcher token = java.util.regex.Pattern.compile("name=\"lockwatch-token\" content=\"([^\"]+)\"")
+                .matcher(page.body());
+        assertThat(token.find()).as("the hand-over page of %s's sign-in: %s", p.name, page.body()).isTrue();
+        p.token = token.group(1);
+        p.signedOut = false;
+        reached("sign in");
+    }
+
+    /** The person pauses or resumes a client as an operator; signed out, they are refused (401) and nothing changes. */
+    void personEnables(int slot, int clientSlot, boolean enabled) {
+        Person p = people[slot];
+        Client c = model.clients[clientSlot];
+        if (p.token == null || c == null || c.enabled == enabled) {
+            return;
+        }
+        Answer a = call("PUT", "/clients/" + c.id, p.token, Map.of("enabled", enabled));
+        if (p.signedOut) {
+            expect(a, 401);
+            reached("a signed-out person refused");
+            return;
+        }
+        expect(a, 200);
+        if (enabled) {
+            model.resume(clientSlot);
+        } else {
+            c.enabled = false;
+        }
+        reached("a person acts");
+    }
+
+    /** An operator signs the person out, by their sign-in in the list of who is signed in; with none there, a 404. */
+    void endSession(int slot) {
+        Person p = people[slot];
+        String id = signInOf(p);
+        if (id == null) {
+            expect(call("POST", "/sessions/" + java.util.UUID.randomUUID() + "/end", Api.ADMIN, null), 404);
+            return;
+        }
+        expect(call("POST", "/sessions/" + id + "/end", Api.ADMIN, null), 204);
+        p.signedOut = true;
+        p.signedOutSecond = java.time.Instant.now().getEpochSecond();
+        reached("sign out");
+    }
+
+    /** The person's sign-in as the operator's list shows it, or null. */
+    private String signInOf(Person p) {
+        Answer list = call("GET", "/sessions", Api.READER, null);
+        expect(list, 200);
+        for (JsonNode si : list.body().get("items")) {
+            if (si.get("subject").asText().equals(p.subject)) {
+                return si.get("id").asText();
+            }
+        }
+        return null;
+    }
+
+    /** Who is signed in, as the operator's list shows it, and what each person's token opens. */
+    private void checkPeople() {
+        for (Person p : people) {
+            boolean in = p.token != null && !p.signedOut;
+            assertThat(signInOf(p) != null).as("%s in the list of who is signed in", p.name).isEqualTo(in);
+            if (p.token != null) {
+                Answer me = call("GET", "/me", p.token, null);
+                expect(me, in ? 200 : 401);
+                if (in) {
+                    assertThat(me.body().get("name").asText()).isEqualTo(p.name);
+                }
+            }
         }
     }
 
@@ -620,6 +735,7 @@ final class World {
         for (Client c : model.live()) {
             checkFeed(c);
         }
+        checkPeople();
         checkAudit();
     }
 
@@ -909,6 +1025,11 @@ final class World {
         }
         if (token.equals(Api.READER)) {
             return "read-token-1";
+        }
+        for (Person p : people) {
+            if (token.equals(p.token)) {
+                return p.name;
+            }
         }
         return model.allClients.stream().flatMap(c -> c.keys.stream()).filter(k -> k.token.equals(token))
                 .map(k -> "client-key-" + k.id).findFirst().orElse("unknown");
