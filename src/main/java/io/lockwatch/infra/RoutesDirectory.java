@@ -7,8 +7,10 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
@@ -42,10 +44,18 @@ public class RoutesDirectory implements EnvironmentPostProcessor, Ordered {
         } catch (IOException | RuntimeException e) {
             env.getPropertySources().addFirst(new MapPropertySource("lockwatchNoRoutesDirectory",
                     Map.of("camel.main.routes-reload-enabled", "false",
-                            "camel.main.routes-include-pattern", "classpath:routes/*.camel.yaml")));
+                            "camel.main.routes-include-pattern", jarRoutesOnly(env))));
             return;
         }
         refuseIfOthersMayWrite(path);
+    }
+
+    /** The configured route files without the routes directory's, which could not be made. */
+    private static String jarRoutesOnly(ConfigurableEnvironment env) {
+        return Arrays.stream(env.getProperty("camel.main.routes-include-pattern", "").split(","))
+                .map(String::strip)
+                .filter(pattern -> !pattern.startsWith("file:"))
+                .collect(Collectors.joining(","));
     }
 
     /** @throws WritableByOthersException naming the first of the directory and its route files that others may write */
