@@ -137,7 +137,7 @@ class ContractAccessMatrixTest {
             acknowledgeAlarm           401  403  409  403 404  -      ok  404  -      409    401    401     401     401     401  ok       403    403
             listAuditLog               401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       ok     403
             listSessions               401  ok   ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       ok     403
-            endSession                 401  403  404  404 -    -      404 -    -      404    401    401     401     401     401  404      403    403
+            endSession                 401  403  ok   404 -    -      404 -    -      404    401    401     401     401     401  ok       403    403
             """;
 
     @RegisterExtension
@@ -375,11 +375,11 @@ class ContractAccessMatrixTest {
     private static String path(Operation op, Caller caller, World world) {
         boolean others = caller.name().endsWith("_X"), mixed = caller.name().endsWith("_MIX");
         String path = op.path();
-        for (String id : List.of("clientId", "sensorId", "notificationId", "alarmId", "keyId")) {
+        for (String id : List.of("clientId", "sensorId", "notificationId", "alarmId", "keyId", "sessionId")) {
             Map<String, String> whose = others || mixed && id.equals("sensorId") ? world.others() : world.own();
             path = path.replace("{" + id + "}", whose.get(id));
         }
-        path = path.replace("{sessionId}", UUID.randomUUID().toString()).replace("{gatewayId}", "gw1").replace("{credentialId}", UUID.randomUUID().toString())
+        path = path.replace("{gatewayId}", "gw1").replace("{credentialId}", UUID.randomUUID().toString())
                 .replace("{importId}", UUID.randomUUID().toString()).replace("{windowId}", UUID.randomUUID().toString());
         if (op.query().contains("client_id") && others) {
             path += "?client_id=" + world.others().get("clientId");
@@ -510,7 +510,8 @@ class ContractAccessMatrixTest {
 
     /**
      * A client with a linked sensor with a schedule, a dead notification of it, an alarm of it, and a spare key that
-     * the operator has expired.
+     * the operator has expired; and a person signed in to the console (not one of the callers), whom an operator may
+     * sign out.
      */
     private Map<String, String> party(String name) throws Exception {
         String client = created("POST", "/clients", Map.of("name", name, "url", receiver.url("/" + name))).get("id").asText();
@@ -539,6 +540,11 @@ class ContractAccessMatrixTest {
         ids.put("notificationId", notification);
         ids.put("alarmId", alarm);
         ids.put("keyId", key);
+        String signIn = UUID.randomUUID().toString();
+        jdbc.update("""
+                INSERT INTO sign_ins (id, subject, name, signed_in_at, expires_at)
+                VALUES (?::uuid, ?, ?, now(), now() + interval '1 hour')""", signIn, "person-of-" + name, "person of " + name);
+        ids.put("sessionId", signIn);
         return ids;
     }
 
