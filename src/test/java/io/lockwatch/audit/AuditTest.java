@@ -3,10 +3,7 @@ package io.lockwatch.audit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -44,7 +41,6 @@ class AuditTest {
     static final WebhookReceiver receiver = WebhookReceiver.forTheClass();
 
     static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @LocalServerPort int port;
     @Autowired JdbcTemplate jdbc;
@@ -83,7 +79,7 @@ class AuditTest {
                 .body().get("url").asText();
         String linkSecret = link.substring(link.indexOf("lwp_"));
         secrets.add(linkSecret);
-        HttpResponse<String> session = send("POST", "/api/v1/portal/sessions", null, "{\"link\":\"" + linkSecret + "\"}");
+        HttpResponse<String> session = api.send("POST", "/api/v1/portal/sessions", null, "{\"link\":\"" + linkSecret + "\"}");
         assertThat(session.statusCode()).as(session.body()).isEqualTo(201);
         secrets.add(JSON.readTree(session.body()).get("token").asText());
 
@@ -130,7 +126,7 @@ class AuditTest {
     @Test
     void aRefusedChangeIsRecordedWithWhoTriedAndEveryRefusalCounted() throws Exception {
         double before = meters.counter("lockwatch.audit.refused").count();
-        HttpResponse<String> anonymous = send("POST", "/api/v1/clients", null, "{\"name\":\"x\",\"url\":\"http://example.com/\"}");
+        HttpResponse<String> anonymous = api.send("POST", "/api/v1/clients", null, "{\"name\":\"x\",\"url\":\"http://example.com/\"}");
         assertThat(anonymous.statusCode()).isEqualTo(401);
         assertThat(api.call("DELETE", "/sensors/NOPE", Api.READER, null).status()).isEqualTo(403);
         assertThat(api.call("DELETE", "/sensors/NOPE" + System.nanoTime() % 1000, Api.ADMIN, null).status()).isEqualTo(404);
@@ -156,7 +152,7 @@ class AuditTest {
     @Test
     void jolokiasExecsAndWritesAreRecordedWithJolokiasOwnAnswerAndItsReadsAreNot() throws Exception {
         String basic = "Basic " + Base64.getEncoder().encodeToString(("admin:" + Api.ADMIN).getBytes(StandardCharsets.UTF_8));
-        HttpResponse<String> write = send("POST", "/actuator/hawtio/jolokia", basic,
+        HttpResponse<String> write = api.send("POST", "/actuator/hawtio/jolokia", basic,
                 "[{\"type\":\"read\",\"mbean\":\"java.lang:type=Memory\",\"attribute\":\"Verbose\"},"
                         + "{\"type\":\"write\",\"mbean\":\"java.lang:type=Memory\",\"attribute\":\"Verbose\",\"value\":true}]");
         assertThat(write.statusCode()).isEqualTo(200);
@@ -171,7 +167,7 @@ class AuditTest {
         assertThat(entry.get("details")).isEqualTo(JSON.readTree("{\"attribute\":\"Verbose\"}"));
 
         // an exec by GET, its path given as Jolokia's p parameter: recorded all the same (refused by Jolokia's policy)
-        HttpResponse<String> byParameter = send("GET", "/actuator/jolokia/?p=/exec/java.lang:type=Threading/resetPeakThreadCount()",
+        HttpResponse<String> byParameter = api.send("GET", "/actuator/jolokia/?p=/exec/java.lang:type=Threading/resetPeakThreadCount()",
                 basic, null);
         assertThat(byParameter.statusCode()).isEqualTo(200);
         assertThat(entries("resource=mbean/java.lang:type%3DThreading")).singleElement().satisfies(e -> {
@@ -198,14 +194,14 @@ class AuditTest {
                 .isLessThanOrEqualTo(first.body().get("items").get(0).get("at").asText());
         assertThat(second.body().get("items").get(0).get("id")).isNotEqualTo(first.body().get("items").get(0).get("id"));
 
-        HttpResponse<String> csv = send("GET", "/api/v1/audit?format=csv&" + all, "Bearer " + Api.READER, null);
+        HttpResponse<String> csv = api.send("GET", "/api/v1/audit?format=csv&" + all, "Bearer " + Api.READER, null);
         assertThat(csv.statusCode()).isEqualTo(200);
         assertThat(csv.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/csv");
         List<String> lines = csv.body().lines().toList();
         assertThat(lines.get(0)).startsWith("at,actor,actor_kind,");
         assertThat(lines).filteredOn(l -> l.contains("sensors/PAGED")).hasSizeGreaterThanOrEqualTo(3);
 
-        HttpResponse<String> jsonl = send("GET", "/api/v1/audit?format=jsonl&" + all, "Bearer " + Api.ADMIN, null);
+        HttpResponse<String> jsonl = api.send("GET", "/api/v1/audit?format=jsonl&" + all, "Bearer " + Api.ADMIN, null);
         assertThat(jsonl.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/x-ndjson");
         List<JsonNode> rows = new ArrayList<>();
         for (String line : jsonl.body().lines().toList()) {
@@ -214,12 +210,12 @@ class AuditTest {
         assertThat(rows).extracting(r -> r.get("resource").asText()).contains("sensors/PAGED0", "sensors/PAGED1", "sensors/PAGED2");
 
         // a NUL no entry can hold: a 400 naming the field, not a file cut short after a 200
-        HttpResponse<String> nul = send("GET", "/api/v1/audit?format=csv&resource=%00", "Bearer " + Api.ADMIN, null);
+        HttpResponse<String> nul = api.send("GET", "/api/v1/audit?format=csv&resource=%00", "Bearer " + Api.ADMIN, null);
         assertThat(nul.statusCode()).isEqualTo(400);
         assertThat(JSON.readTree(nul.body()).get("field").asText()).isEqualTo("resource");
 
         // JSON lines of an empty range: nothing to send
-        assertThat(send("GET", "/api/v1/audit?format=jsonl&actor=nobody-at-all", "Bearer " + Api.ADMIN, null).statusCode())
+        assertThat(api.send("GET", "/api/v1/audit?format=jsonl&actor=nobody-at-all", "Bearer " + Api.ADMIN, null).statusCode())
                 .isEqualTo(204);
 
         // a client's key is not an operator: the log is not its to read
@@ -227,7 +223,7 @@ class AuditTest {
         String key = api.call("POST", "/clients/" + client + "/keys", Api.ADMIN, Map.of("name", "k", "role", "client-admin"))
                 .body().get("token").asText();
         assertThat(api.call("GET", "/audit", key, null).status()).isEqualTo(404);
-        assertThat(send("GET", "/api/v1/audit", null, null).statusCode()).isEqualTo(401);
+        assertThat(api.send("GET", "/api/v1/audit", null, null).statusCode()).isEqualTo(401);
     }
 
     @Test
@@ -257,15 +253,4 @@ class AuditTest {
         return found.get(0);
     }
 
-    private HttpResponse<String> send(String method, String path, String authorization, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path));
-        if (authorization != null) {
-            b.header("Authorization", authorization);
-        }
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
 }

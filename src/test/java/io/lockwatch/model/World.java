@@ -1059,10 +1059,8 @@ final class World {
     private void assertAudited(String query, List<String> expected, String what) {
         HttpResponse<String> export;
         try {
-            export = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
-                    api.base() + "/audit?format=jsonl&from=" + java.net.URLEncoder.encode(began.toString(), java.nio.charset.StandardCharsets.UTF_8)
-                            + query))
-                    .header("Authorization", "Bearer " + Api.READER).build(), HttpResponse.BodyHandlers.ofString());
+            export = api.send("GET", "/api/v1/audit?format=jsonl&from="
+                    + java.net.URLEncoder.encode(began.toString(), java.nio.charset.StandardCharsets.UTF_8) + query, "Bearer " + Api.READER, null);
         } catch (Exception e) {
             throw new AssertionError("the audit log: " + e, e);
         }

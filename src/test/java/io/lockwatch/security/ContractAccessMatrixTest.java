@@ -2,9 +2,6 @@ package io.lockwatch.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -30,6 +27,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.lockwatch.notify.WebhookReceiver;
 import io.lockwatch.selfservice.ClientKeys;
+import io.lockwatch.testing.Api;
 import io.lockwatch.testing.IdentityProvider;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.Test;
@@ -144,7 +142,6 @@ class ContractAccessMatrixTest {
     static final WebhookReceiver receiver = WebhookReceiver.forTheClass();
 
     static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newHttpClient();
     static final String FULL = "test-admin-token", READ = "test-read-token";
 
     /** What the contract gives a client's keys: the test pins it, so that widening it is a decision seen here. */
@@ -423,16 +420,7 @@ class ContractAccessMatrixTest {
     }
 
     private HttpResponse<String> send(String method, String path, String authorization, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1" + path))
-                .timeout(Duration.ofSeconds(20));
-        if (authorization != null) {
-            b.header("Authorization", authorization);
-        }
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return new Api(port, Duration.ofSeconds(20)).send(method, "/api/v1" + path, authorization, body);
     }
 
     private JsonNode created(String method, String path, Object body) throws Exception {

@@ -46,15 +46,25 @@ public final class Api {
 
     /** {@code path} under /api/v1; a body is sent as JSON. */
     public Answer call(String method, String path, String token, Object body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1" + path))
-                .timeout(timeout).header("Authorization", "Bearer " + token);
+        HttpResponse<String> r = send(method, "/api/v1" + path, "Bearer " + token,
+                body == null ? null : JSON.writeValueAsString(body));
+        return new Answer(r.statusCode(), r.body() == null || r.body().isBlank() ? null : JSON.readTree(r.body()));
+    }
+
+    /**
+     * The answer as it came, for what {@link #call} does not cover: any path from the server's root, any
+     * {@code Authorization} (or none: null), a body sent as JSON, an answer that is not JSON.
+     */
+    public HttpResponse<String> send(String method, String path, String authorization, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).timeout(timeout);
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
-        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        return new Answer(r.statusCode(), r.body() == null || r.body().isBlank() ? null : JSON.readTree(r.body()));
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** A client posting to the receiver at {@code path}, with these more fields; its id. */
