@@ -36,6 +36,7 @@ final class Json {
             // (those packages know no JSON): the registry's views, a registry file's row, a day's counts, alarms,
             // notifications
             .addMixIn(RegistryViews.Sensor.class, SnakeCaseNames.class)
+            .addMixIn(RegistryViews.DeviceHealth.class, SnakeCaseNames.class)
             .addMixIn(RegistryViews.Client.class, SnakeCaseNames.class)
             .addMixIn(RegistryViews.ClientWithSecret.class, ClientWithSecretNames.class)
             .addMixIn(RegistryViews.Overview.class, SnakeCaseNames.class)

@@ -9,9 +9,15 @@ package io.lockwatch.ingest;
  * @param timeSource    where {@code measuredAt} came from
  * @param receivedAt    epoch milliseconds this service received it
  * @param messageId     the publisher's id (body {@code message_id}, else the AMQP property), or null
+ * @param health        what the device said of its battery, tamper switch and signal, or null
  */
 public record Reading(String sensorId, int data, long measuredAt, TimeSource timeSource, long receivedAt,
-                      String messageId) {
+                      String messageId, DeviceHealth health) {
+
+    /** A reading of the door alone. */
+    public Reading(String sensorId, int data, long measuredAt, TimeSource timeSource, long receivedAt, String messageId) {
+        this(sensorId, data, measuredAt, timeSource, receivedAt, messageId, null);
+    }
 
     /**
      * When the reading counts as measured for the sensor's state, its order and its events: its measured time, but

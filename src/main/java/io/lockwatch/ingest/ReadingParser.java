@@ -116,7 +116,8 @@ public class ReadingParser {
             int bare = bare(body);
             if (bare >= 0) {
                 JsonNodeFactory nodes = JsonNodeFactory.instance;
-                return judge(new Fields(nodes.textNode(topicSensor), nodes.numberNode(bare), null, null), () -> body,
+                return judge(new Fields(nodes.textNode(topicSensor), nodes.numberNode(bare), null, null, null, null,
+                        null, null), () -> body,
                         amqpMessageId, amqpTimestamp, clock.getAsLong(), context);
             }
             if (!startsWith(body, '{')) {
@@ -273,7 +274,7 @@ public class ReadingParser {
             JsonNode named = fields.sensor();
             if (named == null || named.isNull()) {
                 fields = new Fields(JsonNodeFactory.instance.textNode(topicSensor), fields.data(), fields.messageId(),
-                        fields.ts());
+                        fields.ts(), fields.battery(), fields.tamper(), fields.rssi(), fields.snr());
             } else if (!named.isTextual() || !named.textValue().equals(topicSensor)) {
                 return reject(Reason.TOPIC_MISMATCH, "sensor_id " + shown(named) + " is not the topic's sensor "
                         + topicSensor, body, context);
@@ -305,7 +306,8 @@ public class ReadingParser {
         return true;
     }
 
-    private record Fields(JsonNode sensor, JsonNode data, JsonNode messageId, JsonNode ts) {
+    private record Fields(JsonNode sensor, JsonNode data, JsonNode messageId, JsonNode ts, JsonNode battery,
+                          JsonNode tamper, JsonNode rssi, JsonNode snr) {
     }
 
     /**
@@ -314,7 +316,8 @@ public class ReadingParser {
      * parser's duplicate detection), as in the tree.
      */
     private static Fields readFields(JsonParser p) throws IOException {
-        JsonNode sensor = null, data = null, messageId = null, ts = null;
+        JsonNode sensor = null, data = null, messageId = null, ts = null, battery = null, tamper = null, rssi = null,
+                snr = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             JsonToken value = p.nextToken();
@@ -323,10 +326,14 @@ public class ReadingParser {
                 case "data" -> data = value(p, value);
                 case "message_id" -> messageId = value(p, value);
                 case "ts" -> ts = value(p, value);
+                case "battery" -> battery = value(p, value);
+                case "tamper" -> tamper = value(p, value);
+                case "rssi" -> rssi = value(p, value);
+                case "snr" -> snr = value(p, value);
                 default -> p.skipChildren();
             }
         }
-        return new Fields(sensor, data, messageId, ts);
+        return new Fields(sensor, data, messageId, ts, battery, tamper, rssi, snr);
     }
 
     private static JsonNode value(JsonParser p, JsonToken token) throws IOException {
@@ -413,7 +420,56 @@ public class ReadingParser {
             return reject(Reason.TS_IN_FUTURE, "measured time " + Instant.ofEpochMilli(measuredAt) + " is ahead of "
                     + Instant.ofEpochMilli(now) + " by more than " + maxClockSkewMillis + " ms", body.get(), context);
         }
-        return new Reading(sensor.textValue(), data.intValue(), measuredAt, source, now, messageId);
+        Object health = health(root);
+        if (health instanceof String problem) {
+            return reject(Reason.INVALID_HEALTH, problem, body.get(), context);
+        }
+        return new Reading(sensor.textValue(), data.intValue(), measuredAt, source, now, messageId, (DeviceHealth) health);
+    }
+
+    /**
+     * The device's own state beside its door, each field optional (null: not given): a value out of its range refuses
+     * the reading, as any field of the contract does, so that a device that reports nonsense is told so.
+     *
+     * @return the health, null when the reading says nothing of it, or a String saying what is wrong
+     */
+    private static Object health(Fields f) {
+        Double battery = null;
+        Boolean tamper = null;
+        Integer rssi = null;
+        Double snr = null;
+        if (given(f.battery())) {
+            if (!f.battery().isNumber() || !(f.battery().asDouble() >= 0 && f.battery().asDouble() <= 100)) {
+                return "battery must be a number from 0 to 100 (percent), got " + shown(f.battery());
+            }
+            battery = f.battery().asDouble();
+        }
+        if (given(f.tamper())) {
+            if (!f.tamper().isBoolean()) {
+                return "tamper must be true or false, got " + shown(f.tamper());
+            }
+            tamper = f.tamper().booleanValue();
+        }
+        if (given(f.rssi())) {
+            if (!f.rssi().isIntegralNumber() || !f.rssi().canConvertToInt() || f.rssi().intValue() < DeviceHealth.RSSI_MIN
+                    || f.rssi().intValue() > 0) {
+                return "rssi must be a whole number of dBm from " + DeviceHealth.RSSI_MIN + " to 0, got " + shown(f.rssi());
+            }
+            rssi = f.rssi().intValue();
+        }
+        if (given(f.snr())) {
+            if (!f.snr().isNumber() || !(Math.abs(f.snr().asDouble()) <= DeviceHealth.SNR_LIMIT)) {
+                return "snr must be a number of dB from -" + (int) DeviceHealth.SNR_LIMIT + " to "
+                        + (int) DeviceHealth.SNR_LIMIT + ", got " + shown(f.snr());
+            }
+            snr = f.snr().asDouble();
+        }
+        return battery == null && tamper == null && rssi == null && snr == null ? null
+                : new DeviceHealth(battery, tamper, rssi, snr);
+    }
+
+    private static boolean given(JsonNode n) {
+        return n != null && !n.isNull();
     }
 
     /** @return epoch milliseconds, or a String saying what is wrong */

@@ -18,7 +18,9 @@ public record Rejection(Reason reason, String detail, byte[] body, Map<String, O
         /** over MQTT: a topic that names no sensor; and a body that names another sensor than its topic */
         INVALID_TOPIC, TOPIC_MISMATCH,
         /** published by a device (the AMQP user-id RabbitMQ vouches for) for a sensor it does not report for */
-        NOT_AUTHORIZED;
+        NOT_AUTHORIZED,
+        /** a battery, tamper, rssi or snr field the contract does not allow */
+        INVALID_HEALTH;
 
         public String code() {
             return name().toLowerCase(java.util.Locale.ROOT);

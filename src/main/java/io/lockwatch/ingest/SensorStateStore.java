@@ -206,6 +206,7 @@ class SensorStateStore {
             }
         }
         Outbox.Notified notifications = recordEvents(c, events, traceParent);
+        recordHealth(c, readings, verdicts);
         int[] counts = new int[Verdict.values().length];
         for (Verdict v : verdicts) {
             counts[v.ordinal()]++;
@@ -490,6 +491,95 @@ class SensorStateStore {
                 }
             }
             return notWritten;
+        }
+    }
+
+    /** The newest of what a sensor's readings in a batch said of its health, field by field. */
+    private static final class HealthSaid {
+        Double battery;
+        long batteryAt = NONE;
+        Boolean tamper;
+        long tamperAt = NONE;
+        Integer rssi;
+        Double snr;
+        long signalAt = NONE;
+
+        void add(DeviceHealth h, long at) {
+            if (h.battery() != null) {
+                battery = h.battery();
+                batteryAt = at;
+            }
+            if (h.tamper() != null) {
+                tamper = h.tamper();
+                tamperAt = at;
+            }
+            if (h.hasSignal()) {
+                // one report of the radio: an rssi without an snr does not keep an older snr beside it
+                rssi = h.rssi();
+                snr = h.snr();
+                signalAt = at;
+            }
+        }
+    }
+
+    /**
+     * Keeps what the applied readings said of their devices' health: only applied ones, so never older than what
+     * is kept (an applied reading is never older than its sensor's newest); a duplicate or a stale one says nothing.
+     * One statement, and none for a batch of doors alone.
+     */
+    private static void recordHealth(Connection c, List<Reading> readings, Verdict[] verdicts) throws SQLException {
+        java.util.TreeMap<String, HealthSaid> said = null;
+        for (int i = 0; i < readings.size(); i++) {
+            Reading r = readings.get(i);
+            if (r.health() != null && verdicts[i] == Verdict.APPLIED) {
+                if (said == null) {
+                    said = new java.util.TreeMap<>(); // in the order of their ids, as every writer takes its rows
+                }
+                said.computeIfAbsent(r.sensorId(), id -> new HealthSaid()).add(r.health(), r.appliedAt());
+            }
+        }
+        if (said == null) {
+            return;
+        }
+        int n = said.size();
+        Object[] ids = new Object[n], battery = new Object[n], batteryAt = new Object[n], tamper = new Object[n],
+                tamperAt = new Object[n], rssi = new Object[n], snr = new Object[n], signalAt = new Object[n];
+        int i = 0;
+        for (Map.Entry<String, HealthSaid> e : said.entrySet()) {
+            HealthSaid h = e.getValue();
+            ids[i] = e.getKey();
+            battery[i] = h.battery == null ? null : h.battery.floatValue();
+            batteryAt[i] = h.batteryAt == NONE ? null : h.batteryAt;
+            tamper[i] = h.tamper;
+            tamperAt[i] = h.tamperAt == NONE ? null : h.tamperAt;
+            rssi[i] = h.rssi == null ? null : h.rssi.shortValue();
+            snr[i] = h.snr == null ? null : h.snr.floatValue();
+            signalAt[i] = h.signalAt == NONE ? null : h.signalAt;
+            i++;
+        }
+        try (PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO sensor_health AS h (sensor_id, battery, battery_at, tamper, tamper_at, rssi, snr, signal_at)
+                SELECT u.id, u.battery, to_timestamp(u.battery_at / 1000.0), u.tamper, to_timestamp(u.tamper_at / 1000.0),
+                       u.rssi, u.snr, to_timestamp(u.signal_at / 1000.0)
+                  FROM unnest(?::varchar[], ?::real[], ?::bigint[], ?::boolean[], ?::bigint[], ?::smallint[], ?::real[],
+                              ?::bigint[]) AS u(id, battery, battery_at, tamper, tamper_at, rssi, snr, signal_at)
+                ON CONFLICT (sensor_id) DO UPDATE
+                   SET battery = coalesce(excluded.battery, h.battery),
+                       battery_at = coalesce(excluded.battery_at, h.battery_at),
+                       tamper = coalesce(excluded.tamper, h.tamper),
+                       tamper_at = coalesce(excluded.tamper_at, h.tamper_at),
+                       rssi = CASE WHEN excluded.signal_at IS NULL THEN h.rssi ELSE excluded.rssi END,
+                       snr = CASE WHEN excluded.signal_at IS NULL THEN h.snr ELSE excluded.snr END,
+                       signal_at = coalesce(excluded.signal_at, h.signal_at)""")) {
+            ps.setArray(1, c.createArrayOf("varchar", ids));
+            ps.setArray(2, c.createArrayOf("float4", battery));
+            ps.setArray(3, c.createArrayOf("int8", batteryAt));
+            ps.setArray(4, c.createArrayOf("bool", tamper));
+            ps.setArray(5, c.createArrayOf("int8", tamperAt));
+            ps.setArray(6, c.createArrayOf("int2", rssi));
+            ps.setArray(7, c.createArrayOf("float4", snr));
+            ps.setArray(8, c.createArrayOf("int8", signalAt));
+            ps.executeUpdate();
         }
     }
 

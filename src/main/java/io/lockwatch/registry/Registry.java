@@ -38,8 +38,10 @@ public class Registry {
                    st.state_changed_at,
                    st.last_seen_at,
                    coalesce(st.connectivity, 'unknown') AS connectivity, coalesce(st.sequence, 0) AS sequence,
-                   s.created_at, s.updated_at
+                   s.created_at, s.updated_at,
+                   h.battery, h.battery_at, h.tamper, h.tamper_at, h.rssi, h.snr, h.signal_at
               FROM sensors s LEFT JOIN sensor_state st ON st.sensor_id = s.id
+                   LEFT JOIN sensor_health h ON h.sensor_id = s.id
             """;
 
     private static final String CLIENT_VIEW = """
@@ -379,8 +381,26 @@ public class Registry {
         return new Sensor(rs.getString("id"), rs.getString("address"), (Integer) rs.getObject("heartbeat_timeout_seconds"),
                 (Integer) rs.getObject("open_alarm_seconds"), rs.getString("open_alarm_severity"), door,
                 time(rs, "state_changed_at"), time(rs, "last_seen_at"),
-                rs.getString("connectivity"), rs.getLong("sequence"), time(rs, "created_at"), time(rs, "updated_at"));
+                rs.getString("connectivity"), rs.getLong("sequence"), time(rs, "created_at"), time(rs, "updated_at"),
+                health(rs));
     };
+
+    /** What the device last said of itself; null when it never said anything. */
+    private static RegistryViews.DeviceHealth health(ResultSet rs) throws SQLException {
+        Instant batteryAt = time(rs, "battery_at"), tamperAt = time(rs, "tamper_at"), signalAt = time(rs, "signal_at");
+        if (batteryAt == null && tamperAt == null && signalAt == null) {
+            return null;
+        }
+        float battery = rs.getFloat("battery");
+        Double batteryPercent = rs.wasNull() ? null : (double) battery;
+        boolean tamper = rs.getBoolean("tamper");
+        Boolean tampered = rs.wasNull() ? null : tamper;
+        short rssi = rs.getShort("rssi");
+        Integer dbm = rs.wasNull() ? null : (int) rssi;
+        float snr = rs.getFloat("snr");
+        Double db = rs.wasNull() ? null : (double) snr;
+        return new RegistryViews.DeviceHealth(batteryPercent, batteryAt, tampered, tamperAt, dbm, db, signalAt);
+    }
 
     private static final RowMapper<Client> CLIENT = (rs, i) -> {
         java.sql.Array types = rs.getArray("event_types");

@@ -19,7 +19,15 @@ public final class RegistryViews {
      */
     public record Sensor(String id, String address, Integer heartbeatTimeoutSeconds, Integer openAlarmSeconds,
                          String openAlarmSeverity, Integer state, Instant stateChangedAt, Instant lastSeenAt, String connectivity, long sequence,
-                         Instant createdAt, Instant updatedAt) {
+                         Instant createdAt, Instant updatedAt, DeviceHealth health) {
+    }
+
+    /**
+     * What a sensor's device last said of itself, each with the measured time of the reading that said it (null:
+     * never said): battery in percent, tamper switch, radio signal (RSSI in dBm, SNR in dB).
+     */
+    public record DeviceHealth(Double battery, Instant batteryAt, Boolean tamper, Instant tamperAt, Integer rssi,
+                               Double snr, Instant signalAt) {
     }
 
     /** A client, without its secret. */

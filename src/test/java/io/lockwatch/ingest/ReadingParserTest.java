@@ -94,8 +94,47 @@ class ReadingParserTest {
 
     @Test
     void unknownFieldsAreIgnored() {
-        assertThat(parse("{\"sensor_id\":\"0123456789aBcDeF\",\"data\":0,\"battery\":93,\"fw\":{\"v\":2}}"))
-                .isInstanceOf(Reading.class);
+        assertThat(parse("{\"sensor_id\":\"0123456789aBcDeF\",\"data\":0,\"fw\":{\"v\":2},\"voltage\":3.1}"))
+                .isInstanceOfSatisfying(Reading.class, r -> assertThat(r.health()).isNull());
+    }
+
+    @Test
+    void theDevicesHealthIsReadBesideItsDoor() {
+        assertThat(parse("{\"sensor_id\":\"a\",\"data\":0,\"battery\":93.5,\"tamper\":true,\"rssi\":-97,\"snr\":-7.25}"))
+                .isInstanceOfSatisfying(Reading.class, r -> {
+                    assertThat(r.data()).isZero();
+                    assertThat(r.health()).isEqualTo(new DeviceHealth(93.5, true, -97, -7.25));
+                });
+        assertThat(parse("{\"sensor_id\":\"a\",\"data\":1,\"battery\":0,\"tamper\":null}"))
+                .isInstanceOfSatisfying(Reading.class, r -> assertThat(r.health()).isEqualTo(new DeviceHealth(0.0, null, null, null)));
+        assertThat(parse("{\"sensor_id\":\"a\",\"data\":1,\"battery\":null,\"rssi\":null}"))
+                .isInstanceOfSatisfying(Reading.class, r -> assertThat(r.health()).isNull());
+        // over MQTT, with the sensor named by the topic
+        assertThat(parser.parseMqtt("{\"data\":1,\"tamper\":false}".getBytes(StandardCharsets.UTF_8),
+                "a", null, null, Map::of))
+                .isInstanceOfSatisfying(Reading.class, r -> assertThat(r.health()).isEqualTo(new DeviceHealth(null, false, null, null)));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+            "\"battery\": 100.5       | battery",
+            "\"battery\": -1          | battery",
+            "\"battery\": \"93\"      | battery",
+            "\"tamper\": 1            | tamper",
+            "\"tamper\": \"true\"     | tamper",
+            "\"rssi\": -97.5          | rssi",
+            "\"rssi\": 3              | rssi",
+            "\"rssi\": -201           | rssi",
+            "\"rssi\": 99999999999    | rssi",
+            "\"snr\": 51              | snr",
+            "\"snr\": [1]             | snr"})
+    void aHealthFieldOutOfItsRangeRefusesTheReadingNamingTheField(String field, String named) {
+        Object parsed = parse("{\"sensor_id\":\"a\",\"data\":0," + field + "}");
+
+        assertThat(parsed).isInstanceOfSatisfying(Rejection.class, r -> {
+            assertThat(r.reason()).isEqualTo(Reason.INVALID_HEALTH);
+            assertThat(r.detail()).startsWith(named + " must be");
+        });
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
