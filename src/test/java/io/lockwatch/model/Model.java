@@ -34,7 +34,8 @@ final class Model {
     }
 
     /** A reading as sent. */
-    record Sent(String sensorId, int data, long ts, String messageId) {
+    /** {@code battery}: the device's, percent, or null when the reading says nothing of it. */
+    record Sent(String sensorId, int data, long ts, String messageId, Integer battery) {
     }
 
     enum KeyState { ACTIVE, EXPIRED, REVOKED }
@@ -101,6 +102,8 @@ final class Model {
         Integer state;
         long sequence;
         Long lastTs;
+        /** The battery of its newest applied reading that gave one; null: none since it was registered. */
+        Integer battery;
         final Deque<String> seen = new ArrayDeque<>();
         /** Every reading sent to this id, registered or not: what a duplicate re-sends. */
         final List<Sent> sent = new ArrayList<>();
@@ -123,6 +126,7 @@ final class Model {
             registered = true;
             state = null;
             lastTs = null;
+            battery = null;
             seen.clear();
             alarm = null;
             chain = List.of();
@@ -373,6 +377,9 @@ final class Model {
             return false;
         }
         s.lastTs = r.ts();
+        if (r.battery() != null) {
+            s.battery = r.battery();
+        }
         s.seen.addFirst(r.messageId());
         if (s.seen.size() > RECENT_IDS) {
             s.seen.removeLast();

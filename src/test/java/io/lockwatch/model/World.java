@@ -303,11 +303,11 @@ final class World {
         for (Planned p : planned) {
             Sensor s = model.sensors[p.sensor()];
             Sent r = switch (p.kind()) {
-                case IN_ORDER -> new Sent(s.id, p.data(), tick(), id());
-                case SAME_TIME -> new Sent(s.id, p.data(), s.lastTs == null ? tick() : s.lastTs, id());
-                case STALE -> new Sent(s.id, p.data(), s.lastTs == null ? tick() - 60_000 : s.lastTs - 1_000, id());
-                case FUTURE -> new Sent(s.id, p.data(), now + FUTURE, id());
-                case DUPLICATE -> s.sent.isEmpty() ? new Sent(s.id, p.data(), tick(), id())
+                case IN_ORDER -> sent(s.id, p.data(), tick());
+                case SAME_TIME -> sent(s.id, p.data(), s.lastTs == null ? tick() : s.lastTs);
+                case STALE -> sent(s.id, p.data(), s.lastTs == null ? tick() - 60_000 : s.lastTs - 1_000);
+                case FUTURE -> sent(s.id, p.data(), now + FUTURE);
+                case DUPLICATE -> s.sent.isEmpty() ? sent(s.id, p.data(), tick())
                         : s.sent.get(Math.max(0, s.sent.size() - 1 - p.pick() % Model.RECENT_IDS));
             };
             batch.add(r);
@@ -348,7 +348,12 @@ final class World {
     private static List<Map<String, Object>> body(List<Sent> readings) {
         List<Map<String, Object>> body = new ArrayList<>();
         for (Sent r : readings) {
-            body.add(Map.of("sensor_id", r.sensorId(), "data", r.data(), "ts", r.ts(), "message_id", r.messageId()));
+            Map<String, Object> reading = new java.util.LinkedHashMap<>(Map.of("sensor_id", r.sensorId(), "data", r.data(),
+                    "ts", r.ts(), "message_id", r.messageId()));
+            if (r.battery() != null) {
+                reading.put("battery", r.battery());
+            }
+            body.add(reading);
         }
         return body;
     }
@@ -381,6 +386,12 @@ final class World {
 
     private String id() {
         return prefix + "r" + readingsSent++;
+    }
+
+    /** A reading; two in three say the device's battery too, which only an applied one keeps (issue 57). */
+    private Sent sent(String sensor, int data, long ts) {
+        String id = id();
+        return new Sent(sensor, data, ts, id, readingsSent % 3 == 0 ? null : 100 - readingsSent % 101);
     }
 
     // --- alarms
@@ -714,6 +725,9 @@ final class World {
             expect(a, 200);
             assertThat(state(a.body())).as("state of sensor %s", s.id).isEqualTo(s.state);
             assertThat(a.body().get("sequence").asLong()).as("sequence of sensor %s", s.id).isEqualTo(s.sequence);
+            JsonNode battery = a.body().path("health").path("battery");
+            assertThat(battery.isMissingNode() || battery.isNull() ? null : battery.asInt())
+                    .as("battery of sensor %s (of its newest applied reading that gave one)", s.id).isEqualTo(s.battery);
         }
         for (Client c : model.allClients) {
             checkClient(c);
