@@ -63,7 +63,7 @@ public class ReadingsApi {
             byte[] bytes = readings.get(i).toString().getBytes(StandardCharsets.UTF_8);
             Object parsed = parser.parse(bytes, null, null, Map::of);
             if (parsed instanceof Rejection r) {
-                String field = (body.isArray() ? "[" + i + "]" + (field(r).isEmpty() ? "" : ".") : "") + field(r);
+                String field = (body.isArray() ? "[" + i + "]" + (field(r.reason()).isEmpty() ? "" : ".") : "") + field(r.reason());
                 throw ApiProblem.badRequest(field.isEmpty() ? null : field, r.detail());
             }
             MessageProperties p = new MessageProperties();
@@ -107,14 +107,16 @@ public class ReadingsApi {
         return login == null ? null : DeviceLogin.parse(login.toString());
     }
 
-    private static String field(Rejection r) {
-        return switch (r.reason()) {
+    private static String field(Rejection.Reason reason) {
+        return switch (reason) {
             case MISSING_SENSOR_ID, INVALID_SENSOR_ID -> "sensor_id";
             case MISSING_DATA, INVALID_DATA -> "data";
             case INVALID_TS, TS_IN_FUTURE -> "ts";
             case INVALID_MESSAGE_ID -> "message_id";
-            // the detail names which of battery, tamper, rssi and snr
-            case INVALID_HEALTH -> r.detail().substring(0, Math.max(0, r.detail().indexOf(' ')));
+            case INVALID_BATTERY -> "battery";
+            case INVALID_TAMPER -> "tamper";
+            case INVALID_RSSI -> "rssi";
+            case INVALID_SNR -> "snr";
             default -> "";
         };
     }

@@ -11,7 +11,7 @@ package io.lockwatch.ingest;
  */
 public record DeviceHealth(Double battery, Boolean tamper, Integer rssi, Double snr) {
 
-    static final double SNR_LIMIT = 50;
+    static final int SNR_LIMIT = 50;
     static final int RSSI_MIN = -200;
 
     public boolean hasSignal() {

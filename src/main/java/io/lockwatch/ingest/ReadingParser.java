@@ -420,9 +420,9 @@ public class ReadingParser {
             return reject(Reason.TS_IN_FUTURE, "measured time " + Instant.ofEpochMilli(measuredAt) + " is ahead of "
                     + Instant.ofEpochMilli(now) + " by more than " + maxClockSkewMillis + " ms", body.get(), context);
         }
-        Object health = health(root);
-        if (health instanceof String problem) {
-            return reject(Reason.INVALID_HEALTH, problem, body.get(), context);
+        Object health = health(root, body, context);
+        if (health instanceof Rejection refused) {
+            return refused;
         }
         return new Reading(sensor.textValue(), data.intValue(), measuredAt, source, now, messageId, (DeviceHealth) health);
     }
@@ -431,36 +431,39 @@ public class ReadingParser {
      * The device's own state beside its door, each field optional (null: not given): a value out of its range refuses
      * the reading, as any field of the contract does, so that a device that reports nonsense is told so.
      *
-     * @return the health, null when the reading says nothing of it, or a String saying what is wrong
+     * @return the health, null when the reading says nothing of it, or the rejection of the field that is wrong
      */
-    private static Object health(Fields f) {
+    private static Object health(Fields f, Supplier<byte[]> body, Supplier<Map<String, Object>> context) {
         Double battery = null;
         Boolean tamper = null;
         Integer rssi = null;
         Double snr = null;
         if (given(f.battery())) {
             if (!f.battery().isNumber() || !(f.battery().asDouble() >= 0 && f.battery().asDouble() <= 100)) {
-                return "battery must be a number from 0 to 100 (percent), got " + shown(f.battery());
+                return reject(Reason.INVALID_BATTERY, "battery must be a number from 0 to 100 (percent), got "
+                        + shown(f.battery()), body.get(), context);
             }
             battery = f.battery().asDouble();
         }
         if (given(f.tamper())) {
             if (!f.tamper().isBoolean()) {
-                return "tamper must be true or false, got " + shown(f.tamper());
+                return reject(Reason.INVALID_TAMPER, "tamper must be true or false, got " + shown(f.tamper()), body.get(),
+                        context);
             }
             tamper = f.tamper().booleanValue();
         }
         if (given(f.rssi())) {
             if (!f.rssi().isIntegralNumber() || !f.rssi().canConvertToInt() || f.rssi().intValue() < DeviceHealth.RSSI_MIN
                     || f.rssi().intValue() > 0) {
-                return "rssi must be a whole number of dBm from " + DeviceHealth.RSSI_MIN + " to 0, got " + shown(f.rssi());
+                return reject(Reason.INVALID_RSSI, "rssi must be a whole number of dBm from " + DeviceHealth.RSSI_MIN
+                        + " to 0, got " + shown(f.rssi()), body.get(), context);
             }
             rssi = f.rssi().intValue();
         }
         if (given(f.snr())) {
             if (!f.snr().isNumber() || !(Math.abs(f.snr().asDouble()) <= DeviceHealth.SNR_LIMIT)) {
-                return "snr must be a number of dB from -" + (int) DeviceHealth.SNR_LIMIT + " to "
-                        + (int) DeviceHealth.SNR_LIMIT + ", got " + shown(f.snr());
+                return reject(Reason.INVALID_SNR, "snr must be a number of dB from -" + DeviceHealth.SNR_LIMIT + " to "
+                        + DeviceHealth.SNR_LIMIT + ", got " + shown(f.snr()), body.get(), context);
             }
             snr = f.snr().asDouble();
         }

@@ -19,8 +19,8 @@ public record Rejection(Reason reason, String detail, byte[] body, Map<String, O
         INVALID_TOPIC, TOPIC_MISMATCH,
         /** published by a device (the AMQP user-id RabbitMQ vouches for) for a sensor it does not report for */
         NOT_AUTHORIZED,
-        /** a battery, tamper, rssi or snr field the contract does not allow */
-        INVALID_HEALTH;
+        /** the device's health, field by field, as the contract allows it */
+        INVALID_BATTERY, INVALID_TAMPER, INVALID_RSSI, INVALID_SNR;
 
         public String code() {
             return name().toLowerCase(java.util.Locale.ROOT);

@@ -494,19 +494,19 @@ class SensorStateStore {
         }
     }
 
-    /** The newest of what a sensor's readings in a batch said of its health, field by field. */
+    /** The newest of what a sensor's readings in a batch said of its health, field by field (null: nothing). */
     private static final class HealthSaid {
-        Double battery;
-        long batteryAt = NONE;
+        Float battery;
+        Long batteryAt;
         Boolean tamper;
-        long tamperAt = NONE;
-        Integer rssi;
-        Double snr;
-        long signalAt = NONE;
+        Long tamperAt;
+        Short rssi;
+        Float snr;
+        Long signalAt;
 
         void add(DeviceHealth h, long at) {
             if (h.battery() != null) {
-                battery = h.battery();
+                battery = h.battery().floatValue();
                 batteryAt = at;
             }
             if (h.tamper() != null) {
@@ -515,8 +515,8 @@ class SensorStateStore {
             }
             if (h.hasSignal()) {
                 // one report of the radio: an rssi without an snr does not keep an older snr beside it
-                rssi = h.rssi();
-                snr = h.snr();
+                rssi = h.rssi() == null ? null : h.rssi().shortValue();
+                snr = h.snr() == null ? null : h.snr().floatValue();
                 signalAt = at;
             }
         }
@@ -548,13 +548,13 @@ class SensorStateStore {
         for (Map.Entry<String, HealthSaid> e : said.entrySet()) {
             HealthSaid h = e.getValue();
             ids[i] = e.getKey();
-            battery[i] = h.battery == null ? null : h.battery.floatValue();
-            batteryAt[i] = h.batteryAt == NONE ? null : h.batteryAt;
+            battery[i] = h.battery;
+            batteryAt[i] = h.batteryAt;
             tamper[i] = h.tamper;
-            tamperAt[i] = h.tamperAt == NONE ? null : h.tamperAt;
-            rssi[i] = h.rssi == null ? null : h.rssi.shortValue();
-            snr[i] = h.snr == null ? null : h.snr.floatValue();
-            signalAt[i] = h.signalAt == NONE ? null : h.signalAt;
+            tamperAt[i] = h.tamperAt;
+            rssi[i] = h.rssi;
+            snr[i] = h.snr;
+            signalAt[i] = h.signalAt;
             i++;
         }
         try (PreparedStatement ps = c.prepareStatement("""

@@ -56,7 +56,7 @@ class DeviceHealthTest {
         api.link(client, id);
         long t0 = System.currentTimeMillis() - 60_000;
 
-        publish(reading(id, 1, t0, ",\"battery\":80,\"rssi\":-90,\"snr\":5.5"));
+        publish(Readings.reading(id, 1, t0, ",\"battery\":80,\"rssi\":-90,\"snr\":5.5"));
         await().atMost(Duration.ofSeconds(15)).until(() -> !health(id).isNull());
         JsonNode h = health(id);
         assertThat(h.get("battery").asDouble()).isEqualTo(80);
@@ -69,7 +69,7 @@ class DeviceHealthTest {
         long sequence = sequence(id);
 
         // a repeat of the door with news of the device: kept, and nobody told; a signal without its snr leaves none
-        publish(reading(id, 1, t0 + 1_000, ",\"battery\":79,\"tamper\":true,\"rssi\":-95"));
+        publish(Readings.reading(id, 1, t0 + 1_000, ",\"battery\":79,\"tamper\":true,\"rssi\":-95"));
         await().atMost(Duration.ofSeconds(15)).until(() -> health(id).get("tamper").asBoolean());
         h = health(id);
         assertThat(h.get("battery").asDouble()).isEqualTo(79);
@@ -78,14 +78,13 @@ class DeviceHealthTest {
         assertThat(h.get("snr").isNull()).isTrue();
 
         // older than what is applied: says nothing, not even of the battery; a later reading without health keeps it
-        Readings.publishInOrder(rabbit, ingest.exchange(), List.of(reading(id, 1, t0 - 5_000, ",\"battery\":5"),
-                reading(id, 1, t0 + 2_000, "")));
+        Readings.publishInOrder(rabbit, ingest.exchange(), List.of(Readings.reading(id, 1, t0 - 5_000, ",\"battery\":5"),
+                Readings.reading(id, 1, t0 + 2_000)));
         // (history takes a batch's readings once it is committed)
         await().atMost(Duration.ofSeconds(15)).until(() -> api.call("GET", "/sensors/" + id + "/readings", Api.READER, null)
                 .body().get("items").findValuesAsText("measured_at").contains(Instant.ofEpochMilli(t0 + 2_000).toString()));
         assertThat(health(id).get("battery").asDouble()).isEqualTo(79);
         assertThat(sequence(id)).as("no event of the device's health").isEqualTo(sequence);
-        assertThat(receiver.at("/health")).hasSize(1);
 
         // the client linked to the sensor sees it too, with its own key
         Answer key = api.call("POST", "/clients/" + client + "/keys", Api.ADMIN, Map.of("name", "door panel", "role", "client-read"));
@@ -96,7 +95,7 @@ class DeviceHealthTest {
         // over HTTP, a value out of its range refuses the reading, naming the field
         Answer refused = api.call("POST", "/readings", Api.ADMIN, Map.of("sensor_id", id, "data", 0, "battery", 150));
         assertThat(refused.status()).isEqualTo(400);
-        assertThat(refused.body().toString()).contains("battery");
+        assertThat(refused.body().path("field").asText()).as(String.valueOf(refused.body())).isEqualTo("battery");
 
         // deleted and registered again: nothing of the old device's health
         assertThat(api.call("DELETE", "/sensors/" + id, Api.ADMIN, null).status()).isEqualTo(204);
@@ -110,10 +109,6 @@ class DeviceHealthTest {
         assertThat(created.status()).as(String.valueOf(created.body())).isEqualTo(201);
         assertThat(created.body().get("health").isNull()).as("nothing said yet").isTrue();
         return id;
-    }
-
-    private static Message reading(String sensor, int data, long ts, String health) {
-        return Readings.json(sensor, "{\"sensor_id\":\"" + sensor + "\",\"data\":" + data + ",\"ts\":" + ts + health + "}", null);
     }
 
     private void publish(Message m) {

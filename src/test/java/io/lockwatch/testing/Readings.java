@@ -27,7 +27,12 @@ public final class Readings {
     }
 
     public static Message reading(String sensor, int data, long ts) {
-        return json(sensor, "{\"sensor_id\":\"" + sensor + "\",\"data\":" + data + ",\"ts\":" + ts + "}", null);
+        return reading(sensor, data, ts, "");
+    }
+
+    /** @param more further fields of the reading, each after a comma: {@code ,"battery":80} */
+    public static Message reading(String sensor, int data, long ts, String more) {
+        return json(sensor, "{\"sensor_id\":\"" + sensor + "\",\"data\":" + data + ",\"ts\":" + ts + more + "}", null);
     }
 
     public static void publishInOrder(RabbitTemplate rabbit, String exchange, List<Message> messages) {
