@@ -21,7 +21,13 @@ public class SignIns {
     public record SignIn(UUID id, String subject, String name, Instant signedInAt, Instant expiresAt) {
     }
 
+    /** Where the identity provider's back-channel logouts come in (OpenID Connect Back-Channel Logout). */
+    public static final String BACK_CHANNEL_LOGOUT_PATH = "/logout/connect/back-channel/" + SsoSignIn.REGISTRATION;
     private static final Instant NEVER = Instant.EPOCH;
+    /** Sign-ins {@code i} that are live: not expired, and their person not signed out since. */
+    private static final String LIVE = """
+            sign_ins i LEFT JOIN sign_outs o ON o.subject = i.subject
+             WHERE i.expires_at > now() AND (o.before IS NULL OR i.signed_in_at >= o.before)""";
 
     private final JdbcTemplate jdbc;
     private final Cache<String, Instant> signedOut = Caffeine.newBuilder().expireAfterWrite(Duration.ofSeconds(1))
@@ -41,18 +47,18 @@ public class SignIns {
     }
 
     public List<SignIn> live() {
-        return jdbc.query("""
-                SELECT i.id, i.subject, i.name, i.signed_in_at, i.expires_at FROM sign_ins i
-                  LEFT JOIN sign_outs o ON o.subject = i.subject
-                 WHERE i.expires_at > now() AND (o.before IS NULL OR i.signed_in_at >= o.before)
-                 ORDER BY i.signed_in_at DESC LIMIT 1000""",
+        return jdbc.query("SELECT i.id, i.subject, i.name, i.signed_in_at, i.expires_at FROM " + LIVE
+                        + " ORDER BY i.signed_in_at DESC LIMIT 1000",
                 (rs, n) -> new SignIn(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3),
                         rs.getTimestamp(4).toInstant(), rs.getTimestamp(5).toInstant()));
     }
 
-    /** Signs out the person of that sign-in, everywhere: @return false if there is no such sign-in */
+    /**
+     * Signs out the person of that sign-in, everywhere: @return false if there is no such live sign-in (an expired or
+     * already ended one is not a handle on the person's later sign-ins)
+     */
     public boolean end(UUID signIn, String by) {
-        List<String> subject = jdbc.queryForList("SELECT subject FROM sign_ins WHERE id = ?", String.class, signIn);
+        List<String> subject = jdbc.queryForList("SELECT i.subject FROM " + LIVE + " AND i.id = ?", String.class, signIn);
         if (subject.isEmpty()) {
             return false;
         }
@@ -60,18 +66,16 @@ public class SignIns {
         return true;
     }
 
-    /** The provider's back-channel logout: by the subject, or by its session id alone. @return whether anyone was */
-    boolean signOutAtTheProvidersWord(String subject, String sid) {
+    /** The provider's back-channel logout: by the subject, or by its session id alone (none known: nobody). */
+    void signOutAtTheProvidersWord(String subject, String sid) {
         String who = subject;
         if (who == null && sid != null) {
             List<String> found = jdbc.queryForList("SELECT subject FROM sign_ins WHERE sid = ? LIMIT 1", String.class, sid);
             who = found.isEmpty() ? null : found.get(0);
         }
-        if (who == null) {
-            return false;
+        if (who != null) {
+            signOut(who, "identity-provider");
         }
-        signOut(who, "identity-provider");
-        return true;
     }
 
     private void signOut(String subject, String by) {

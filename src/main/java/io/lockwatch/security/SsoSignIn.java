@@ -37,7 +37,7 @@ import org.springframework.web.util.HtmlUtils;
  * stateless so that any instance takes the provider's answer. What the flow must remember between the redirect and
  * the answer (its state, nonce and PKCE verifier) rides in a cookie sealed with the service's secrets key; the
  * provider's access token is handed to the console's page, which calls the API with it as any token, until it
- * expires; signing out ends the session at the provider too (its end-session endpoint, with the ID token).
+ * expires; signing out ends the session at the provider too (its end-session endpoint, naming the client).
  */
 final class SsoSignIn {
 
@@ -360,7 +360,7 @@ final class SsoSignIn {
      * session (sid). The person is signed out here as an operator would sign them out.
      */
     static final class BackChannelLogout extends OncePerRequestFilter {
-        static final String PATH = "/logout/connect/back-channel/" + REGISTRATION;
+        static final String PATH = SignIns.BACK_CHANNEL_LOGOUT_PATH;
         private static final String EVENT = "http://schemas.openid.net/event/backchannel-logout";
         private final Provider provider;
         private final SsoProperties sso;
@@ -405,7 +405,12 @@ final class SsoSignIn {
                 io.lockwatch.api.Problems.write(response, 400, "Bad Request", "this logout token was taken already");
                 return;
             }
-            signIns.signOutAtTheProvidersWord(logout.getSubject(), logout.getClaimAsString("sid"));
+            try {
+                signIns.signOutAtTheProvidersWord(logout.getSubject(), logout.getClaimAsString("sid"));
+            } catch (RuntimeException e) {
+                used.invalidate(logout.getId()); // not signed out: the provider's retry with this token must be taken
+                throw e;
+            }
             response.setStatus(200);
         }
 

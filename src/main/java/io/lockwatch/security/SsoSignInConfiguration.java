@@ -31,7 +31,7 @@ class SsoSignInConfiguration {
      */
     @Bean
     org.springframework.security.oauth2.jwt.JwtDecoderFactory<org.springframework.security.oauth2.client.registration.ClientRegistration>
-            idTokenDecoders() {
+            idTokenDecoders(SsoProperties sso) {
         java.util.Map<String, org.springframework.security.oauth2.jwt.JwtDecoder> decoders = new java.util.concurrent.ConcurrentHashMap<>();
         return registration -> decoders.computeIfAbsent(registration.getRegistrationId() + " " + registration.getProviderDetails().getJwkSetUri(),
                 key -> {
@@ -40,7 +40,7 @@ class SsoSignInConfiguration {
                             .restOperations(SsoTokens.PROVIDER)
                             .jwsAlgorithms(a -> a.addAll(SsoTokens.ALGORITHMS)).build();
                     decoder.setJwtValidator(new org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator<>(
-                            new org.springframework.security.oauth2.jwt.JwtTimestampValidator(),
+                            new org.springframework.security.oauth2.jwt.JwtTimestampValidator(sso.clockSkew()),
                             new org.springframework.security.oauth2.client.oidc.authentication.OidcIdTokenValidator(registration)));
                     decoder.setClaimSetConverter(new org.springframework.security.oauth2.core.converter.ClaimTypeConverter(
                             org.springframework.security.oauth2.client.oidc.authentication.OidcIdTokenDecoderFactory

@@ -90,8 +90,9 @@ final class SsoTokens {
             throw new BadCredentialsException(NOT_VALID + "it names no subject (sub)");
         }
         // an ID token is the console's proof of sign-in, not a key to the API, though its aud may be the same client
-        // id; what marks one (some providers put a nonce in access tokens too). The console's page is never given it.
-        if (jwt.hasClaim("at_hash") || jwt.hasClaim("c_hash")) {
+        // id; what marks one (some providers put a nonce in access tokens too; Keycloak types its own). The console's
+        // page is never given it.
+        if (jwt.hasClaim("at_hash") || jwt.hasClaim("c_hash") || "ID".equals(jwt.getClaimAsString("typ"))) {
             throw new BadCredentialsException(NOT_VALID + "it is an ID token (at_hash): the API takes access tokens");
         }
         boolean signedOut;

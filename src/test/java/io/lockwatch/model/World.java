@@ -56,6 +56,8 @@ final class World {
         String token;           // the access token of their last sign-in; null before the first
         boolean signedOut;      // an operator ended their sign-in since
         long signedOutSecond;   // when that was answered, by this clock
+        String endedSignIn;     // the id of the sign-in last ended; no handle on a later one
+        final List<String> endedTokens = new ArrayList<>(); // of sign-ins ended: refused for good
 
         Person(String subject, String name) {
             this.subject = subject;
@@ -243,12 +245,20 @@ final class World {
     /** An operator signs the person out, by their sign-in in the list of who is signed in; with none there, a 404. */
     void endSession(int slot) {
         Person p = people[slot];
+        if (p.endedSignIn != null) {
+            // a sign-in ended before is not found again, and ending it signs out nobody (checkPeople holds that)
+            expect(call("POST", "/sessions/" + p.endedSignIn + "/end", Api.ADMIN, null), 404);
+            reached("an earlier sign-in ended again");
+        }
         String id = signInOf(p);
         if (id == null) {
             expect(call("POST", "/sessions/" + java.util.UUID.randomUUID() + "/end", Api.ADMIN, null), 404);
             return;
         }
         expect(call("POST", "/sessions/" + id + "/end", Api.ADMIN, null), 204);
+        expect(call("POST", "/sessions/" + id + "/end", Api.ADMIN, null), 404); // ended, it is no handle any more
+        p.endedSignIn = id;
+        p.endedTokens.add(p.token);
         p.signedOut = true;
         p.signedOutSecond = java.time.Instant.now().getEpochSecond();
         reached("sign out");
@@ -277,6 +287,9 @@ final class World {
                 if (in) {
                     assertThat(me.body().get("name").asText()).isEqualTo(p.name);
                 }
+            }
+            for (String ended : p.endedTokens) {
+                expect(call("GET", "/me", ended, null), 401); // signed in again, the old token stays refused
             }
         }
     }

@@ -293,9 +293,13 @@ class ContractAccessMatrixTest {
             World world = caller == Caller.OPERATOR ? world() : shared;
             String path = path(row.op(), caller, world);
             long recorded = audited(row.op()) ? entries(row.op()) : 0;
+            boolean liveBefore = row.op().path().startsWith("/sessions") && signInLive(world);
             HttpResponse<String> answer = send(row.op().method(), path, world.authorization().get(caller),
                     body(row.op().id(), caller, world));
             String wrong = judge(row.op(), caller, expected, answer, world);
+            if (wrong == null) {
+                wrong = sessionsAsAnswered(row.op(), answer, world, liveBefore);
+            }
             if (wrong == null && audited(row.op())) {
                 wrong = recordedOnce(row.op(), recorded, world.actors().get(caller), answer.statusCode());
             }
@@ -305,6 +309,33 @@ class ContractAccessMatrixTest {
             }
         }
         assertThat(failures).as(row.toString()).isEmpty();
+    }
+
+    /**
+     * Null if the world's sign-in is as the answer says: listed by a listing that succeeded, ended by an end that
+     * succeeded, and left as it was by one refused; else what is wrong.
+     */
+    private String sessionsAsAnswered(Operation op, HttpResponse<String> answer, World world, boolean liveBefore) {
+        boolean done = answer.statusCode() < 300;
+        if (op.id().equals("listSessions") && done && liveBefore && !answer.body().contains(world.own().get("sessionId"))) {
+            return "the world's live sign-in is not listed";
+        }
+        if (op.id().equals("endSession")) {
+            boolean liveAfter = signInLive(world);
+            if (done ? liveAfter || !liveBefore : liveAfter != liveBefore) {
+                return "the world's sign-in was live " + liveBefore + ", is now " + liveAfter;
+            }
+        }
+        return null;
+    }
+
+    /** Whether the world's sign-in is live: not expired, its person not signed out since. */
+    private boolean signInLive(World world) {
+        return Boolean.TRUE.equals(jdbc.queryForObject("""
+                SELECT EXISTS (SELECT 1 FROM sign_ins i LEFT JOIN sign_outs o ON o.subject = i.subject
+                                WHERE i.id = ?::uuid AND i.expires_at > now()
+                                  AND (o.before IS NULL OR i.signed_in_at >= o.before))""",
+                Boolean.class, world.own().get("sessionId")));
     }
 
     /** A change of lockwatch, which the audit log records: every operation but a GET and the devices' readings. */
