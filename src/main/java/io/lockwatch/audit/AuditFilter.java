@@ -41,7 +41,6 @@ final class AuditFilter extends OncePerRequestFilter {
     /** What of a request's body is looked at; a change's JSON is far smaller, an import's file is not read for this. */
     static final int BODY_KEPT = 64 * 1024;
     private static final String API = "/api/v1";
-    private static final String BACK_CHANNEL_LOGOUT = "/logout/connect/back-channel/lockwatch";
     private static final Set<String> CHANGES = Set.of("POST", "PUT", "PATCH", "DELETE");
     /** Not changes of lockwatch (readings), or whose body is not for the log (the link is a credential; a file). */
     private static final Set<String> NOT_AUDITED = Set.of("postReadings");
@@ -173,11 +172,9 @@ final class AuditFilter extends OncePerRequestFilter {
             if ("POST".equals(method)) {
                 return new Change("jolokia", "jolokia", false, true);
             }
-            // GET /jolokia/exec/<mbean>/<operation>/... and /jolokia/write/<mbean>/<attribute>/<value>; Jolokia takes the
-            // same path from its p parameter when the URL's own is empty
-            String given = jolokia.replaceFirst("^/+", "").isEmpty() && request.getParameter("p") != null
-                    ? request.getParameter("p") : jolokia;
-            String[] parts = given.replaceFirst("^/+", "").split("/", 3);
+            // GET /jolokia/exec/<mbean>/<operation>/... and /jolokia/write/<mbean>/<attribute>/<value>, or that path
+            // as its p parameter
+            String[] parts = io.lockwatch.security.JolokiaRequestTypes.requestPath(jolokia, request).split("/", 3);
             String type = parts[0].toLowerCase(Locale.ROOT);
             if ("GET".equals(method) && (type.equals("exec") || type.equals("write"))) {
                 return new Change("jolokia." + type, parts.length > 1 ? "mbean/" + parts[1] : "jolokia", false, false);
@@ -187,7 +184,7 @@ final class AuditFilter extends OncePerRequestFilter {
         if (!CHANGES.contains(method)) {
             return null;
         }
-        if (path.equals(BACK_CHANNEL_LOGOUT)) {
+        if (path.equals(io.lockwatch.security.SignIns.BACK_CHANNEL_LOGOUT_PATH)) {
             // the identity provider signing a person out; its logout token is a credential: only its size is kept
             return new Change("backChannelLogout", "sessions", false, false);
         }

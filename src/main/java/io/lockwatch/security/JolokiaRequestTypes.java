@@ -19,9 +19,21 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * {@link JolokiaPolicy} cannot refuse them: a listener registered is kept until it is unregistered, by anyone
  * who may read. Both are refused here, by GET path or in any request of a POST (bulk requests included).
  */
-final class JolokiaRequestTypes extends OncePerRequestFilter {
+public final class JolokiaRequestTypes extends OncePerRequestFilter {
 
     private static final Set<String> UNSERVED = Set.of("notification", "config");
+
+    /**
+     * The path a Jolokia GET acts on, without its leading slashes: the URL's own after Jolokia's mount, or, when that is
+     * empty, its {@code p} parameter, as Jolokia reads it. Whatever judges or records Jolokia's requests reads this.
+     */
+    public static String requestPath(String afterMount, jakarta.servlet.http.HttpServletRequest request) {
+        String path = afterMount.replaceFirst("^/+", "");
+        if (path.isEmpty() && request.getParameter("p") != null) {
+            path = request.getParameter("p").replaceFirst("^/+", "");
+        }
+        return path;
+    }
     private static final int MAX_BODY = 1024 * 1024;
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -34,11 +46,8 @@ final class JolokiaRequestTypes extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         if ("GET".equals(request.getMethod())) {
-            String path = request.getPathInfo() == null ? "" : request.getPathInfo();
-            if (path.replaceFirst("^/+", "").isEmpty() && request.getParameter("p") != null) {
-                path = request.getParameter("p"); // Jolokia takes its path from p when the URL's own is empty
-            }
-            String type = path.replaceFirst("^/+", "").split("/", 2)[0].toLowerCase(Locale.ROOT);
+            String path = requestPath(request.getPathInfo() == null ? "" : request.getPathInfo(), request);
+            String type = path.split("/", 2)[0].toLowerCase(Locale.ROOT);
             if (UNSERVED.contains(type)) {
                 refuse(response, type);
                 return;

@@ -170,6 +170,7 @@ class AuditTest {
         HttpResponse<String> byParameter = api.send("GET", "/actuator/jolokia/?p=/exec/java.lang:type=Threading/resetPeakThreadCount()",
                 basic, null);
         assertThat(byParameter.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(byParameter.body()).get("status").asInt()).as(byParameter.body()).isEqualTo(403);
         assertThat(entries("resource=mbean/java.lang:type%3DThreading")).singleElement().satisfies(e -> {
             assertThat(e.get("operation").asText()).isEqualTo("jolokia.exec");
             assertThat(e.get("status").asInt()).isEqualTo(JSON.readTree(byParameter.body()).get("status").asInt());

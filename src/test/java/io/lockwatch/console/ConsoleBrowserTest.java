@@ -284,8 +284,8 @@ class ConsoleBrowserTest {
     /**
      * A person signs in at the organisation's identity provider (the test's OpenID Connect provider, the authorisation
      * code flow with PKCE), acts, is named in the audit log, is signed out from the list of who is signed in, signs in
- * again, and signs out there too; a person without a role of
-     * lockwatch's is told so on a page; with the provider away, a page says so before the browser is sent there.
+     * again, and signs out there too; a person without a role of lockwatch's is told so on a page; with the provider
+     * away, a page says so before the browser is sent there.
      */
     @Test
     void aPersonSignsInAtTheIdentityProviderActsAndSignsOutThere() throws Exception {

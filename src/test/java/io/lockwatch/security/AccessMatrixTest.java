@@ -265,10 +265,6 @@ class AccessMatrixTest {
         assertRouteStarted();
     }
 
-    /**
-     * Hawtio lists MBeans through an operation of its RBAC registry when it finds one: a read token, which may run
-     * no operation, must not find it, so that its Hawtio falls back on a plain list and shows the routes.
-     */
     /** Jolokia takes its path from its p parameter when the URL's is empty: the requests it does not serve stay refused. */
     @Test
     void jolokiasPathGivenAsAParameterIsHeldToTheSameRules() throws Exception {
@@ -279,6 +275,10 @@ class AccessMatrixTest {
         }
     }
 
+    /**
+     * Hawtio lists MBeans through an operation of its RBAC registry when it finds one: a read token, which may run
+     * no operation, must not find it, so that its Hawtio falls back on a plain list and shows the routes.
+     */
     @Test
     void hawtiosRegistryIsHiddenFromAReadTokenAndListedForAFullOne() throws Exception {
         String list = "{\"type\":\"list\",\"path\":\"hawtio/type=security,name=RBACRegistry\"}";
