@@ -82,6 +82,18 @@ class SecurityConfiguration {
                 // credentials, which only Hawtio and Jolokia take, and CrossSiteWrites refuses any write from
                 // another origin
                 .csrf(csrf -> csrf.disable())
+                // the security headers are written before the request goes on, not as it comes back: the API answers
+                // on Camel's threads (platform-http), which commit the answer while the request's own thread may still
+                // be on its way back through the filters, and the two writing the headers at once broke Tomcat's list
+                // of them (a connection closed without an answer)
+                .headers(headers -> headers.addObjectPostProcessor(
+                        new org.springframework.security.config.ObjectPostProcessor<org.springframework.security.web.header.HeaderWriterFilter>() {
+                            @Override
+                            public <O extends org.springframework.security.web.header.HeaderWriterFilter> O postProcess(O filter) {
+                                filter.setShouldWriteHeadersEagerly(true);
+                                return filter;
+                            }
+                        }))
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
                 .requestCache(cache -> cache.disable())
                 // nothing to log out of: no session

@@ -107,6 +107,18 @@ class HttpErrorsTest {
         io.lockwatch.testing.Databases.readOnly(jdbc, on);
     }
 
+    /** Written before the request goes on (SecurityConfiguration): still there, once each, on an answer of Camel's. */
+    @Test
+    void theSecurityHeadersComeOnceWithAnAnswerWrittenOnCamelsThread() throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1/sensors?limit=1"))
+                .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + ApiTest.ADMIN).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().allValues("X-Content-Type-Options")).containsExactly("nosniff");
+        assertThat(r.headers().allValues("X-Frame-Options")).containsExactly("DENY");
+        assertThat(r.headers().allValues("Cache-Control")).singleElement().asString().contains("no-store");
+    }
+
     @Test
     void aCallersCorrelationIdIsKeptAndAnUnusableOneReplaced() throws Exception {
         Answer kept = send("GET", "/sensors?limit=1", Map.of("X-Correlation-Id", "gateway-7.req:42"), null);
