@@ -110,21 +110,32 @@ ha_rmq_start() {
   fi
 }
 
+ha_rmq_await() {
+  if ! wait_for "$(ha_rmq_node "$1")" "$UP_TIMEOUT" ha_rmq_probe "$1"; then
+    show_logs 30 "${HA_RMQ_LOG_DIR}/lockwatch-start.log" "${HA_RMQ_LOG_DIR}/$(ha_rmq_node "$1").log"
+    die "rabbitmq-ha: $(ha_rmq_node "$1") did not become ready"
+  fi
+}
+
 rabbitmq_ha_up() {
-  local i started=()
+  local i started=() blank=()
   rabbitmq_install
   ha_rmq_configure
+  # Nodes with data start together: each waits for the peers it last ran with.
   for i in 0 1 2; do
     if ! ha_rmq_running "$i"; then
-      ha_rmq_start "$i"
+      if [[ -d "$(ha_rmq_dir "$i")" ]]; then ha_rmq_start "$i"; else blank+=("$i"); fi
       started+=("$i")
     fi
   done
+  # Blank nodes boot one at a time, each once the cluster is up: 3.10 syncs feature flags with peers still booting
+  # when blank nodes discover each other at once, and a node then dies with incompatible_feature_flags.
   for i in 0 1 2; do
-    if ! wait_for "$(ha_rmq_node "$i")" "$UP_TIMEOUT" ha_rmq_probe "$i"; then
-      show_logs 30 "${HA_RMQ_LOG_DIR}/lockwatch-start.log" "${HA_RMQ_LOG_DIR}/$(ha_rmq_node "$i").log"
-      die "rabbitmq-ha: $(ha_rmq_node "$i") did not become ready"
-    fi
+    if [[ " ${blank[*]} " != *" $i "* ]]; then ha_rmq_await "$i"; fi
+  done
+  for i in "${blank[@]}"; do
+    ha_rmq_start "$i"
+    ha_rmq_await "$i"
   done
   if ! wait_for "all three nodes in one cluster" "$UP_TIMEOUT" ha_rmq_clustered; then
     ha_rmq_ctl 0 cluster_status >&2 || true
