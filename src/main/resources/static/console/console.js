@@ -345,11 +345,19 @@
       `time${opened === 1 ? '' : 's'}, ${changes.length} change${changes.length === 1 ? '' : 's'} (red open, green closed, grey unknown).`;
   }
 
+  // what an alarm is about, in words
+  function alarmKind(a) {
+    if (a.type === 'battery_low') return `battery low (${a.battery} %)`;
+    if (a.type === 'tampered') return 'tampered';
+    return 'door left open';
+  }
+
   async function alarms() {
     await maintenance();
     const page = await api('GET', '/alarms?active=true&limit=200');
     rows('alarm-table', page.items, (tr, a) => {
       cell(tr, a.sensor_id);
+      cell(tr, alarmKind(a));
       cell(tr, a.severity, 'severity-' + a.severity);
       cell(tr, when(a.opened_at));
       cell(tr, when(a.raised_at));
@@ -496,6 +504,7 @@
     });
     rows('portal-alarm-table', alarmPage.items, (tr, a) => {
       cell(tr, a.sensor_id);
+      cell(tr, alarmKind(a));
       cell(tr, a.severity, 'severity-' + a.severity);
       cell(tr, when(a.raised_at));
       cell(tr, a.acknowledged_at ? `${a.acknowledged_by} ${when(a.acknowledged_at)}` : null);

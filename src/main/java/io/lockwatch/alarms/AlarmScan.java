@@ -48,6 +48,8 @@ public class AlarmScan {
 
     private static final Logger log = LoggerFactory.getLogger(AlarmScan.class);
     static final String DOOR_OPEN_TOO_LONG = "door_open_too_long";
+    static final String BATTERY_LOW = "battery_low";
+    static final String TAMPERED = "tampered";
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
@@ -85,6 +87,10 @@ public class AlarmScan {
         int closed = inBatches(this::clearClosed);
         int opened = raiseScheduled() + inBatches(this::raiseDue);
         int steps = inBatches(this::escalateDue);
+        // last: a fault of its own holds no door's alarm or escalation back
+        int[] health = healthAlarms();
+        opened += health[0];
+        closed += health[1];
         cleared.increment(closed);
         raised.increment(opened);
         escalated.increment(steps);
@@ -169,6 +175,35 @@ public class AlarmScan {
         return props.openAfter() == null ? null : (int) props.openAfter().toSeconds();
     }
 
+    /**
+     * The escalation steps of the alarms just recorded ({@code alarm(id, sensor_id)}): the chain as it is now, since a
+     * later change of the sensor's chain is for its later alarms. Its delays count from now, when the alarm can first
+     * be seen and acknowledged: one raised late (a scan's interval, or an outage) still gives whoever answers it each
+     * step's whole delay.
+     */
+    private static final String CHAIN = """
+            chain AS (
+                INSERT INTO alarm_escalations (alarm_id, link_client_id, step, after_seconds, client_id, due_at)
+                SELECT a.id, NULL, st.step, st.after_seconds, st.client_id, now() + make_interval(secs => st.after_seconds)
+                  FROM alarm a JOIN sensor_escalation_steps st ON st.sensor_id = a.sensor_id
+                UNION ALL -- and the chains of its links
+                SELECT a.id, l.client_id, l.step, l.after_seconds, l.to_client_id,
+                       now() + make_interval(secs => l.after_seconds)
+                  FROM alarm a JOIN link_escalation_steps l ON l.sensor_id = a.sensor_id)""";
+
+    /**
+     * Over {@code done(id)}, the alarms just cleared: their steps not yet sent stop, and what of a sent one still waits
+     * for its client is cancelled.
+     */
+    private static final String STEPS_STOPPED = """
+            stopped AS (
+                UPDATE alarm_escalations e SET stopped_at = now() FROM done
+                 WHERE e.alarm_id = done.id AND e.sent_at IS NULL AND e.stopped_at IS NULL),
+            unsent AS (
+                UPDATE notifications n SET status = 'cancelled', finished_at = now()
+                  FROM alarm_escalations e JOIN done ON done.id = e.alarm_id
+                 WHERE n.event_id = e.event_id AND n.status = 'pending')""";
+
     /** The due doors, or (with {@code only}) those of them: sensors with a schedule only when named. */
     private int raise(Connection c, String[] only) throws SQLException {
         long started = System.currentTimeMillis();
@@ -201,20 +236,10 @@ public class AlarmScan {
                       FROM taken t
                     ON CONFLICT DO NOTHING
                     RETURNING id, sensor_id, raised_sequence, raised_at),
-                -- the chain as it is now: a later change of the sensor's chain is for its later alarms. Its delays
-                -- count from now, when the alarm can first be seen and acknowledged: one raised late (a scan's
-                -- interval, or an outage) still gives whoever answers it each step's whole delay
-                chain AS (
-                    INSERT INTO alarm_escalations (alarm_id, link_client_id, step, after_seconds, client_id, due_at)
-                    SELECT a.id, NULL, st.step, st.after_seconds, st.client_id, now() + make_interval(secs => st.after_seconds)
-                      FROM alarm a JOIN sensor_escalation_steps st ON st.sensor_id = a.sensor_id
-                    UNION ALL -- and the chains of its links
-                    SELECT a.id, l.client_id, l.step, l.after_seconds, l.to_client_id,
-                           now() + make_interval(secs => l.after_seconds)
-                      FROM alarm a JOIN link_escalation_steps l ON l.sensor_id = a.sensor_id)
+                %s
                 INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
                 SELECT sensor_id, raised_sequence, ?, 0, raised_at, id FROM alarm
-                RETURNING id""")) {
+                RETURNING id""".formatted(CHAIN))) {
             ps.setArray(1, only == null ? null : c.createArrayOf("text", only));
             ps.setArray(2, only == null ? null : c.createArrayOf("text", only));
             ps.setInt(3, props.scanBatch());
@@ -229,6 +254,185 @@ public class AlarmScan {
         }
         Outbox.notificationsFor(c, events, traces.scanRound("alarms: raised", started, events.size()));
         return events.size();
+    }
+
+    /** What one marked sensor's health asks of its alarms. */
+    private record HealthSaid(String sensorId, Double battery, java.sql.Timestamp batteryAt, Boolean tamper,
+                              java.sql.Timestamp tamperAt, java.util.UUID batteryAlarm, java.util.UUID tamperAlarm) {
+    }
+
+    /** Events recorded by a round of the health alarms, and how many marked sensors it took. */
+    private record HealthRound(int raised, int cleared, int taken) {
+    }
+
+    /**
+     * The health alarms of every marked sensor, at once (ingest's wake-up, beside the scan): @return the alarm events
+     * recorded, whose notifications are then due
+     */
+    public int judgeHealth() {
+        int[] health = healthAlarms();
+        raised.increment(health[0]);
+        cleared.increment(health[1]);
+        return health[0] + health[1];
+    }
+
+    /** The health alarms of every marked sensor, a batch at a time: {raised, cleared}. */
+    private int[] healthAlarms() {
+        int raisedHere = 0;
+        int clearedHere = 0;
+        HealthRound round;
+        do {
+            round = tx.execute(status -> jdbc.execute((Connection c) -> healthAlarms(c)));
+            raisedHere += round.raised();
+            clearedHere += round.cleared();
+        } while (round.taken() == props.scanBatch());
+        return new int[] {raisedHere, clearedHere};
+    }
+
+    /**
+     * The sensors whose battery or tamper switch said something new (ingest marks them): unmarked, and their
+     * {@code battery_low} and {@code tampered} alarms raised or cleared as their health now says, each with its event
+     * at the measured time of the reading that said it. Locked rows are skipped and stay marked: ingest holds them.
+     * A battery at or below the threshold raises; back at the threshold plus the hysteresis it clears. A tampered
+     * alarm escalates by the sensor's chains as a door's does; a battery's does not (nobody is called out at night
+     * for a battery).
+     */
+    private HealthRound healthAlarms(Connection c) throws SQLException {
+        long started = System.currentTimeMillis();
+        List<HealthSaid> marked = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                WITH marked AS (
+                    SELECT h.sensor_id FROM sensor_health h JOIN sensor_state st ON st.sensor_id = h.sensor_id
+                     WHERE h.alarm_check
+                     ORDER BY h.sensor_id
+                     LIMIT ?
+                       FOR UPDATE OF h, st SKIP LOCKED),
+                checked AS (
+                    UPDATE sensor_health h SET alarm_check = false FROM marked WHERE h.sensor_id = marked.sensor_id
+                    RETURNING h.sensor_id, h.battery, h.battery_at, h.tamper, h.tamper_at)
+                SELECT k.sensor_id, k.battery, k.battery_at, k.tamper, k.tamper_at, b.id, t.id
+                  FROM checked k
+                  LEFT JOIN alarms b ON b.sensor_id = k.sensor_id AND b.type = 'battery_low' AND b.cleared_at IS NULL
+                  LEFT JOIN alarms t ON t.sensor_id = k.sensor_id AND t.type = 'tampered' AND t.cleared_at IS NULL
+                 ORDER BY k.sensor_id""")) {
+            ps.setInt(1, props.scanBatch());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    marked.add(new HealthSaid(rs.getString(1), rs.getObject(2) == null ? null : rs.getDouble(2), rs.getTimestamp(3),
+                            (Boolean) rs.getObject(4, Boolean.class), rs.getTimestamp(5),
+                            rs.getObject(6, java.util.UUID.class), rs.getObject(7, java.util.UUID.class)));
+                }
+            }
+        }
+        int threshold = props.batteryLowPercent();
+        List<Long> raisings = new ArrayList<>();
+        List<Long> clearings = new ArrayList<>();
+        for (HealthSaid h : marked) {
+            boolean batteryLow = h.battery() != null && threshold > 0 && h.battery() <= threshold && h.batteryAlarm() == null;
+            boolean batteryBack = h.battery() != null && h.batteryAlarm() != null
+                    && h.battery() >= threshold + props.batteryLowHysteresis();
+            boolean tampered = Boolean.TRUE.equals(h.tamper()) && h.tamperAlarm() == null;
+            boolean tamperOver = Boolean.FALSE.equals(h.tamper()) && h.tamperAlarm() != null;
+            int n = (batteryLow || batteryBack ? 1 : 0) + (tampered || tamperOver ? 1 : 0);
+            if (n == 0) {
+                continue;
+            }
+            long next;
+            Integer state;
+            try (PreparedStatement ps = c.prepareStatement(
+                    "UPDATE sensor_state SET sequence = sequence + ? WHERE sensor_id = ? RETURNING sequence, state")) {
+                ps.setInt(1, n);
+                ps.setString(2, h.sensorId());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    next = rs.getLong(1) - n + 1;
+                    state = rs.getObject(2, Integer.class);
+                }
+            }
+            if (batteryLow) {
+                raisings.addAll(raiseHealth(c, h.sensorId(), BATTERY_LOW, h.batteryAt(), next++, state,
+                        props.batteryLowSeverity(), h.battery(), threshold));
+            } else if (batteryBack) {
+                clearings.addAll(clearHealth(c, h.batteryAlarm(), h.batteryAt(), next++, state, SensorEvent.BATTERY_RESTORED));
+            }
+            if (tampered) {
+                raisings.addAll(raiseHealth(c, h.sensorId(), TAMPERED, h.tamperAt(), next, state,
+                        props.tamperSeverity(), null, null));
+            } else if (tamperOver) {
+                clearings.addAll(clearHealth(c, h.tamperAlarm(), h.tamperAt(), next, state, SensorEvent.TAMPER_CLEARED));
+            }
+        }
+        if (!raisings.isEmpty() || !clearings.isEmpty()) {
+            List<Long> events = new ArrayList<>(raisings);
+            events.addAll(clearings);
+            String trace = traces.scanRound("alarms: health", started, events.size());
+            Outbox.notificationsFor(c, events, trace);
+            Outbox.notificationsTo(c, stepClientsOf(c, clearings, false), trace);
+        }
+        return new HealthRound(raisings.size(), clearings.size(), marked.size());
+    }
+
+    /** A health alarm raised at {@code at}, its event numbered {@code sequence}: the event's id, or none. */
+    private List<Long> raiseHealth(Connection c, String sensor, String type, java.sql.Timestamp at, long sequence,
+                                   Integer state, String severity, Double battery, Integer thresholdPercent)
+            throws SQLException {
+        List<Long> events = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                WITH alarm AS (
+                    INSERT INTO alarms (sensor_id, type, opened_at, raised_at, raised_sequence, severity, battery,
+                                        threshold_percent)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT DO NOTHING
+                    RETURNING id, sensor_id, raised_sequence, raised_at)%s
+                INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
+                SELECT sensor_id, raised_sequence, ?, ?, raised_at, id FROM alarm
+                RETURNING id""".formatted(TAMPERED.equals(type) ? ",\n" + CHAIN : ""))) {
+            ps.setString(1, sensor);
+            ps.setString(2, type);
+            ps.setTimestamp(3, at);
+            ps.setTimestamp(4, at);
+            ps.setLong(5, sequence);
+            ps.setString(6, severity);
+            ps.setObject(7, battery, java.sql.Types.REAL);
+            ps.setObject(8, thresholdPercent, java.sql.Types.SMALLINT);
+            ps.setString(9, TAMPERED.equals(type) ? SensorEvent.TAMPERED : SensorEvent.BATTERY_LOW);
+            ps.setObject(10, state, java.sql.Types.SMALLINT);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    events.add(rs.getLong(1));
+                }
+            }
+        }
+        return events;
+    }
+
+    /**
+     * A health alarm cleared at {@code at}, with its event numbered {@code sequence}: its steps not yet sent are
+     * stopped, and a sent one still waiting for its client is not sent. @return the event's id, or none
+     */
+    private static List<Long> clearHealth(Connection c, java.util.UUID alarm, java.sql.Timestamp at, long sequence,
+                                          Integer state, String type) throws SQLException {
+        List<Long> events = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                WITH done AS (
+                    UPDATE alarms SET cleared_at = greatest(?, opened_at) WHERE id = ? AND cleared_at IS NULL
+                    RETURNING id, sensor_id, cleared_at),
+                %s
+                INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
+                SELECT sensor_id, ?, ?, ?, cleared_at, id FROM done
+                RETURNING id""".formatted(STEPS_STOPPED))) {
+            ps.setTimestamp(1, at);
+            ps.setObject(2, alarm);
+            ps.setLong(3, sequence);
+            ps.setString(4, type);
+            ps.setObject(5, state, java.sql.Types.SMALLINT);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    events.add(rs.getLong(1));
+                }
+            }
+        }
+        return events;
     }
 
     /**
@@ -259,7 +463,7 @@ public class AlarmScan {
                        AND a.acknowledged_at IS NULL AND a.cleared_at IS NULL
                        AND EXISTS (SELECT 1 FROM clients cl WHERE cl.id = e.client_id)
                        -- nor while a maintenance window holds the alarm, or is open over its sensor
-                       AND NOT EXISTS (SELECT 1 FROM maintenance_held h WHERE h.sensor_id = a.sensor_id AND h.kind = 'alarm')
+                       AND NOT EXISTS (SELECT 1 FROM maintenance_held h WHERE h.sensor_id = a.sensor_id AND h.alarm_id = a.id)
                        AND m.window_id IS NULL
                      ORDER BY e.due_at, e.step -- a chain's delays grow with its steps: its steps go in order
                      LIMIT ?
@@ -312,7 +516,7 @@ public class AlarmScan {
                 WITH closing AS (
                     SELECT a.id, a.sensor_id, a.raised_sequence
                       FROM alarms a JOIN sensor_state s ON s.sensor_id = a.sensor_id
-                     WHERE a.cleared_at IS NULL
+                     WHERE a.cleared_at IS NULL AND a.type = 'door_open_too_long'
                        AND (s.state IS DISTINCT FROM 0 OR s.state_changed_at <> a.opened_at)
                        AND NOT EXISTS (SELECT 1 FROM sensors r WHERE r.id = a.sensor_id AND r.created_at > a.recorded_at)
                      ORDER BY a.sensor_id
@@ -335,17 +539,11 @@ public class AlarmScan {
                       FROM closing
                      WHERE a.id = closing.id
                     RETURNING a.id, a.sensor_id, a.cleared_at),
-                stopped AS (
-                    UPDATE alarm_escalations e SET stopped_at = now() FROM done
-                     WHERE e.alarm_id = done.id AND e.sent_at IS NULL AND e.stopped_at IS NULL),
-                unsent AS (
-                    UPDATE notifications n SET status = 'cancelled', finished_at = now()
-                      FROM alarm_escalations e JOIN done ON done.id = e.alarm_id
-                     WHERE n.event_id = e.event_id AND n.status = 'pending')
+                %s
                 INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
                 SELECT done.sensor_id, moved.sequence, ?, moved.state, done.cleared_at, done.id
                   FROM done JOIN moved ON moved.sensor_id = done.sensor_id
-                RETURNING id""")) {
+                RETURNING id""".formatted(STEPS_STOPPED))) {
             ps.setInt(1, props.scanBatch());
             ps.setString(2, SensorEvent.STATE_CHANGED);
             ps.setString(3, SensorEvent.ALARM_CLEARED);
@@ -399,21 +597,20 @@ public class AlarmScan {
                   JOIN alarms a ON a.id = ev.alarm_id
                   -- its raising, or the raising a maintenance window released later: by the sensor's sequence index
                   JOIN sensor_events r ON r.sensor_id = ev.sensor_id AND r.sequence >= a.raised_sequence
-                                      AND r.sequence < ev.sequence AND r.alarm_id = ev.alarm_id AND r.type = ?
+                                      AND r.sequence < ev.sequence AND r.alarm_id = ev.alarm_id AND r.type IN %s
                   JOIN notifications n ON n.event_id = r.id
                   JOIN clients cl ON cl.id = n.client_id
                  WHERE ev.id = ANY (?)
-                   AND (cl.event_types IS NULL OR ? = ANY (cl.event_types))
+                   AND (cl.event_types IS NULL OR ev.type = ANY (cl.event_types))
                    -- a deleted sensor's links went with it: those its raising reached (not cancelled unsent by the
                    -- deletion) were linked then
                    AND (? AND n.status <> 'cancelled'
-                        OR EXISTS (SELECT 1 FROM client_sensors cs WHERE cs.client_id = n.client_id AND cs.sensor_id = ev.sensor_id))""")) {
+                        OR EXISTS (SELECT 1 FROM client_sensors cs WHERE cs.client_id = n.client_id AND cs.sensor_id = ev.sensor_id))"""
+                .formatted(SensorEvent.ALARM_RAISINGS_SQL))) {
             Object[] ids = events.toArray();
             ps.setArray(1, c.createArrayOf("int8", ids));
-            ps.setString(2, SensorEvent.ALARM_RAISED);
-            ps.setArray(3, c.createArrayOf("int8", ids));
-            ps.setString(4, SensorEvent.ALARM_CLEARED);
-            ps.setBoolean(5, sensorDeleted);
+            ps.setArray(2, c.createArrayOf("int8", ids));
+            ps.setBoolean(3, sensorDeleted);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     to.add(new Outbox.To(rs.getLong(1), rs.getObject(2, java.util.UUID.class)));
@@ -452,7 +649,7 @@ public class AlarmScan {
                        SET alarm_due_at = st.state_changed_at + make_interval(secs => ?::integer)
                      WHERE st.open_alarm_seconds IS NULL AND st.state = 0
                        AND NOT EXISTS (SELECT 1 FROM alarms a
-                                        WHERE a.sensor_id = st.sensor_id AND a.opened_at = st.state_changed_at)""",
+                                        WHERE a.sensor_id = st.sensor_id AND a.type = 'door_open_too_long' AND a.opened_at = st.state_changed_at)""",
                     seconds);
             jdbc.update("""
                     INSERT INTO service_settings (name, value) VALUES ('alarms.default_open_seconds', ?)
@@ -460,6 +657,22 @@ public class AlarmScan {
             if (!stored.isEmpty() || updated > 0) {
                 log.info("Open-door alarm threshold is now {}: {} deadlines of open doors recomputed",
                         props.openAfter() == null ? "off" : value + " s", updated);
+            }
+        });
+        // a battery threshold changed since: every battery is judged again by the next scans
+        String battery = props.batteryLowPercent() + "+" + props.batteryLowHysteresis();
+        tx.executeWithoutResult(status -> {
+            List<String> stored = jdbc.queryForList(
+                    "SELECT value FROM service_settings WHERE name = 'alarms.battery_low' FOR UPDATE", String.class);
+            if (!stored.isEmpty() && stored.get(0).equals(battery)) {
+                return;
+            }
+            int marked = jdbc.update("UPDATE sensor_health SET alarm_check = true WHERE battery IS NOT NULL AND NOT alarm_check");
+            jdbc.update("""
+                    INSERT INTO service_settings (name, value) VALUES ('alarms.battery_low', ?)
+                    ON CONFLICT (name) DO UPDATE SET value = excluded.value""", battery);
+            if (marked > 0) {
+                log.info("Battery-low alarm threshold is now {} %: {} batteries to be judged again", battery, marked);
             }
         });
     }

@@ -45,17 +45,19 @@ public class AlarmStore {
     }
 
     /**
-     * An alarm, the contract's Alarm: {@code active} until the door closes; {@code openSeconds}, how long it was
-     * open, known once it closed.
+     * An alarm, the contract's Alarm: {@code active} until cleared (the door closes, the battery is back, the
+     * tamper switch is closed again); a door's {@code thresholdSeconds} and {@code openSeconds}, how long it was open,
+     * known once it closed; a low battery's {@code battery} and {@code thresholdPercent}.
      */
     public record Alarm(UUID id, String sensorId, String type, String severity, boolean active, Instant openedAt,
-                        int thresholdSeconds, Instant raisedAt, Instant clearedAt, Double openSeconds,
-                        Instant acknowledgedAt, String acknowledgedBy, String comment, List<Escalation> escalation) {
+                        Integer thresholdSeconds, Double battery, Integer thresholdPercent, Instant raisedAt,
+                        Instant clearedAt, Double openSeconds, Instant acknowledgedAt, String acknowledgedBy,
+                        String comment, List<Escalation> escalation) {
 
         /** The same alarm with only these of its steps: as a client is shown it. */
         public Alarm withEscalation(List<Escalation> steps) {
-            return new Alarm(id, sensorId, type, severity, active, openedAt, thresholdSeconds, raisedAt, clearedAt,
-                    openSeconds, acknowledgedAt, acknowledgedBy, comment, steps);
+            return new Alarm(id, sensorId, type, severity, active, openedAt, thresholdSeconds, battery, thresholdPercent,
+                    raisedAt, clearedAt, openSeconds, acknowledgedAt, acknowledgedBy, comment, steps);
         }
     }
 
@@ -67,7 +69,8 @@ public class AlarmStore {
     }
 
     private static final String VIEW = """
-            SELECT a.id, a.sensor_id, a.type, a.severity, a.opened_at, a.threshold_seconds, a.raised_at, a.cleared_at,
+            SELECT a.id, a.sensor_id, a.type, a.severity, a.opened_at, a.threshold_seconds, a.battery, a.threshold_percent,
+                   a.raised_at, a.cleared_at,
                    a.acknowledged_at, a.acknowledged_by, a.ack_comment,
                    (SELECT json_agg(json_build_object('chain_client_id', e.link_client_id, 'step', e.step,
                                                       'after_seconds', e.after_seconds, 'client_id', e.client_id,
@@ -224,10 +227,13 @@ public class AlarmStore {
     private static final RowMapper<Alarm> ALARM = (rs, i) -> {
         Timestamp opened = rs.getTimestamp("opened_at");
         Timestamp cleared = rs.getTimestamp("cleared_at");
+        Integer threshold = rs.getObject("threshold_seconds", Integer.class);
         return new Alarm(rs.getObject("id", UUID.class), rs.getString("sensor_id"), rs.getString("type"),
-                rs.getString("severity"), cleared == null, opened.toInstant(), rs.getInt("threshold_seconds"),
+                rs.getString("severity"), cleared == null, opened.toInstant(), threshold,
+                rs.getObject("battery") == null ? null : rs.getDouble("battery"), rs.getObject("threshold_percent", Integer.class),
                 time(rs, "raised_at"), cleared == null ? null : cleared.toInstant(),
-                cleared == null ? null : (cleared.getTime() - opened.getTime()) / 1000.0, time(rs, "acknowledged_at"),
+                cleared == null || threshold == null ? null : (cleared.getTime() - opened.getTime()) / 1000.0,
+                time(rs, "acknowledged_at"),
                 rs.getString("acknowledged_by"), rs.getString("ack_comment"), escalation(rs.getString("escalation")));
     };
 

@@ -206,14 +206,14 @@ class SensorStateStore {
             }
         }
         Outbox.Notified notifications = recordEvents(c, events, traceParent);
-        recordHealth(c, readings, verdicts);
+        int healthNews = recordHealth(c, readings, verdicts);
         int[] counts = new int[Verdict.values().length];
         for (Verdict v : verdicts) {
             counts[v.ordinal()]++;
         }
         return new ApplyOutcome(events, counts[Verdict.APPLIED.ordinal()], counts[Verdict.UNKNOWN.ordinal()],
                 counts[Verdict.DUPLICATE.ordinal()], counts[Verdict.STALE.ordinal()], notifications,
-                new HashSet<>(rows.keySet()));
+                new HashSet<>(rows.keySet()), healthNews);
     }
 
     /**
@@ -525,9 +525,9 @@ class SensorStateStore {
     /**
      * Keeps what the applied readings said of their devices' health: only applied ones, so never older than what
      * is kept (an applied reading is never older than its sensor's newest); a duplicate or a stale one says nothing.
-     * One statement, and none for a batch of doors alone.
+     * One statement, and none for a batch of doors alone. @return the sensors marked for the alarms to judge
      */
-    private static void recordHealth(Connection c, List<Reading> readings, Verdict[] verdicts) throws SQLException {
+    private static int recordHealth(Connection c, List<Reading> readings, Verdict[] verdicts) throws SQLException {
         java.util.TreeMap<String, HealthSaid> said = null;
         for (int i = 0; i < readings.size(); i++) {
             Reading r = readings.get(i);
@@ -539,7 +539,7 @@ class SensorStateStore {
             }
         }
         if (said == null) {
-            return;
+            return 0;
         }
         int n = said.size();
         Object[] ids = new Object[n], battery = new Object[n], batteryAt = new Object[n], tamper = new Object[n],
@@ -558,9 +558,10 @@ class SensorStateStore {
             i++;
         }
         try (PreparedStatement ps = c.prepareStatement("""
-                INSERT INTO sensor_health AS h (sensor_id, battery, battery_at, tamper, tamper_at, rssi, snr, signal_at)
+                INSERT INTO sensor_health AS h (sensor_id, battery, battery_at, tamper, tamper_at, rssi, snr, signal_at,
+                                                alarm_check)
                 SELECT u.id, u.battery, to_timestamp(u.battery_at / 1000.0), u.tamper, to_timestamp(u.tamper_at / 1000.0),
-                       u.rssi, u.snr, to_timestamp(u.signal_at / 1000.0)
+                       u.rssi, u.snr, to_timestamp(u.signal_at / 1000.0), u.battery IS NOT NULL OR u.tamper IS NOT NULL
                   FROM unnest(?::varchar[], ?::real[], ?::bigint[], ?::boolean[], ?::bigint[], ?::smallint[], ?::real[],
                               ?::bigint[]) AS u(id, battery, battery_at, tamper, tamper_at, rssi, snr, signal_at)
                 ON CONFLICT (sensor_id) DO UPDATE
@@ -570,7 +571,11 @@ class SensorStateStore {
                        tamper_at = coalesce(excluded.tamper_at, h.tamper_at),
                        rssi = CASE WHEN excluded.signal_at IS NULL THEN h.rssi ELSE excluded.rssi END,
                        snr = CASE WHEN excluded.signal_at IS NULL THEN h.snr ELSE excluded.snr END,
-                       signal_at = coalesce(excluded.signal_at, h.signal_at)""")) {
+                       signal_at = coalesce(excluded.signal_at, h.signal_at),
+                       -- the alarm scan judges a battery or a tamper switch that said something new
+                       alarm_check = h.alarm_check OR excluded.battery IS DISTINCT FROM h.battery AND excluded.battery IS NOT NULL
+                                     OR excluded.tamper IS DISTINCT FROM h.tamper AND excluded.tamper IS NOT NULL
+                RETURNING h.alarm_check""")) {
             ps.setArray(1, c.createArrayOf("varchar", ids));
             ps.setArray(2, c.createArrayOf("float4", battery));
             ps.setArray(3, c.createArrayOf("int8", batteryAt));
@@ -579,7 +584,13 @@ class SensorStateStore {
             ps.setArray(6, c.createArrayOf("int2", rssi));
             ps.setArray(7, c.createArrayOf("float4", snr));
             ps.setArray(8, c.createArrayOf("int8", signalAt));
-            ps.executeUpdate();
+            int marked = 0;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    marked += rs.getBoolean(1) ? 1 : 0;
+                }
+            }
+            return marked;
         }
     }
 

@@ -8,9 +8,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import io.lockwatch.ingest.SensorEvent;
+
 /**
  * What an open maintenance window does to the events of its sensors, as they are recorded: each is marked
- * {@code maintenance}; a lost connection or a raised alarm is held (remembered, not sent), and so is the restoring or
+ * {@code maintenance}; a lost connection or a raised alarm (of each type) is held (remembered, not sent), and so is the restoring or
  * the clearing of one held, which then needs no sending at all. State changes, and the end of what was sent before
  * the window, are sent as ever. {@link MaintenanceRelease} sends what is still true when the window ends.
  */
@@ -26,9 +28,11 @@ public final class Maintenance {
     private static final String HOLDING = """
             holding AS (
                 INSERT INTO maintenance_held (sensor_id, kind, window_id, event_id, alarm_id)
-                SELECT sensor_id, CASE WHEN type = 'sensor.connection_lost' THEN 'connectivity' ELSE 'alarm' END,
+                SELECT sensor_id, CASE type WHEN 'sensor.connection_lost' THEN 'connectivity'
+                                            WHEN 'sensor.battery_low' THEN 'battery_low'
+                                            WHEN 'sensor.tampered' THEN 'tampered' ELSE 'alarm' END,
                        window_id, id, alarm_id
-                  FROM inside WHERE type IN ('sensor.connection_lost', 'sensor.alarm_raised')
+                  FROM inside WHERE type = 'sensor.connection_lost' OR type IN %1$s
                 ON CONFLICT (sensor_id, kind) DO UPDATE
                    SET window_id = excluded.window_id, event_id = excluded.event_id, alarm_id = excluded.alarm_id
                 RETURNING event_id),
@@ -36,10 +40,11 @@ public final class Maintenance {
                 DELETE FROM maintenance_held h USING inside
                  WHERE h.sensor_id = inside.sensor_id
                    AND (inside.type = 'sensor.connection_restored' AND h.kind = 'connectivity'
-                        OR inside.type = 'sensor.alarm_cleared' AND h.kind = 'alarm' AND h.alarm_id = inside.alarm_id)
+                        OR inside.type IN %2$s AND h.alarm_id = inside.alarm_id)
                 RETURNING inside.id),
             held AS (
-                SELECT event_id FROM holding UNION ALL SELECT id FROM resolved)""";
+                SELECT event_id FROM holding UNION ALL SELECT id FROM resolved)""".formatted(
+                    SensorEvent.ALARM_RAISINGS_SQL, SensorEvent.ALARM_CLEARINGS_SQL);
 
     /** Whether any window may be open: evaluated once a statement, so events pay one index probe while none is. */
     private static final String ANY_OPEN = """

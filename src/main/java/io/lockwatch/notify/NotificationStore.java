@@ -115,13 +115,13 @@ public class NotificationStore {
                                CASE WHEN e.type = 'sensor.alarm_escalated'
                                     THEN a.acknowledged_at IS NULL AND a.cleared_at IS NULL
                                     ELSE cs.client_id IS NOT NULL
-                                         OR e.type = 'sensor.alarm_cleared'
+                                         OR e.type IN %4$s
                                             AND EXISTS (SELECT 1 FROM alarm_escalations ae
                                                          WHERE ae.alarm_id = e.alarm_id AND ae.client_id = n.client_id
                                                            AND ae.sent_at IS NOT NULL)
                                          -- the end of an alarm its sensor's deletion closed, given to those told of
                                          -- it (V42) once the links were gone with the sensor
-                                         OR e.type = 'sensor.alarm_cleared'
+                                         OR e.type IN %4$s
                                             AND NOT EXISTS (SELECT 1 FROM sensors r
                                                              WHERE r.id = n.sensor_id AND r.created_at <= a.recorded_at) END,
                                n.sensor_id, s.address, e.type, e.state, e.previous_state, e.sequence,
@@ -135,7 +135,7 @@ public class NotificationStore {
                           LEFT JOIN client_sensors cs ON cs.client_id = n.client_id AND cs.sensor_id = n.sensor_id
                           LEFT JOIN sensors s ON s.id = n.sensor_id
                          ORDER BY n.replayed, n.next_attempt_at""".formatted(headsOfALane(false), headsOfALane(true),
-                    ALARM_COLUMNS));
+                    ALARM_COLUMNS, io.lockwatch.ingest.SensorEvent.ALARM_CLEARINGS_SQL));
             int i = 1;
             List<UUID> lanes = List.copyOf(room.keySet());
             ps.setArray(i++, con.createArrayOf("uuid", lanes.toArray()));
@@ -210,7 +210,8 @@ public class NotificationStore {
      */
     static final String ALARM_COLUMNS = """
             a.id AS alarm_id, a.type AS alarm_type, a.opened_at AS alarm_opened_at,
-            a.threshold_seconds AS alarm_threshold_seconds, a.raised_at AS alarm_raised_at,
+            a.threshold_seconds AS alarm_threshold_seconds, a.battery AS alarm_battery,
+            a.threshold_percent AS alarm_threshold_percent, a.raised_at AS alarm_raised_at,
             a.cleared_at AS alarm_cleared_at, a.severity AS alarm_severity, e.escalation_step AS alarm_escalation_step,
             e.escalation_link_client_id AS alarm_escalation_chain_client_id""";
 
@@ -226,10 +227,19 @@ public class NotificationStore {
         java.sql.Timestamp opened = rs.getTimestamp("alarm_opened_at");
         java.sql.Timestamp cleared = rs.getTimestamp("alarm_cleared_at");
         a.put("opened_at", opened.toInstant().toString());
-        a.put("threshold_seconds", rs.getInt("alarm_threshold_seconds"));
+        boolean door = rs.getObject("alarm_threshold_seconds") != null;
+        if (door) {
+            a.put("threshold_seconds", rs.getInt("alarm_threshold_seconds"));
+        }
+        if (rs.getObject("alarm_battery") != null) { // battery_low
+            a.put("battery", rs.getDouble("alarm_battery"));
+            a.put("threshold_percent", rs.getInt("alarm_threshold_percent"));
+        }
         a.put("raised_at", rs.getTimestamp("alarm_raised_at").toInstant().toString());
         a.put("cleared_at", cleared == null ? null : cleared.toInstant().toString());
-        a.put("open_seconds", cleared == null ? null : (cleared.getTime() - opened.getTime()) / 1000.0);
+        if (door) {
+            a.put("open_seconds", cleared == null ? null : (cleared.getTime() - opened.getTime()) / 1000.0);
+        }
         a.put("severity", rs.getString("alarm_severity"));
         if (rs.getObject("alarm_escalation_step") != null) {
             a.put("escalation_step", rs.getInt("alarm_escalation_step"));

@@ -167,7 +167,7 @@ public class Registry {
                            SET open_alarm_seconds = ?::integer,
                                alarm_due_at = CASE
                                    WHEN st.state = 0 AND NOT EXISTS (SELECT 1 FROM alarms a
-                                           WHERE a.sensor_id = st.sensor_id AND a.opened_at = st.state_changed_at)
+                                           WHERE a.sensor_id = st.sensor_id AND a.type = 'door_open_too_long' AND a.opened_at = st.state_changed_at)
                                    THEN st.state_changed_at + make_interval(secs => coalesce(?::integer, ?::integer))
                                    ELSE st.alarm_due_at END
                          WHERE st.sensor_id = ?""", openAlarmSeconds, openAlarmSeconds, defaultOpenAlarmSeconds, id);
@@ -188,7 +188,7 @@ public class Registry {
 
     /**
      * Ends the sensor's registration: its state, links, chains, schedule and credentials go with it (foreign keys),
-     * its active alarm is closed with an alarm_cleared, heard by the clients told of the alarm (V42), and what a
+     * its active alarms are closed each with its clearing, heard by the clients told of the alarm (V42), and what a
      * maintenance window held of it dropped (V41's trigger), and its notifications not yet sent are cancelled. Its
      * events, alarms and history stay. Registered again under the id, it is a new sensor whose events go on with the
      * id's numbering (V41), so no sequence names two events.
@@ -202,9 +202,9 @@ public class Registry {
                      WHERE s.sensor_id = ? FOR UPDATE OF s""", UUID.class, id);
             cancelUndelivered("sensor_id = ?", id);
             boolean deleted = jdbc.update("DELETE FROM sensors WHERE id = ?", id) > 0;
-            for (UUID alarm : active) { // one at most
-                for (Long clearing : jdbc.queryForList("SELECT id FROM sensor_events WHERE alarm_id = ? AND type = ?",
-                        Long.class, alarm, io.lockwatch.ingest.SensorEvent.ALARM_CLEARED)) {
+            for (UUID alarm : active) { // one of each type at most
+                for (Long clearing : jdbc.queryForList("SELECT id FROM sensor_events WHERE alarm_id = ? AND type IN "
+                        + io.lockwatch.ingest.SensorEvent.ALARM_CLEARINGS_SQL, Long.class, alarm)) {
                     jdbc.execute((java.sql.Connection c) -> {
                         io.lockwatch.alarms.AlarmScan.deletedSensorsClearingHeard(c, clearing, null);
                         return null;

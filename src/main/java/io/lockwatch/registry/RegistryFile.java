@@ -563,7 +563,7 @@ public class RegistryFile {
                    SET open_alarm_seconds = c.open_alarm_seconds,
                        alarm_due_at = CASE
                            WHEN st.state = 0 AND NOT EXISTS (SELECT 1 FROM alarms a
-                                   WHERE a.sensor_id = st.sensor_id AND a.opened_at = st.state_changed_at)
+                                   WHERE a.sensor_id = st.sensor_id AND a.type = 'door_open_too_long' AND a.opened_at = st.state_changed_at)
                            THEN st.state_changed_at + make_interval(secs => coalesce(c.open_alarm_seconds, ?::integer))
                            ELSE st.alarm_due_at END
                   FROM import_changed c WHERE c.alarm_changed AND st.sensor_id = c.sensor_id""",

@@ -183,7 +183,7 @@ class AlarmEscalationRouteTest {
 
         // its step due now, not in 3 s, with scans after that: an acknowledged alarm's due step is not sent
         jdbc.update("UPDATE alarm_escalations SET due_at = now() - interval '1 second' WHERE alarm_id = ?::uuid", alarmId(s));
-        NotifyBuilder twoScans = new NotifyBuilder(camel).fromRoute("doors-open-too-long-raise-alarms").whenCompleted(2).create();
+        NotifyBuilder twoScans = new NotifyBuilder(camel).fromRoute("alarms-are-raised-cleared-and-escalated").whenCompleted(2).create();
         assertThat(twoScans.matches(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         assertThat(receiver.at("/never")).isEmpty();
         JsonNode step = api.call("GET", "/alarms/" + alarmId(s), "test-read-token", null).body().get("escalation").get(0);
@@ -333,7 +333,7 @@ class AlarmEscalationRouteTest {
 
         await().atMost(Duration.ofSeconds(15)).until(() -> alarmId(major) != null && alarmId(critical) != null
                 && !receiver.at("/critical-only").isEmpty());
-        NotifyBuilder twoScans = new NotifyBuilder(camel).fromRoute("doors-open-too-long-raise-alarms").whenCompleted(2).create();
+        NotifyBuilder twoScans = new NotifyBuilder(camel).fromRoute("alarms-are-raised-cleared-and-escalated").whenCompleted(2).create();
         assertThat(twoScans.matches(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         assertThat(Api.bodies(receiver, "/critical-only")).extracting(b -> b.get("sensor_id").asText()).containsExactly(critical);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM notifications WHERE sensor_id = ?::text AND client_id = ?::uuid",
@@ -362,7 +362,7 @@ class AlarmEscalationRouteTest {
                     java.sql.Timestamp.class, s);
             return due != null && due.toInstant().equals(end.toInstant().plusSeconds(1));
         });
-        NotifyBuilder scans = new NotifyBuilder(camel).fromRoute("doors-open-too-long-raise-alarms").whenCompleted(3).create();
+        NotifyBuilder scans = new NotifyBuilder(camel).fromRoute("alarms-are-raised-cleared-and-escalated").whenCompleted(3).create();
         assertThat(scans.matches(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         assertThat(alarmId(s)).as("expected open: no alarm").isNull();
 

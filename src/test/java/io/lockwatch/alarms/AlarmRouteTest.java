@@ -251,7 +251,7 @@ class AlarmRouteTest {
 
     /** Completes after the next {@code n} alarm scans. */
     private NotifyBuilder scans(int n) {
-        return new NotifyBuilder(camel).fromRoute("doors-open-too-long-raise-alarms").whenCompleted(n).create();
+        return new NotifyBuilder(camel).fromRoute("alarms-are-raised-cleared-and-escalated").whenCompleted(n).create();
     }
 
     private String sensor(Integer openAlarmSeconds, Integer heartbeatSeconds) {

@@ -192,6 +192,8 @@ class ConsoleBrowserTest {
         nav("alarms");
         By alarmRow = By.xpath("//table[@id='alarm-table']//tr[td[1]='" + sensor + "']");
         wait.until(d -> d.findElement(alarmRow).getText().contains("critical") && d.findElement(alarmRow).getText().contains("1: due"));
+        wait.until(d -> d.findElement(By.xpath("//table[@id='alarm-table']//tr[td[1]='" + sensor + "']/td[2]")).getText()
+                .equals("door left open"));
         clickWhenShown(wait, By.xpath("//table[@id='alarm-table']//tr[td[1]='" + sensor + "']//button[text()='Acknowledge']"));
         wait.until(d -> Integer.valueOf(1).equals(jdbc.queryForObject(
                 "SELECT count(*) FROM alarms WHERE sensor_id = ? AND acknowledged_by = 'console'", Integer.class, sensor)));

@@ -96,7 +96,7 @@ class MaintenanceRouteTest {
         await("back, and so nothing to send").atMost(Duration.ofSeconds(15))
                 .until(() -> !held(cameBack, "connectivity") && connectivity(cameBack).equals("online"));
         // scans past the alarm, with the step it would have had due
-        NotifyBuilder scans = new NotifyBuilder(camel).fromRoute("doors-open-too-long-raise-alarms").whenCompleted(4).create();
+        NotifyBuilder scans = new NotifyBuilder(camel).fromRoute("alarms-are-raised-cleared-and-escalated").whenCompleted(4).create();
         assertThat(scans.matches(15, TimeUnit.SECONDS)).isTrue();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> receiver.at("/site").size() >= 5);

@@ -20,16 +20,19 @@ final class Model {
     /** How many message ids a sensor remembers (SensorStateStore.RECENT_IDS): a duplicate is re-sent within them. */
     static final int RECENT_IDS = 8;
     static final String STATE_CHANGED = "sensor.state_changed", RAISED = "sensor.alarm_raised",
-            CLEARED = "sensor.alarm_cleared", ESCALATED = "sensor.alarm_escalated";
-    /** Every alarm here has its sensor's severity unset: major. */
-    static final String SEVERITY = "major";
+            CLEARED = "sensor.alarm_cleared", ESCALATED = "sensor.alarm_escalated", BATTERY_LOW = "sensor.battery_low",
+            BATTERY_RESTORED = "sensor.battery_restored";
+    /** Every door's alarm here has its sensor's severity unset: major; a battery's is minor (the default). */
+    static final String SEVERITY = "major", BATTERY_SEVERITY = "minor";
+    /** lockwatch.alarms.battery-low-percent and its hysteresis: the defaults. */
+    static final int BATTERY_LOW_AT = 20, BATTERY_BACK_AT = 30;
 
     /** One event as a webhook carries it. */
     record Event(String type, Integer state, Integer previousState, long sequence, boolean maintenance) {
         @Override
         public String toString() {
             return (type.equals(STATE_CHANGED) ? sequence + ":" + previousState + "->" + state
-                    : sequence + ":" + type.substring("sensor.alarm_".length())) + (maintenance ? "(m)" : "");
+                    : sequence + ":" + type.substring("sensor.".length())) + (maintenance ? "(m)" : "");
         }
     }
 
@@ -84,14 +87,29 @@ final class Model {
     static final class Alarm {
         final String id;
         final Sensor sensor;
+        /** A battery's (battery_low), or a door's (door_open_too_long). */
+        final boolean battery;
         final List<AlarmStep> steps = new ArrayList<>();
         boolean active = true, acknowledged;
         /** Raised inside a maintenance window: recorded, not sent until the window ends. */
         boolean held;
 
-        Alarm(String id, Sensor sensor) {
+        Alarm(String id, Sensor sensor, boolean battery) {
             this.id = id;
             this.sensor = sensor;
+            this.battery = battery;
+        }
+
+        String severity() {
+            return battery ? BATTERY_SEVERITY : SEVERITY;
+        }
+
+        String raising() {
+            return battery ? BATTERY_LOW : RAISED;
+        }
+
+        String clearing() {
+            return battery ? BATTERY_RESTORED : CLEARED;
         }
     }
 
@@ -107,8 +125,10 @@ final class Model {
         final Deque<String> seen = new ArrayDeque<>();
         /** Every reading sent to this id, registered or not: what a duplicate re-sends. */
         final List<Sent> sent = new ArrayList<>();
-        /** Its active alarm, or null. */
+        /** Its door's active alarm, or null. */
         Alarm alarm;
+        /** Its battery's active alarm, or null. */
+        Alarm batteryAlarm;
         List<ChainStep> chain = List.of();
         /** The chains of its links: per linked client. */
         final Map<Client, List<ChainStep>> linkChains = new LinkedHashMap<>();
@@ -129,6 +149,7 @@ final class Model {
             battery = null;
             seen.clear();
             alarm = null;
+            batteryAlarm = null;
             chain = List.of();
             linkChains.clear();
         }
@@ -187,7 +208,7 @@ final class Model {
         /** Whether its filters take the event: its type, and an alarm's severity (Outbox.notificationsFor). */
         boolean takes(String type, Alarm alarm) {
             return (eventTypes == null || eventTypes.contains(type))
-                    && (severities == null || alarm == null || severities.contains(SEVERITY));
+                    && (severities == null || alarm == null || severities.contains(alarm.severity()));
         }
 
         Row row(Event e, String sensorId) {
@@ -283,18 +304,18 @@ final class Model {
         for (Client c : live()) {
             c.cancelPending(s.id, r -> true);
         }
-        Alarm a = s.alarm;
-        if (a != null) {
+        // each active alarm in the order of its type's name (V47): battery_low, then door_open_too_long
+        for (Alarm a : java.util.stream.Stream.of(s.batteryAlarm, s.alarm).filter(java.util.Objects::nonNull).toList()) {
             List<Client> told = new ArrayList<>(stepClients(a));
             for (Client c : live()) {
-                boolean raised = c.rows.stream().anyMatch(r -> r.alarm == a && r.event.type().equals(RAISED)
+                boolean raised = c.rows.stream().anyMatch(r -> r.alarm == a && r.event.type().equals(a.raising())
                         && r.state != RowState.CANCELLED);
-                if (raised && (c.eventTypes == null || c.eventTypes.contains(CLEARED)) && !told.contains(c)) {
+                if (raised && (c.eventTypes == null || c.eventTypes.contains(a.clearing())) && !told.contains(c)) {
                     told.add(c);
                 }
             }
             // recorded by the deletion's trigger, beside the window's marking: never "maintenance"
-            Event e = new Event(CLEARED, s.state, null, ++s.sequence, false);
+            Event e = new Event(a.clearing(), s.state, null, ++s.sequence, false);
             end(a);
             a.held = false; // what a window held of it goes with it (V41)
             for (Client c : told) {
@@ -303,6 +324,7 @@ final class Model {
         }
         s.registered = false;
         s.alarm = null;
+        s.batteryAlarm = null;
         s.chain = List.of();
         s.linkChains.clear();
         for (Client c : live()) {
@@ -399,7 +421,7 @@ final class Model {
      * whose filters take it; its steps from the chains as they are now.
      */
     Alarm raise(Sensor s, String id) {
-        Alarm a = new Alarm(id, s);
+        Alarm a = new Alarm(id, s, false);
         for (int i = 0; i < s.chain.size(); i++) {
             a.steps.add(new AlarmStep(null, i + 1, s.chain.get(i).afterSeconds(), s.chain.get(i).to()));
         }
@@ -456,11 +478,15 @@ final class Model {
      */
     void clear(Sensor s) {
         Alarm a = s.alarm;
+        s.alarm = null;
+        clear(s, a);
+    }
+
+    private void clear(Sensor s, Alarm a) {
         cancelSteps(a);
         List<Client> stepClients = stepClients(a);
         end(a);
-        s.alarm = null;
-        Event e = new Event(CLEARED, s.state, null, ++s.sequence, inWindow(s));
+        Event e = new Event(a.clearing(), s.state, null, ++s.sequence, inWindow(s));
         if (a.held) {
             // the clearing of what a window held resolves it: nobody heard of the alarm, nobody hears of its end
             a.held = false;
@@ -469,14 +495,49 @@ final class Model {
         toLinked(s, e, a);
         int slot = slot(s);
         for (Client c : live()) {
-            boolean raised = c.rows.stream().anyMatch(r -> r.alarm == a && r.event.type().equals(RAISED));
-            if (raised && c.links.contains(slot) && (c.eventTypes == null || c.eventTypes.contains(CLEARED))) {
+            boolean raised = c.rows.stream().anyMatch(r -> r.alarm == a && r.event.type().equals(a.raising()));
+            if (raised && c.links.contains(slot) && (c.eventTypes == null || c.eventTypes.contains(a.clearing()))) {
                 give(c, s, e, a);
             }
         }
         for (Client c : stepClients) {
             give(c, s, e, a);
         }
+    }
+
+    /** What the alarm scan does with the sensor's battery as it is now: raise (true), clear (false), nothing (null). */
+    Boolean batteryJudged(Sensor s) {
+        if (s.battery == null) {
+            return null;
+        }
+        if (s.batteryAlarm == null && s.battery <= BATTERY_LOW_AT) {
+            return true;
+        }
+        return s.batteryAlarm != null && s.battery >= BATTERY_BACK_AT ? false : null;
+    }
+
+    /**
+     * The battery's alarm raised by the scan (its id the service's): the sensor's next sequence, to the linked clients
+     * whose filters take it (its severity minor); no escalation (a battery calls nobody out).
+     */
+    Alarm raiseBattery(Sensor s, String id) {
+        Alarm a = new Alarm(id, s, true);
+        s.batteryAlarm = a;
+        alarms.add(a);
+        Event e = new Event(BATTERY_LOW, s.state, null, ++s.sequence, inWindow(s));
+        if (inWindow(s)) {
+            a.held = true;
+        } else {
+            toLinked(s, e, a);
+        }
+        return a;
+    }
+
+    /** The battery's alarm cleared by the scan, as a door's is. */
+    void clearBattery(Sensor s) {
+        Alarm a = s.batteryAlarm;
+        s.batteryAlarm = null;
+        clear(s, a);
     }
 
     /**
@@ -489,11 +550,13 @@ final class Model {
         List<Alarm> released = new ArrayList<>();
         window = null;
         for (Sensor s : sensors) {
-            Alarm a = s.alarm;
-            if (s.registered && a != null && a.held) {
-                a.held = false;
-                toLinked(s, new Event(RAISED, 0, null, ++s.sequence, false), a);
-                released.add(a);
+            // a sensor's held kinds in descending order of their names (MaintenanceRelease): battery_low, then alarm
+            for (Alarm a : java.util.stream.Stream.of(s.batteryAlarm, s.alarm).filter(java.util.Objects::nonNull).toList()) {
+                if (s.registered && a.held) {
+                    a.held = false;
+                    toLinked(s, new Event(a.raising(), a.battery ? s.state : Integer.valueOf(0), null, ++s.sequence, false), a);
+                    released.add(a);
+                }
             }
         }
         return released;

@@ -99,7 +99,7 @@ class SensorReRegistrationTest {
         api.link(site, id);
         publish(id, 0, System.currentTimeMillis() - 1_500);
         await("the new alarm").atMost(Duration.ofSeconds(15)).until(() -> held(id, "alarm"));
-        NotifyBuilder scans = new NotifyBuilder(camel).fromRoute("doors-open-too-long-raise-alarms").whenCompleted(4).create();
+        NotifyBuilder scans = new NotifyBuilder(camel).fromRoute("alarms-are-raised-cleared-and-escalated").whenCompleted(4).create();
         assertThat(scans.matches(15, TimeUnit.SECONDS)).isTrue();
         assertThat(typesAfter(id, lastOfTheOld)).as("the old alarm's end, the old registration's last event (V42), "
                         + "then the new registration's events").containsExactly("sensor.alarm_cleared",
