@@ -10,8 +10,9 @@ ALTER TABLE alarms
     ADD COLUMN battery real,
     ADD COLUMN threshold_percent smallint;
 
+-- a door's alarm once per opening, as before; a health alarm is once while active (below)
 DROP INDEX alarms_once_per_opening;
-CREATE UNIQUE INDEX alarms_once_per_opening ON alarms (sensor_id, type, opened_at);
+CREATE UNIQUE INDEX alarms_once_per_opening ON alarms (sensor_id, opened_at) WHERE type = 'door_open_too_long';
 DROP INDEX alarms_one_active;
 CREATE UNIQUE INDEX alarms_one_active ON alarms (sensor_id, type) WHERE cleared_at IS NULL;
 
@@ -27,9 +28,14 @@ ALTER TABLE maintenance_held
     ADD CONSTRAINT maintenance_held_kind CHECK (kind IN ('connectivity', 'alarm', 'battery_low', 'tampered'));
 
 -- Ingest marks a sensor whose battery or tamper switch said something new; the alarm scan takes the marked ones
--- through the partial index, raises or clears their alarms, and unmarks them.
-ALTER TABLE sensor_health ADD COLUMN alarm_check boolean NOT NULL DEFAULT false;
+-- through the partial index, raises or clears their alarms, and unmarks them. tamper_opened_at keeps the earliest
+-- reading that opened the switch since then, so that one opened and closed again before the scan still alarms.
+ALTER TABLE sensor_health
+    ADD COLUMN alarm_check boolean NOT NULL DEFAULT false,
+    ADD COLUMN tamper_opened_at timestamptz;
 CREATE INDEX sensor_health_alarm_check ON sensor_health (sensor_id) WHERE alarm_check;
+-- what devices said before this version is judged once
+UPDATE sensor_health SET alarm_check = true WHERE battery IS NOT NULL OR tamper;
 
 -- The deletion of a sensor closes each of its active alarms with its clearing (V42 closed the one a sensor could
 -- have), numbered one after another past the registration's last sequence.

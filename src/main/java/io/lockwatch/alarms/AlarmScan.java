@@ -27,7 +27,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>The deadline is ingest's: the measured time of the reading that opened the door plus the threshold, kept in
  * {@code sensor_state.alarm_due_at} (indexed where set). Raising takes it back to null, and ingest keeps it null for
  * the rest of that opening, so an opening raises at most once; the alarms table's unique indexes (one per opening,
- * one active per sensor) hold that even for two scans at once. Clearing comes first in a scan, so that a door closed
+ * one active per sensor and type) hold that even for two scans at once. A battery's and a tamper switch's alarms are
+ * judged last, from what ingest marked ({@link #healthAlarms(Connection)}). Clearing comes first in a scan, so that a door closed
  * and opened again since the last scan has its old alarm cleared before its new one is raised. An alarm is cleared
  * at the measured time of the reading that closed the door; losing the sensor's connection does not clear it.
  *
@@ -256,9 +257,13 @@ public class AlarmScan {
         return events.size();
     }
 
-    /** What one marked sensor's health asks of its alarms. */
+    /**
+     * What one marked sensor's health says now, with its active health alarms: its battery, its tamper switch and
+     * when a reading last opened it since the last judgement (an opening closed again before this one is not lost).
+     */
     private record HealthSaid(String sensorId, Double battery, java.sql.Timestamp batteryAt, Boolean tamper,
-                              java.sql.Timestamp tamperAt, java.util.UUID batteryAlarm, java.util.UUID tamperAlarm) {
+                              java.sql.Timestamp tamperAt, java.sql.Timestamp tamperOpenedAt, java.util.UUID batteryAlarm,
+                              java.util.UUID tamperAlarm) {
     }
 
     /** Events recorded by a round of the health alarms, and how many marked sensors it took. */
@@ -292,48 +297,70 @@ public class AlarmScan {
     /**
      * The sensors whose battery or tamper switch said something new (ingest marks them): unmarked, and their
      * {@code battery_low} and {@code tampered} alarms raised or cleared as their health now says, each with its event
-     * at the measured time of the reading that said it. Locked rows are skipped and stay marked: ingest holds them.
-     * A battery at or below the threshold raises; back at the threshold plus the hysteresis it clears. A tampered
+     * at the measured time of the reading that said it. Their state rows are locked first, as ingest locks them before
+     * their health, and skipped where ingest holds them (they stay marked); what they say is read after the locks are
+     * held, so that no judge takes an older health or alarm than the last one committed. A battery at or below the
+     * threshold raises; back at the threshold plus the hysteresis (or with the threshold turned off) it clears. A
+     * tamper switch opened raises, closed clears; opened and closed again since the last judgement, both. A tampered
      * alarm escalates by the sensor's chains as a door's does; a battery's does not (nobody is called out at night
      * for a battery).
      */
     private HealthRound healthAlarms(Connection c) throws SQLException {
         long started = System.currentTimeMillis();
-        List<HealthSaid> marked = new ArrayList<>();
+        List<String> locked = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("""
-                WITH marked AS (
-                    SELECT h.sensor_id FROM sensor_health h JOIN sensor_state st ON st.sensor_id = h.sensor_id
-                     WHERE h.alarm_check
-                     ORDER BY h.sensor_id
-                     LIMIT ?
-                       FOR UPDATE OF h, st SKIP LOCKED),
-                checked AS (
-                    UPDATE sensor_health h SET alarm_check = false FROM marked WHERE h.sensor_id = marked.sensor_id
-                    RETURNING h.sensor_id, h.battery, h.battery_at, h.tamper, h.tamper_at)
-                SELECT k.sensor_id, k.battery, k.battery_at, k.tamper, k.tamper_at, b.id, t.id
-                  FROM checked k
-                  LEFT JOIN alarms b ON b.sensor_id = k.sensor_id AND b.type = 'battery_low' AND b.cleared_at IS NULL
-                  LEFT JOIN alarms t ON t.sensor_id = k.sensor_id AND t.type = 'tampered' AND t.cleared_at IS NULL
-                 ORDER BY k.sensor_id""")) {
+                SELECT st.sensor_id FROM sensor_health h JOIN sensor_state st ON st.sensor_id = h.sensor_id
+                 WHERE h.alarm_check
+                 ORDER BY h.sensor_id
+                 LIMIT ?
+                   FOR UPDATE OF st SKIP LOCKED""")) {
             ps.setInt(1, props.scanBatch());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    marked.add(new HealthSaid(rs.getString(1), rs.getObject(2) == null ? null : rs.getDouble(2), rs.getTimestamp(3),
-                            (Boolean) rs.getObject(4, Boolean.class), rs.getTimestamp(5),
-                            rs.getObject(6, java.util.UUID.class), rs.getObject(7, java.util.UUID.class)));
+                    locked.add(rs.getString(1));
                 }
             }
+        }
+        if (locked.isEmpty()) {
+            return new HealthRound(0, 0, 0);
+        }
+        java.sql.Array ids = c.createArrayOf("varchar", locked.toArray());
+        List<HealthSaid> marked = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                SELECT h.sensor_id, h.battery, h.battery_at, h.tamper, h.tamper_at, h.tamper_opened_at,
+                       (SELECT a.id FROM alarms a
+                         WHERE a.sensor_id = h.sensor_id AND a.type = 'battery_low' AND a.cleared_at IS NULL),
+                       (SELECT a.id FROM alarms a
+                         WHERE a.sensor_id = h.sensor_id AND a.type = 'tampered' AND a.cleared_at IS NULL)
+                  FROM sensor_health h
+                 WHERE h.sensor_id = ANY (?) AND h.alarm_check
+                 ORDER BY h.sensor_id""")) {
+            ps.setArray(1, ids);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    marked.add(new HealthSaid(rs.getString(1), rs.getObject(2) == null ? null : rs.getDouble(2),
+                            rs.getTimestamp(3), (Boolean) rs.getObject(4, Boolean.class), rs.getTimestamp(5),
+                            rs.getTimestamp(6), rs.getObject(7, java.util.UUID.class), rs.getObject(8, java.util.UUID.class)));
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(
+                "UPDATE sensor_health SET alarm_check = false, tamper_opened_at = NULL WHERE sensor_id = ANY (?)")) {
+            ps.setArray(1, ids);
+            ps.executeUpdate();
         }
         int threshold = props.batteryLowPercent();
         List<Long> raisings = new ArrayList<>();
         List<Long> clearings = new ArrayList<>();
         for (HealthSaid h : marked) {
             boolean batteryLow = h.battery() != null && threshold > 0 && h.battery() <= threshold && h.batteryAlarm() == null;
-            boolean batteryBack = h.battery() != null && h.batteryAlarm() != null
-                    && h.battery() >= threshold + props.batteryLowHysteresis();
-            boolean tampered = Boolean.TRUE.equals(h.tamper()) && h.tamperAlarm() == null;
-            boolean tamperOver = Boolean.FALSE.equals(h.tamper()) && h.tamperAlarm() != null;
-            int n = (batteryLow || batteryBack ? 1 : 0) + (tampered || tamperOver ? 1 : 0);
+            boolean batteryBack = h.batteryAlarm() != null
+                    && (threshold == 0 || h.battery() != null && h.battery() >= threshold + props.batteryLowHysteresis());
+            boolean opened = Boolean.TRUE.equals(h.tamper()) || h.tamperOpenedAt() != null;
+            boolean tampered = opened && h.tamperAlarm() == null;
+            // closed now: the alarm raised here, or the one active before
+            boolean tamperOver = Boolean.FALSE.equals(h.tamper()) && (tampered || h.tamperAlarm() != null);
+            int n = (batteryLow || batteryBack ? 1 : 0) + (tampered ? 1 : 0) + (tamperOver ? 1 : 0);
             if (n == 0) {
                 continue;
             }
@@ -355,11 +382,16 @@ public class AlarmScan {
             } else if (batteryBack) {
                 clearings.addAll(clearHealth(c, h.batteryAlarm(), h.batteryAt(), next++, state, SensorEvent.BATTERY_RESTORED));
             }
+            java.util.UUID tamperAlarm = h.tamperAlarm();
             if (tampered) {
-                raisings.addAll(raiseHealth(c, h.sensorId(), TAMPERED, h.tamperAt(), next, state,
-                        props.tamperSeverity(), null, null));
-            } else if (tamperOver) {
-                clearings.addAll(clearHealth(c, h.tamperAlarm(), h.tamperAt(), next, state, SensorEvent.TAMPER_CLEARED));
+                List<Long> raisedHere = raiseHealth(c, h.sensorId(), TAMPERED,
+                        h.tamperOpenedAt() != null ? h.tamperOpenedAt() : h.tamperAt(), next++, state, props.tamperSeverity(),
+                        null, null);
+                raisings.addAll(raisedHere);
+                tamperAlarm = raisedHere.isEmpty() ? null : alarmOf(c, raisedHere.get(0));
+            }
+            if (tamperOver && tamperAlarm != null) {
+                clearings.addAll(clearHealth(c, tamperAlarm, h.tamperAt(), next, state, SensorEvent.TAMPER_CLEARED));
             }
         }
         if (!raisings.isEmpty() || !clearings.isEmpty()) {
@@ -369,7 +401,16 @@ public class AlarmScan {
             Outbox.notificationsFor(c, events, trace);
             Outbox.notificationsTo(c, stepClientsOf(c, clearings, false), trace);
         }
-        return new HealthRound(raisings.size(), clearings.size(), marked.size());
+        return new HealthRound(raisings.size(), clearings.size(), locked.size());
+    }
+
+    private static java.util.UUID alarmOf(Connection c, long event) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT alarm_id FROM sensor_events WHERE id = ?")) {
+            ps.setLong(1, event);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getObject(1, java.util.UUID.class) : null;
+            }
+        }
     }
 
     /** A health alarm raised at {@code at}, its event numbered {@code sequence}: the event's id, or none. */
@@ -667,7 +708,11 @@ public class AlarmScan {
             if (!stored.isEmpty() && stored.get(0).equals(battery)) {
                 return;
             }
-            int marked = jdbc.update("UPDATE sensor_health SET alarm_check = true WHERE battery IS NOT NULL AND NOT alarm_check");
+            // in the order of their ids, as ingest writes them
+            int marked = jdbc.update("""
+                    UPDATE sensor_health SET alarm_check = true
+                     WHERE sensor_id IN (SELECT sensor_id FROM sensor_health WHERE battery IS NOT NULL AND NOT alarm_check
+                                          ORDER BY sensor_id FOR UPDATE)""");
             jdbc.update("""
                     INSERT INTO service_settings (name, value) VALUES ('alarms.battery_low', ?)
                     ON CONFLICT (name) DO UPDATE SET value = excluded.value""", battery);

@@ -500,6 +500,8 @@ class SensorStateStore {
         Long batteryAt;
         Boolean tamper;
         Long tamperAt;
+        /** The earliest reading of the batch that said the switch is open: an opening closed again is still one. */
+        Long tamperOpenedAt;
         Short rssi;
         Float snr;
         Long signalAt;
@@ -512,6 +514,9 @@ class SensorStateStore {
             if (h.tamper() != null) {
                 tamper = h.tamper();
                 tamperAt = at;
+                if (h.tamper() && tamperOpenedAt == null) {
+                    tamperOpenedAt = at;
+                }
             }
             if (h.hasSignal()) {
                 // one report of the radio: an rssi without an snr does not keep an older snr beside it
@@ -543,7 +548,8 @@ class SensorStateStore {
         }
         int n = said.size();
         Object[] ids = new Object[n], battery = new Object[n], batteryAt = new Object[n], tamper = new Object[n],
-                tamperAt = new Object[n], rssi = new Object[n], snr = new Object[n], signalAt = new Object[n];
+                tamperAt = new Object[n], tamperOpenedAt = new Object[n], rssi = new Object[n], snr = new Object[n],
+                signalAt = new Object[n];
         int i = 0;
         for (Map.Entry<String, HealthSaid> e : said.entrySet()) {
             HealthSaid h = e.getValue();
@@ -552,38 +558,45 @@ class SensorStateStore {
             batteryAt[i] = h.batteryAt;
             tamper[i] = h.tamper;
             tamperAt[i] = h.tamperAt;
+            tamperOpenedAt[i] = h.tamperOpenedAt;
             rssi[i] = h.rssi;
             snr[i] = h.snr;
             signalAt[i] = h.signalAt;
             i++;
         }
         try (PreparedStatement ps = c.prepareStatement("""
-                INSERT INTO sensor_health AS h (sensor_id, battery, battery_at, tamper, tamper_at, rssi, snr, signal_at,
-                                                alarm_check)
+                INSERT INTO sensor_health AS h (sensor_id, battery, battery_at, tamper, tamper_at, tamper_opened_at, rssi, snr,
+                                                signal_at, alarm_check)
                 SELECT u.id, u.battery, to_timestamp(u.battery_at / 1000.0), u.tamper, to_timestamp(u.tamper_at / 1000.0),
-                       u.rssi, u.snr, to_timestamp(u.signal_at / 1000.0), u.battery IS NOT NULL OR u.tamper IS NOT NULL
-                  FROM unnest(?::varchar[], ?::real[], ?::bigint[], ?::boolean[], ?::bigint[], ?::smallint[], ?::real[],
-                              ?::bigint[]) AS u(id, battery, battery_at, tamper, tamper_at, rssi, snr, signal_at)
+                       to_timestamp(u.tamper_opened_at / 1000.0), u.rssi, u.snr, to_timestamp(u.signal_at / 1000.0),
+                       u.battery IS NOT NULL OR u.tamper IS NOT NULL
+                  FROM unnest(?::varchar[], ?::real[], ?::bigint[], ?::boolean[], ?::bigint[], ?::bigint[], ?::smallint[],
+                              ?::real[], ?::bigint[])
+                       AS u(id, battery, battery_at, tamper, tamper_at, tamper_opened_at, rssi, snr, signal_at)
                 ON CONFLICT (sensor_id) DO UPDATE
                    SET battery = coalesce(excluded.battery, h.battery),
                        battery_at = coalesce(excluded.battery_at, h.battery_at),
                        tamper = coalesce(excluded.tamper, h.tamper),
                        tamper_at = coalesce(excluded.tamper_at, h.tamper_at),
+                       -- the earliest opening the alarm scan has not judged yet
+                       tamper_opened_at = coalesce(h.tamper_opened_at, excluded.tamper_opened_at),
                        rssi = CASE WHEN excluded.signal_at IS NULL THEN h.rssi ELSE excluded.rssi END,
                        snr = CASE WHEN excluded.signal_at IS NULL THEN h.snr ELSE excluded.snr END,
                        signal_at = coalesce(excluded.signal_at, h.signal_at),
                        -- the alarm scan judges a battery or a tamper switch that said something new
                        alarm_check = h.alarm_check OR excluded.battery IS DISTINCT FROM h.battery AND excluded.battery IS NOT NULL
                                      OR excluded.tamper IS DISTINCT FROM h.tamper AND excluded.tamper IS NOT NULL
+                                     OR excluded.tamper_opened_at IS NOT NULL
                 RETURNING h.alarm_check""")) {
             ps.setArray(1, c.createArrayOf("varchar", ids));
             ps.setArray(2, c.createArrayOf("float4", battery));
             ps.setArray(3, c.createArrayOf("int8", batteryAt));
             ps.setArray(4, c.createArrayOf("bool", tamper));
             ps.setArray(5, c.createArrayOf("int8", tamperAt));
-            ps.setArray(6, c.createArrayOf("int2", rssi));
-            ps.setArray(7, c.createArrayOf("float4", snr));
-            ps.setArray(8, c.createArrayOf("int8", signalAt));
+            ps.setArray(6, c.createArrayOf("int8", tamperOpenedAt));
+            ps.setArray(7, c.createArrayOf("int2", rssi));
+            ps.setArray(8, c.createArrayOf("float4", snr));
+            ps.setArray(9, c.createArrayOf("int8", signalAt));
             int marked = 0;
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -195,6 +195,26 @@ class HealthAlarmsTest {
                 .findValuesAsText("type")).containsExactlyInAnyOrder("battery_low", "door_open_too_long");
     }
 
+    @Test
+    void aCoverOpenedAndClosedAgainBeforeTheScanStillAlarms() throws Exception {
+        // one array (one batch): the switch opened, then closed; what is kept is closed, and the opening is not lost
+        String s = sensor(null);
+        String client = api.client(receiver, "/tamper-brief");
+        api.link(client, s);
+        long t = System.currentTimeMillis() - 10_000;
+        Answer posted = api.call("POST", "/readings", Api.ADMIN, List.of(
+                Map.of("sensor_id", s, "data", 1, "ts", t, "tamper", true),
+                Map.of("sensor_id", s, "data", 1, "ts", t + 2_000, "tamper", false)));
+        assertThat(posted.status()).as(String.valueOf(posted.body())).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(15)).until(() -> types(s).contains("sensor.tamper_cleared"));
+        assertThat(types(s)).containsExactly("sensor.state_changed", "sensor.tampered", "sensor.tamper_cleared");
+        await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at("/tamper-brief").size() == 3);
+        JsonNode tampered = Api.bodies(receiver, "/tamper-brief").get(1);
+        assertThat(Instant.parse(tampered.at("/alarm/opened_at").asText())).isEqualTo(Instant.ofEpochMilli(t));
+        assertThat(Instant.parse(Api.bodies(receiver, "/tamper-brief").get(2).at("/alarm/cleared_at").asText()))
+                .isEqualTo(Instant.ofEpochMilli(t + 2_000));
+    }
+
     /** Waits until the alarm scan has judged the sensor's battery at this value. */
     private void judged(String sensor, double battery) {
         await().atMost(Duration.ofSeconds(15)).until(() -> Boolean.TRUE.equals(jdbc.queryForObject(

@@ -72,6 +72,7 @@ class DeviceHealthTest {
         // signal without its snr leaves none
         publish(Readings.reading(id, 1, t0 + 1_000, ",\"battery\":79,\"tamper\":false,\"rssi\":-95"));
         await().atMost(Duration.ofSeconds(15)).until(() -> health(id).get("tamper").isBoolean());
+        assertThat(health(id).get("tamper").asBoolean()).isFalse();
         h = health(id);
         assertThat(h.get("battery").asDouble()).isEqualTo(79);
         assertThat(Instant.parse(h.get("tamper_at").asText())).isEqualTo(Instant.ofEpochMilli(t0 + 1_000));
@@ -92,6 +93,7 @@ class DeviceHealthTest {
         assertThat(key.status()).as(String.valueOf(key.body())).isEqualTo(201);
         Answer own = api.call("GET", "/clients/" + client + "/sensors", key.body().get("token").asText(), null);
         assertThat(own.body().get("items").get(0).get("health").get("tamper").isBoolean()).isTrue();
+        assertThat(own.body().get("items").get(0).get("health").get("tamper").asBoolean()).isFalse();
 
         // over HTTP, a value out of its range refuses the reading, naming the field
         Answer refused = api.call("POST", "/readings", Api.ADMIN, Map.of("sensor_id", id, "data", 0, "battery", 150));
