@@ -4,14 +4,14 @@
 # services lockwatch needs, from Debian's own packages, without systemd.
 #
 # Usage:
-#   scripts/services.sh up      [rabbitmq|postgres|clickhouse ...]
-#   scripts/services.sh down    [rabbitmq|postgres|clickhouse ...]
-#   scripts/services.sh restart [rabbitmq|postgres|clickhouse ...]
-#   scripts/services.sh status  [rabbitmq|postgres|clickhouse ...]
+#   scripts/services.sh up      [rabbitmq|postgres|clickhouse|mosquitto ...]
+#   scripts/services.sh down    [rabbitmq|postgres|clickhouse|mosquitto ...]
+#   scripts/services.sh restart [rabbitmq|postgres|clickhouse|mosquitto ...]
+#   scripts/services.sh status  [rabbitmq|postgres|clickhouse|mosquitto ...]
 #   scripts/services.sh --ha up|down|restart|status [rabbitmq|postgres]
 #   scripts/services.sh --ha failover postgres
 #
-#   With no service names the command acts on all three services (with --ha,
+#   With no service names the command acts on all four services (with --ha,
 #   on both of its: rabbitmq and postgres).
 #   up      installs missing packages (apt-get), writes config, starts the
 #           service if it is not running and waits until it is ready; exits
@@ -45,10 +45,13 @@
 #                   database lockwatch, user default, no password
 #                   config /etc/clickhouse-server/config.d/lockwatch.xml
 #                   logs   /var/log/clickhouse-server/
+#   Mosquitto 2.0   tcp://127.0.0.1:1884, standing in for a device network's own broker (Zigbee2MQTT's):
+#                   user zigbee2mqtt, password zigbee2mqtt; no anonymous
+#                   config /etc/mosquitto/lockwatch.conf, log /var/log/mosquitto/lockwatch.log
 #
 set -euo pipefail
 
-readonly ALL_SERVICES=(postgres rabbitmq clickhouse)
+readonly ALL_SERVICES=(postgres rabbitmq clickhouse mosquitto)
 
 # --- PostgreSQL -------------------------------------------------------------
 readonly PG_VERSION=15
@@ -83,6 +86,13 @@ readonly CH_STDERR_LOG="${CH_LOG_DIR}/stderr.log" # daemon stderr (startup error
 readonly CH_START_LOG="${CH_LOG_DIR}/lockwatch-start.log"
 readonly CH_URL="http://127.0.0.1:${CH_HTTP_PORT}"
 
+# --- Mosquitto ---------------------------------------------------------------
+readonly MQ_PORT=1884
+readonly MQ_CONF=/etc/mosquitto/lockwatch.conf
+readonly MQ_PASSWD=/etc/mosquitto/lockwatch.passwd
+readonly MQ_LOG=/var/log/mosquitto/lockwatch.log
+readonly MQ_PID_FILE=/run/mosquitto/lockwatch.pid
+readonly MQ_USER=zigbee2mqtt MQ_PASSWORD=zigbee2mqtt
 # Readiness / shutdown timeouts in seconds (override from the environment).
 readonly UP_TIMEOUT="${SERVICES_UP_TIMEOUT:-90}"
 readonly DOWN_TIMEOUT="${SERVICES_DOWN_TIMEOUT:-60}"
@@ -540,6 +550,90 @@ clickhouse_status() {
 }
 
 # ============================================================================
+# Mosquitto: a device network's own broker, for the adapters' integration tests
+# ============================================================================
+
+mosquitto_install() { ensure_packages mosquitto mosquitto-clients; }
+
+# Returns 0 if the config changed (a running broker then needs a restart).
+mosquitto_configure() {
+  local changed=1
+  install -d -o mosquitto -g mosquitto /run/mosquitto /var/log/mosquitto
+  write_if_changed "$MQ_CONF" <<EOF && changed=0
+# Managed by lockwatch scripts/services.sh: a device network's broker (Zigbee2MQTT's) for the adapters' tests
+listener ${MQ_PORT} 127.0.0.1
+allow_anonymous false
+password_file ${MQ_PASSWD}
+persistence false
+pid_file ${MQ_PID_FILE}
+log_dest file ${MQ_LOG}
+EOF
+  if [[ ! -s "$MQ_PASSWD" ]]; then
+    install -m 0640 -o root -g mosquitto /dev/null "$MQ_PASSWD"
+    mosquitto_passwd -b "$MQ_PASSWD" "$MQ_USER" "$MQ_PASSWORD" || die "mosquitto: mosquitto_passwd failed"
+    changed=0
+  fi
+  return "$changed"
+}
+
+mosquitto_pid() {
+  local pid
+  pid=$(pid_from_file "$MQ_PID_FILE")
+  [[ -n "$pid" && "$(cat "/proc/${pid}/comm" 2>/dev/null)" == mosquitto ]] || pid=""
+  printf '%s' "$pid"
+}
+mosquitto_running() { pid_alive "$(mosquitto_pid)"; }
+
+mosquitto_probe() {
+  mosquitto_running || return 2
+  port_listening "$MQ_PORT"
+}
+
+mosquitto_up() {
+  mosquitto_install
+  if mosquitto_configure && mosquitto_running; then
+    log "mosquitto: configuration changed, restarting"
+    mosquitto_down
+  fi
+  if ! mosquitto_running; then
+    log "mosquitto: starting"
+    rm -f "$MQ_PID_FILE"
+    if ! mosquitto -c "$MQ_CONF" -d >>"$MQ_LOG" 2>&1; then
+      show_logs 20 "$MQ_LOG"
+      die "mosquitto: mosquitto -d failed"
+    fi
+  fi
+  if ! wait_for "mosquitto on 127.0.0.1:${MQ_PORT}" "$UP_TIMEOUT" mosquitto_probe; then
+    show_logs 20 "$MQ_LOG"
+    die "mosquitto did not become ready"
+  fi
+  log "mosquitto: ready on tcp://127.0.0.1:${MQ_PORT} (user ${MQ_USER})"
+}
+
+mosquitto_down() {
+  local pid
+  pid=$(mosquitto_pid)
+  if pid_alive "$pid"; then
+    log "mosquitto: stopping (pid ${pid})"
+    kill -TERM "$pid" 2>/dev/null || true
+    wait_for "mosquitto process ${pid} to exit" "$DOWN_TIMEOUT" pid_gone "$pid" || kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$MQ_PID_FILE"
+  wait_for "mosquitto port ${MQ_PORT} to close" "$DOWN_TIMEOUT" port_closed "$MQ_PORT" ||
+    die "mosquitto still listening on ${MQ_PORT}"
+  log "mosquitto: down"
+}
+
+mosquitto_status() {
+  if mosquitto_probe >/dev/null 2>&1; then
+    printf '%-10s up    127.0.0.1:%s (user %s)\n' mosquitto "$MQ_PORT" "$MQ_USER"
+  else
+    printf '%-10s down  127.0.0.1:%s\n' mosquitto "$MQ_PORT"
+    return 1
+  fi
+}
+
+# ============================================================================
 # main
 # ============================================================================
 
@@ -577,7 +671,7 @@ main() {
   ((${#services[@]} > 0)) || services=("${ALL_SERVICES[@]}")
   for s in "${services[@]}"; do
     case "$s" in
-      postgres | rabbitmq | clickhouse | rabbitmq_ha | postgres_ha) ;;
+      postgres | rabbitmq | clickhouse | mosquitto | rabbitmq_ha | postgres_ha) ;;
       *) die "unknown service: ${s} (expected: ${ALL_SERVICES[*]})" ;;
     esac
   done

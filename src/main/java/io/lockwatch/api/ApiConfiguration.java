@@ -46,9 +46,10 @@ class ApiConfiguration {
     }
 
     @Bean
-    SensorsApi sensorsApi(Registry registry, io.lockwatch.retention.Retention retention) {
+    SensorsApi sensorsApi(Registry registry, io.lockwatch.retention.Retention retention,
+                          io.lockwatch.adapters.DeviceProfiles profiles) {
         return new SensorsApi(registry, new io.lockwatch.registry.RegistryViews.Kept(retention.historyKept().toDays(),
-                retention.notificationsKept().toDays()));
+                retention.notificationsKept().toDays()), profiles);
     }
 
     @Bean

@@ -24,17 +24,48 @@ final class RequestBodies {
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record SensorCreate(String id, String address, Integer heartbeatTimeoutSeconds, Integer openAlarmSeconds,
-                        String openAlarmSeverity) {
+                        String openAlarmSeverity, String profile, String deviceId) {
         SensorCreate {
             plain("address", address);
+            plain("device_id", deviceId);
+            bothOrNeither(profile, deviceId);
         }
     }
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record SensorUpdate(String address, JsonNullable<Integer> heartbeatTimeoutSeconds,
-                        JsonNullable<Integer> openAlarmSeconds, JsonNullable<String> openAlarmSeverity) {
+                        JsonNullable<Integer> openAlarmSeconds, JsonNullable<String> openAlarmSeverity,
+                        JsonNullable<String> profile, JsonNullable<String> deviceId) {
         SensorUpdate {
             plain("address", address);
+            if (profile == null) {
+                profile = JsonNullable.undefined();
+            }
+            if (deviceId == null) {
+                deviceId = JsonNullable.undefined();
+            }
+            plain("device_id", deviceId.orElse(null));
+            if (profile.isPresent() != deviceId.isPresent()) {
+                throw ApiProblem.badRequest(profile.isPresent() ? "device_id" : "profile",
+                        "profile and device_id are set together");
+            }
+            bothOrNeither(profile.orElse(null), deviceId.orElse(null));
+        }
+    }
+
+    /**
+     * A sensor's device profile and its id on that network: both, or neither; the id one an MQTT topic can name
+     * (no wildcard, no empty level at either end).
+     */
+    private static void bothOrNeither(String profile, String deviceId) {
+        if ((profile == null) != (deviceId == null)) {
+            throw ApiProblem.badRequest(profile == null ? "profile" : "device_id",
+                    "profile and device_id go together: a sensor names both, or neither");
+        }
+        if (deviceId != null && (deviceId.contains("+") || deviceId.contains("#") || deviceId.startsWith("/")
+                || deviceId.endsWith("/"))) {
+            throw ApiProblem.badRequest("device_id", "device_id is a device's id in its network's topics: no + or #, "
+                    + "and no / at either end");
         }
     }
 

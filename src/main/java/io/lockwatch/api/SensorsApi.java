@@ -12,17 +12,21 @@ public class SensorsApi {
 
     private final Registry registry;
     private final io.lockwatch.registry.RegistryViews.Kept kept;
+    private final io.lockwatch.adapters.DeviceProfiles profiles;
 
-    public SensorsApi(Registry registry, io.lockwatch.registry.RegistryViews.Kept kept) {
+    public SensorsApi(Registry registry, io.lockwatch.registry.RegistryViews.Kept kept,
+                      io.lockwatch.adapters.DeviceProfiles profiles) {
         this.kept = kept;
         this.registry = registry;
+        this.profiles = profiles;
     }
 
     public void create(Exchange exchange) {
         RequestBodies.SensorCreate sensor = Json.bind(exchange, RequestBodies.SensorCreate.class);
         try {
             Json.respond(exchange, 201, registry.createSensor(sensor.id(), sensor.address(),
-                    sensor.heartbeatTimeoutSeconds(), sensor.openAlarmSeconds(), sensor.openAlarmSeverity()));
+                    sensor.heartbeatTimeoutSeconds(), sensor.openAlarmSeconds(), sensor.openAlarmSeverity(),
+                    device(sensor.profile(), sensor.deviceId())));
         } catch (Registry.AlreadyExists e) {
             throw ApiProblem.conflict(e.getMessage());
         }
@@ -60,13 +64,31 @@ public class SensorsApi {
         JsonNullable<Integer> timeout = change.heartbeatTimeoutSeconds();
         JsonNullable<Integer> openAlarm = change.openAlarmSeconds();
         JsonNullable<String> severity = change.openAlarmSeverity() == null ? JsonNullable.undefined() : change.openAlarmSeverity();
-        Sensor sensor = registry.updateSensor(id, change.address(), timeout.isPresent(),
-                timeout.orElse(null), openAlarm.isPresent(), openAlarm.orElse(null), severity.isPresent(),
-                severity.orElse(null));
+        Sensor sensor;
+        try {
+            sensor = registry.updateSensor(id, change.address(), timeout.isPresent(),
+                    timeout.orElse(null), openAlarm.isPresent(), openAlarm.orElse(null), severity.isPresent(),
+                    severity.orElse(null), change.profile().isPresent(),
+                    device(change.profile().orElse(null), change.deviceId().orElse(null)));
+        } catch (Registry.AlreadyExists e) {
+            throw ApiProblem.conflict(e.getMessage());
+        }
         if (sensor == null) {
             throw ApiProblem.notFound("sensor " + id);
         }
         Json.respond(exchange, 200, sensor);
+    }
+
+    /** A profile and device id as given (both, or neither: the body checked that), the profile one configured. */
+    private Registry.Device device(String profile, String deviceId) {
+        if (profile == null) {
+            return null;
+        }
+        if (!profiles.known(profile)) {
+            throw ApiProblem.badRequest("profile", "unknown device profile " + profile + "; configured: "
+                    + String.join(", ", profiles.profiles().keySet()));
+        }
+        return new Registry.Device(profile, deviceId);
     }
 
     public void delete(Exchange exchange) {

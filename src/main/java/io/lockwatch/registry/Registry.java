@@ -34,7 +34,8 @@ public class Registry {
     }
 
     private static final String SENSOR_VIEW = """
-            SELECT s.id, s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds, s.open_alarm_severity, st.state,
+            SELECT s.id, s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds, s.open_alarm_severity, s.profile,
+                   s.device_id, st.state,
                    st.state_changed_at,
                    st.last_seen_at,
                    coalesce(st.connectivity, 'unknown') AS connectivity, coalesce(st.sequence, 0) AS sequence,
@@ -96,23 +97,38 @@ public class Registry {
     // --- sensors
 
     public Sensor createSensor(String id, String address, Integer timeoutSeconds) {
-        return createSensor(id, address, timeoutSeconds, null, null);
+        return createSensor(id, address, timeoutSeconds, null, null, null);
+    }
+
+    /** A device profile named by a sensor, with the sensor's id on that network. */
+    public record Device(String profile, String deviceId) {
     }
 
     /**
      * @param openAlarmSeconds  the sensor's own open-door alarm threshold; null: the default
      * @param openAlarmSeverity the severity of its alarms; null: major
+     * @param device            its device profile and id, or null
      */
     public Sensor createSensor(String id, String address, Integer timeoutSeconds, Integer openAlarmSeconds,
-                               String openAlarmSeverity) {
+                               String openAlarmSeverity, Device device) {
         try {
             jdbc.update("""
-                    INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds, open_alarm_severity)
-                    VALUES (?, ?, ?, ?, ?)""", id, address, timeoutSeconds, openAlarmSeconds, openAlarmSeverity);
+                    INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds, open_alarm_severity,
+                                         profile, device_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)""", id, address, timeoutSeconds, openAlarmSeconds, openAlarmSeverity,
+                    device == null ? null : device.profile(), device == null ? null : device.deviceId());
         } catch (DuplicateKeyException e) {
-            throw new AlreadyExists("sensor " + id + " is already registered");
+            throw duplicate(e, id, device);
         }
         return sensor(id);
+    }
+
+    /** The sensor's id, or (by the index of devices) its device's, is another sensor's already. */
+    private AlreadyExists duplicate(DuplicateKeyException e, String id, Device device) {
+        if (device != null && String.valueOf(e.getMessage()).contains("sensors_by_device")) {
+            return new AlreadyExists("device " + device.deviceId() + " is already another sensor's");
+        }
+        return new AlreadyExists("sensor " + id + " is already registered");
     }
 
     public Sensor sensor(String id) {
@@ -141,7 +157,7 @@ public class Registry {
      * @return the sensor, or null if there is none
      */
     public Sensor updateSensor(String id, String address, boolean setTimeout, Integer timeoutSeconds) {
-        return updateSensor(id, address, setTimeout, timeoutSeconds, false, null, false, null);
+        return updateSensor(id, address, setTimeout, timeoutSeconds, false, null, false, null, false, null);
     }
 
     /**
@@ -150,16 +166,25 @@ public class Registry {
      * @return the sensor, or null if there is none
      */
     public Sensor updateSensor(String id, String address, boolean setTimeout, Integer timeoutSeconds,
-                               boolean setOpenAlarm, Integer openAlarmSeconds, boolean setSeverity, String severity) {
+                               boolean setOpenAlarm, Integer openAlarmSeconds, boolean setSeverity, String severity,
+                               boolean setDevice, Device device) {
         Integer updated = tx.execute(status -> {
-            int n = jdbc.update("""
-                    UPDATE sensors SET address = coalesce(?, address),
-                           heartbeat_timeout_seconds = CASE WHEN ? THEN ? ELSE heartbeat_timeout_seconds END,
-                           open_alarm_seconds = CASE WHEN ? THEN ?::integer ELSE open_alarm_seconds END,
-                           open_alarm_severity = CASE WHEN ? THEN ?::text ELSE open_alarm_severity END,
-                           updated_at = now()
-                     WHERE id = ?""", address, setTimeout, timeoutSeconds, setOpenAlarm, openAlarmSeconds, setSeverity,
-                    severity, id);
+            int n;
+            try {
+                n = jdbc.update("""
+                        UPDATE sensors SET address = coalesce(?, address),
+                               heartbeat_timeout_seconds = CASE WHEN ? THEN ? ELSE heartbeat_timeout_seconds END,
+                               open_alarm_seconds = CASE WHEN ? THEN ?::integer ELSE open_alarm_seconds END,
+                               open_alarm_severity = CASE WHEN ? THEN ?::text ELSE open_alarm_severity END,
+                               profile = CASE WHEN ? THEN ?::text ELSE profile END,
+                               device_id = CASE WHEN ? THEN ?::text ELSE device_id END,
+                               updated_at = now()
+                         WHERE id = ?""", address, setTimeout, timeoutSeconds, setOpenAlarm, openAlarmSeconds, setSeverity,
+                        severity, setDevice, device == null ? null : device.profile(), setDevice,
+                        device == null ? null : device.deviceId(), id);
+            } catch (DuplicateKeyException e) {
+                throw duplicate(e, id, device);
+            }
             if (n > 0 && setOpenAlarm) {
                 // an open door without an alarm for this opening gets the deadline of its new threshold at once
                 jdbc.update("""
@@ -379,7 +404,8 @@ public class Registry {
         short state = rs.getShort("state");
         Integer door = rs.wasNull() ? null : (int) state;
         return new Sensor(rs.getString("id"), rs.getString("address"), (Integer) rs.getObject("heartbeat_timeout_seconds"),
-                (Integer) rs.getObject("open_alarm_seconds"), rs.getString("open_alarm_severity"), door,
+                (Integer) rs.getObject("open_alarm_seconds"), rs.getString("open_alarm_severity"), rs.getString("profile"),
+                rs.getString("device_id"), door,
                 time(rs, "state_changed_at"), time(rs, "last_seen_at"),
                 rs.getString("connectivity"), rs.getLong("sequence"), time(rs, "created_at"), time(rs, "updated_at"),
                 health(rs));

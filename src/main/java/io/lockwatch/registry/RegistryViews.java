@@ -15,10 +15,10 @@ public final class RegistryViews {
 
     /**
      * A sensor and its state; {@code state} is null until it is first heard from; {@code openAlarmSeverity} null:
-     * major.
+     * major; {@code profile} and {@code deviceId}: its device profile and its id on that network, or null.
      */
     public record Sensor(String id, String address, Integer heartbeatTimeoutSeconds, Integer openAlarmSeconds,
-                         String openAlarmSeverity, Integer state, Instant stateChangedAt, Instant lastSeenAt, String connectivity, long sequence,
+                         String openAlarmSeverity, String profile, String deviceId, Integer state, Instant stateChangedAt, Instant lastSeenAt, String connectivity, long sequence,
                          Instant createdAt, Instant updatedAt, DeviceHealth health) {
     }
 

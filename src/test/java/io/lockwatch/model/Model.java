@@ -129,6 +129,8 @@ final class Model {
         Alarm alarm;
         /** Its battery's active alarm, or null. */
         Alarm batteryAlarm;
+        /** Its Zigbee2MQTT device, registered with the profile zigbee2mqtt; null: none. */
+        String deviceId;
         List<ChainStep> chain = List.of();
         /** The chains of its links: per linked client. */
         final Map<Client, List<ChainStep>> linkChains = new LinkedHashMap<>();

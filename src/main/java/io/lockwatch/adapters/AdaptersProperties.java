@@ -1,0 +1,36 @@
+package io.lockwatch.adapters;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The networks' adapters: each dials out to its network's broker and turns its devices' messages into readings of
+ * the sensors that name a profile of it.
+ *
+ * @param zigbee2mqtt Zigbee2MQTT's broker
+ */
+@ConfigurationProperties("lockwatch.adapters")
+public record AdaptersProperties(Zigbee2Mqtt zigbee2mqtt) {
+
+    /**
+     * Zigbee2MQTT: its devices' state on {@code <base-topic>/<friendly name>}.
+     *
+     * @param enabled   whether lockwatch subscribes to it
+     * @param brokerUrl the broker Zigbee2MQTT publishes to (its {@code mqtt.server}): {@code tcp://host:1883}, or
+     *                  {@code ssl://host:8883} for TLS (the JVM's trust store)
+     * @param username  a user of that broker that may read {@code <base-topic>/#}; empty: none
+     * @param password  its password
+     * @param baseTopic Zigbee2MQTT's {@code mqtt.base_topic}
+     * @param clientId  lockwatch's MQTT client id there, its session kept across reconnections: with several
+     *                  instances, give each its own
+     */
+    public record Zigbee2Mqtt(boolean enabled, String brokerUrl, String username, String password, String baseTopic,
+                              String clientId) {
+
+        public Zigbee2Mqtt {
+            // Paho sends no login at all unless both are given: a user without a password would go unnoticed
+            if (username != null && !username.isEmpty() && (password == null || password.isEmpty())) {
+                throw new IllegalArgumentException("lockwatch.adapters.zigbee2mqtt.username is set without a password");
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package io.lockwatch.adapters;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Device profiles: how a network's messages say a door's state and its device's health. A sensor names its profile
+ * and its id on the network ({@code profile}, {@code device_id}); the profile's adapter takes that network's messages
+ * and reads them by the profile. The built-in profiles are in application.yaml; an operator adds one by configuration.
+ *
+ * @param profiles device profiles by name (docs/devices.md): the built-in zigbee2mqtt and an operator's own, each
+ *                 {@code lockwatch.profiles.<name>.adapter}, {@code door-field}, {@code closed-when},
+ *                 {@code open-when}, {@code battery-field}, {@code tamper-field}
+ */
+@ConfigurationProperties("lockwatch")
+public record DeviceProfiles(Map<String, Profile> profiles) {
+
+    /**
+     * A profile.
+     *
+     * @param adapter      the network whose adapter takes its devices' messages: {@code zigbee2mqtt}
+     * @param doorField    the field of a device's message that holds its door (or contact, or lock)
+     * @param closedWhen   the field's value, as JSON text ({@code true}, {@code LOCK}), that means closed
+     * @param openWhen     the field's value that means open; any other value is no door reading
+     * @param batteryField the field that holds the battery in percent (0 to 100); unset: none
+     * @param tamperField  the field that holds the tamper switch (true while the cover is open); unset: none
+     */
+    public record Profile(String adapter, String doorField, String closedWhen, String openWhen, String batteryField,
+                          String tamperField) {
+    }
+
+    public DeviceProfiles {
+        profiles = profiles == null ? Map.of() : new TreeMap<>(profiles);
+        profiles.forEach((name, p) -> {
+            if (!Zigbee2MqttAdapter.NAME.equals(p.adapter())) {
+                throw new IllegalArgumentException("lockwatch.profiles." + name + ".adapter must be "
+                        + Zigbee2MqttAdapter.NAME + ", not " + p.adapter());
+            }
+            if (p.doorField() == null || p.closedWhen() == null || p.openWhen() == null
+                    || p.closedWhen().equals(p.openWhen())) {
+                throw new IllegalArgumentException("lockwatch.profiles." + name
+                        + " needs a door-field and two different values, closed-when and open-when");
+            }
+        });
+    }
+
+    public boolean known(String name) {
+        return profiles.containsKey(name);
+    }
+
+    /** The names of the profiles this adapter reads. */
+    public List<String> of(String adapter) {
+        return profiles.entrySet().stream().filter(e -> e.getValue().adapter().equals(adapter)).map(Map.Entry::getKey).toList();
+    }
+
+    public Profile profile(String name) {
+        return profiles.get(name);
+    }
+}

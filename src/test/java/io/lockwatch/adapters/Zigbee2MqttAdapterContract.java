@@ -1,0 +1,205 @@
+package io.lockwatch.adapters;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lockwatch.notify.WebhookReceiver;
+import io.lockwatch.testing.Api;
+import io.lockwatch.testing.Api.Answer;
+import io.lockwatch.testing.NetworkBroker;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The Zigbee2MQTT adapter (issue 57) against a broker standing in for Zigbee2MQTT's ({@link Zigbee2MqttAdapterTest}:
+ * a Moquette of the test's own on the embedded default; {@code Zigbee2MqttAdapterIT}: Debian's Mosquitto, with a
+ * user, beside RabbitMQ, PostgreSQL and ClickHouse): Zigbee2MQTT's own
+ * message shapes (its docs' contact sensor, https://www.zigbee2mqtt.io/devices/MCCGQ11LM.html: {@code contact},
+ * {@code battery}, {@code linkquality}, {@code voltage}), read by the sensor's profile, the built-in one and an
+ * operator's; a device reports for the sensor registered with it and no other; a health value out of range is left
+ * out and the door still counts; the broker away and back; the API's rules for a profile and a device id.
+ */
+@CamelSpringBootTest
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "lockwatch.adapters.zigbee2mqtt.enabled=true",
+        "lockwatch.adapters.zigbee2mqtt.client-id=lockwatch-adapter-test",
+        // an operator's profile: a Zigbee lock whose lock_state says LOCK or UNLOCK
+        "lockwatch.profiles.zigbee-lock.adapter=zigbee2mqtt",
+        "lockwatch.profiles.zigbee-lock.door-field=lock_state",
+        "lockwatch.profiles.zigbee-lock.closed-when=locked",
+        "lockwatch.profiles.zigbee-lock.open-when=unlocked",
+        "lockwatch.profiles.zigbee-lock.battery-field=battery"})
+public abstract class Zigbee2MqttAdapterContract {
+
+    /** One per test class: a static extension field here would be one for all the subclasses, closed after the first. */
+    static WebhookReceiver receiver;
+
+    @BeforeAll
+    static void openTheReceiver() throws Exception {
+        receiver = new WebhookReceiver();
+    }
+
+    @AfterAll
+    static void closeTheReceiver() {
+        receiver.close();
+    }
+
+    /** The network's broker of the subclass. */
+    abstract NetworkBroker broker();
+
+    @Autowired JdbcTemplate jdbc;
+    @LocalServerPort int port;
+    Api api;
+
+    @Autowired org.apache.camel.CamelContext camel;
+
+    /** The broker there (after the context started, for the embedded one), and the adapter subscribed to it. */
+    @BeforeEach
+    void brokerAndAdapter() throws Exception {
+        api = new Api(port, Duration.ofSeconds(30));
+        broker().up();
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                camel.getRouteController().getRouteStatus(Zigbee2MqttAdapter.ROUTE).isStarted());
+    }
+
+    @Test
+    void aContactSensorsMessagesAreItsReadingsWithItsHealth() throws Exception {
+        String device = "hall/front_door_" + suffix();
+        String s = sensor("zigbee2mqtt", device);
+        String client = api.client(receiver, "/z2m");
+        api.link(client, s);
+
+        // Zigbee2MQTT's message of an Aqara contact sensor opened: contact false is open
+        broker().publish("zigbee2mqtt/" + device, "{\"battery\":9,\"contact\":false,\"linkquality\":120,\"voltage\":2900}");
+        await().atMost(Duration.ofSeconds(15)).until(() -> state(s) != null && state(s) == 0);
+        await().atMost(Duration.ofSeconds(15)).until(() -> receiver.at("/z2m").size() >= 2);
+        List<JsonNode> heard = Api.bodies(receiver, "/z2m");
+        assertThat(heard.get(0).get("type").asText()).isEqualTo("sensor.state_changed");
+        assertThat(heard.get(0).get("state").asInt()).isEqualTo(0);
+        // its battery kept, and low: its alarm raised
+        assertThat(heard.get(1).get("type").asText()).isEqualTo("sensor.battery_low");
+        assertThat(sensorBody(s).at("/health/battery").asDouble()).isEqualTo(9);
+
+        // the same state again (Zigbee2MQTT publishes the whole state on every message): a repeat, nobody told
+        broker().publish("zigbee2mqtt/" + device, "{\"battery\":9,\"contact\":false,\"linkquality\":96}");
+        // closed, the cover off, a battery out of range left out: the door still counts
+        broker().publish("zigbee2mqtt/" + device, "{\"battery\":250,\"contact\":true,\"tamper\":true}");
+        await().atMost(Duration.ofSeconds(15)).until(() -> state(s) == 1);
+        await().atMost(Duration.ofSeconds(15)).until(() -> types(s).contains("sensor.tampered"));
+        assertThat(sensorBody(s).at("/health/battery").asDouble()).isEqualTo(9);
+        assertThat(types(s)).containsExactly("sensor.state_changed", "sensor.battery_low", "sensor.state_changed",
+                "sensor.tampered");
+    }
+
+    @Test
+    void aDeviceReportsOnlyForTheSensorRegisteredWithIt() throws Exception {
+        // a sensor whose id is the friendly name, but which names no profile: Zigbee2MQTT's broker speaks not for it
+        String bare = "Z" + suffix();
+        assertThat(api.call("POST", "/sensors", Api.ADMIN, Map.of("id", bare, "address", "Cellar")).status()).isEqualTo(201);
+        broker().publish("zigbee2mqtt/" + bare, "{\"contact\":false}");
+        // other devices and the bridge's own messages are no readings either
+        broker().publish("zigbee2mqtt/kitchen_light", "{\"state\":\"ON\",\"brightness\":254}");
+        broker().publish("zigbee2mqtt/bridge/state", "{\"state\":\"online\"}");
+        broker().publish("zigbee2mqtt/" + bare, "not json");
+
+        // an operator's profile, a lock: after the messages above, in the adapter's order
+        String lock = sensor("zigbee-lock", "back_door_" + suffix());
+        String lockDevice = jdbc.queryForObject("SELECT device_id FROM sensors WHERE id = ?", String.class, lock);
+        broker().publish("zigbee2mqtt/" + lockDevice, "{\"lock_state\":\"unlocked\",\"battery\":80}");
+        await().atMost(Duration.ofSeconds(15)).until(() -> state(lock) != null && state(lock) == 0);
+        broker().publish("zigbee2mqtt/" + lockDevice, "{\"lock_state\":\"not_fully_locked\"}");
+        broker().publish("zigbee2mqtt/" + lockDevice, "{\"lock_state\":\"locked\"}");
+        await().atMost(Duration.ofSeconds(15)).until(() -> state(lock) == 1);
+        assertThat(types(lock)).as("not_fully_locked is neither").containsExactly("sensor.state_changed", "sensor.state_changed");
+        assertThat(state(bare)).as("never heard from").isNull();
+    }
+
+    @Test
+    void readingsResumeWhenTheNetworksBrokerComesBack() throws Exception {
+        String device = "porch_" + suffix();
+        String s = sensor("zigbee2mqtt", device);
+        broker().publish("zigbee2mqtt/" + device, "{\"contact\":true}");
+        await().atMost(Duration.ofSeconds(15)).until(() -> state(s) != null && state(s) == 1);
+
+        broker().down();
+        broker().up();
+        // reconnected (Paho's automatic reconnection, its subscription with it): the next message counts
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            broker().publish("zigbee2mqtt/" + device, "{\"contact\":false}");
+            return state(s) == 0;
+        });
+        assertThat(types(s)).containsExactly("sensor.state_changed", "sensor.state_changed");
+    }
+
+    @Test
+    void aSensorNamesAKnownProfileAndItsDeviceTogetherAndOneSensorPerDevice() throws Exception {
+        String id = "P" + suffix();
+        Answer unknown = api.call("POST", "/sensors", Api.ADMIN, Map.of("id", id, "address", "a", "profile", "zwave",
+                "device_id", "x"));
+        assertThat(unknown.status()).isEqualTo(400);
+        assertThat(unknown.body().get("field").asText()).isEqualTo("profile");
+        Answer alone = api.call("POST", "/sensors", Api.ADMIN, Map.of("id", id, "address", "a", "profile", "zigbee2mqtt"));
+        assertThat(alone.status()).isEqualTo(400);
+        assertThat(alone.body().get("field").asText()).isEqualTo("device_id");
+
+        String device = "window_" + suffix();
+        String first = sensor("zigbee2mqtt", device);
+        Answer twice = api.call("POST", "/sensors", Api.ADMIN, Map.of("id", id, "address", "a", "profile", "zigbee2mqtt",
+                "device_id", device));
+        assertThat(twice.status()).as(String.valueOf(twice.body())).isEqualTo(409);
+        assertThat(twice.body().get("detail").asText()).contains(device);
+
+        // moved to another sensor: the old one gives it up first, then the device reports for the new one
+        assertThat(api.call("POST", "/sensors", Api.ADMIN, Map.of("id", id, "address", "a")).status()).isEqualTo(201);
+        java.util.Map<String, Object> none = new java.util.HashMap<>();
+        none.put("profile", null);
+        none.put("device_id", null);
+        assertThat(api.call("PUT", "/sensors/" + first, Api.ADMIN, none).status()).isEqualTo(200);
+        Answer half = api.call("PUT", "/sensors/" + id, Api.ADMIN, Map.of("device_id", device));
+        assertThat(half.status()).isEqualTo(400);
+        Answer moved = api.call("PUT", "/sensors/" + id, Api.ADMIN, Map.of("profile", "zigbee2mqtt", "device_id", device));
+        assertThat(moved.status()).as(String.valueOf(moved.body())).isEqualTo(200);
+        assertThat(moved.body().get("device_id").asText()).isEqualTo(device);
+        broker().publish("zigbee2mqtt/" + device, "{\"contact\":true}");
+        await().atMost(Duration.ofSeconds(15)).until(() -> state(id) != null && state(id) == 1);
+        assertThat(state(first)).isNull();
+    }
+
+    private String sensor(String profile, String device) throws Exception {
+        String id = "Z" + suffix();
+        Answer created = api.call("POST", "/sensors", Api.ADMIN, Map.of("id", id, "address", "Hall", "profile", profile,
+                "device_id", device));
+        assertThat(created.status()).as(String.valueOf(created.body())).isEqualTo(201);
+        assertThat(created.body().get("profile").asText()).isEqualTo(profile);
+        return id;
+    }
+
+    private static String suffix() {
+        return UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    }
+
+    private JsonNode sensorBody(String id) throws Exception {
+        return api.call("GET", "/sensors/" + id, Api.READER, null).body();
+    }
+
+    private Integer state(String id) {
+        return jdbc.queryForObject("SELECT state FROM sensor_state WHERE sensor_id = ?", Integer.class, id);
+    }
+
+    private List<String> types(String sensor) {
+        return jdbc.queryForList("SELECT type FROM sensor_events WHERE sensor_id = ? ORDER BY sequence", String.class, sensor);
+    }
+}

@@ -1,0 +1,26 @@
+package io.lockwatch.adapters;
+
+import io.lockwatch.testing.NetworkBroker;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * The Zigbee2MQTT adapter beside RabbitMQ, PostgreSQL and ClickHouse, against Debian's Mosquitto standing in for
+ * Zigbee2MQTT's broker ({@code scripts/services.sh up}: 127.0.0.1:1884, no anonymous), logged in with its user.
+ */
+@ActiveProfiles("external")
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
+@TestPropertySource(properties = {
+        "lockwatch.adapters.zigbee2mqtt.broker-url=tcp://127.0.0.1:1884",
+        "lockwatch.adapters.zigbee2mqtt.username=zigbee2mqtt",
+        "lockwatch.adapters.zigbee2mqtt.password=zigbee2mqtt"})
+class Zigbee2MqttAdapterIT extends Zigbee2MqttAdapterContract {
+
+    static final NetworkBroker broker = NetworkBroker.mosquitto();
+
+    @Override
+    NetworkBroker broker() {
+        return broker;
+    }
+}
