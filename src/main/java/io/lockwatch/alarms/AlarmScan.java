@@ -297,9 +297,9 @@ public class AlarmScan {
     /**
      * The sensors whose battery or tamper switch said something new (ingest marks them): unmarked, and their
      * {@code battery_low} and {@code tampered} alarms raised or cleared as their health now says, each with its event
-     * at the measured time of the reading that said it. Their state rows are locked first, as ingest locks them before
-     * their health, and skipped where ingest holds them (they stay marked); what they say is read after the locks are
-     * held, so that no judge takes an older health or alarm than the last one committed. A battery at or below the
+     * at the measured time of the reading that said it. Their state rows are locked first (skipped where ingest holds
+     * them: they stay marked), then their health rows, waited for: ingest writes a repeat's health without taking its
+     * state row, so only the health row's own lock makes the judgement the newest value's, and the unmarking its own. A battery at or below the
      * threshold raises; back at the threshold plus the hysteresis (or with the threshold turned off) it clears. A
      * tamper switch opened raises, closed clears; opened and closed again since the last judgement, both. A tampered
      * alarm escalates by the sensor's chains as a door's does; a battery's does not (nobody is called out at night
@@ -334,7 +334,8 @@ public class AlarmScan {
                          WHERE a.sensor_id = h.sensor_id AND a.type = 'tampered' AND a.cleared_at IS NULL)
                   FROM sensor_health h
                  WHERE h.sensor_id = ANY (?) AND h.alarm_check
-                 ORDER BY h.sensor_id""")) {
+                 ORDER BY h.sensor_id
+                   FOR UPDATE OF h""")) {
             ps.setArray(1, ids);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
