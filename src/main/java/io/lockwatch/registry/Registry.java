@@ -417,14 +417,15 @@ public class Registry {
         if (batteryAt == null && tamperAt == null && signalAt == null) {
             return null;
         }
+        // real columns: as the device said them (9.8, not the float's 9.800000190734863)
         float battery = rs.getFloat("battery");
-        Double batteryPercent = rs.wasNull() ? null : (double) battery;
+        Double batteryPercent = rs.wasNull() ? null : Double.valueOf(Float.toString(battery));
         boolean tamper = rs.getBoolean("tamper");
         Boolean tampered = rs.wasNull() ? null : tamper;
         short rssi = rs.getShort("rssi");
         Integer dbm = rs.wasNull() ? null : (int) rssi;
         float snr = rs.getFloat("snr");
-        Double db = rs.wasNull() ? null : (double) snr;
+        Double db = rs.wasNull() ? null : Double.valueOf(Float.toString(snr));
         return new RegistryViews.DeviceHealth(batteryPercent, batteryAt, tampered, tamperAt, dbm, db, signalAt);
     }
 
