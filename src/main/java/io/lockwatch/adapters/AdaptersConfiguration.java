@@ -13,10 +13,20 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class AdaptersConfiguration {
 
     @Bean
-    Zigbee2MqttAdapter zigbee2mqtt(JdbcTemplate jdbc, DeviceProfiles profiles, ConfirmedPublisher publisher,
-                                   @Value("${lockwatch.ingest.exchange}") String readingsExchange, AdaptersProperties adapters,
-                                   MeterRegistry meters, @Value("${lockwatch.pipeline.enabled}") boolean pipeline) {
-        return new Zigbee2MqttAdapter(jdbc, profiles, publisher, readingsExchange, adapters.zigbee2mqtt().baseTopic(), meters,
-                new OneInstance(jdbc.getDataSource(), Zigbee2MqttAdapter.NAME), pipeline);
+    NetworkAdapter.AdapterServices adapterServices(JdbcTemplate jdbc, DeviceProfiles profiles, ConfirmedPublisher publisher,
+                                                   @Value("${lockwatch.ingest.exchange}") String readingsExchange,
+                                                   MeterRegistry meters,
+                                                   @Value("${lockwatch.pipeline.enabled}") boolean pipeline) {
+        return new NetworkAdapter.AdapterServices(jdbc, profiles, publisher, readingsExchange, meters, pipeline);
+    }
+
+    @Bean
+    Zigbee2MqttAdapter zigbee2mqtt(NetworkAdapter.AdapterServices services, AdaptersProperties adapters) {
+        return new Zigbee2MqttAdapter(services, adapters.zigbee2mqtt().baseTopic());
+    }
+
+    @Bean
+    ChirpStackAdapter chirpstack(NetworkAdapter.AdapterServices services) {
+        return new ChirpStackAdapter(services);
     }
 }

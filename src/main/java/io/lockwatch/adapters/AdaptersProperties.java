@@ -7,9 +7,27 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * the sensors that name a profile of it.
  *
  * @param zigbee2mqtt Zigbee2MQTT's broker
+ * @param chirpstack  ChirpStack's broker
  */
 @ConfigurationProperties("lockwatch.adapters")
-public record AdaptersProperties(Zigbee2Mqtt zigbee2mqtt) {
+public record AdaptersProperties(Zigbee2Mqtt zigbee2mqtt, ChirpStack chirpstack) {
+
+    /**
+     * ChirpStack v4: its MQTT integration's uplink events, {@code application/<id>/device/<devEui>/event/up}, JSON.
+     *
+     * @param enabled   whether lockwatch subscribes to it
+     * @param brokerUrl the broker ChirpStack's MQTT integration publishes to: {@code tcp://host:1883}, or
+     *                  {@code ssl://host:8883} for TLS (the JVM's trust store)
+     * @param username  a user of that broker that may read {@code application/+/device/+/event/up}; empty: none
+     * @param password  its password
+     * @param clientId  lockwatch's MQTT client id there, its session kept across reconnections
+     */
+    public record ChirpStack(boolean enabled, String brokerUrl, String username, String password, String clientId) {
+
+        public ChirpStack {
+            Zigbee2Mqtt.loginWhole("chirpstack", username, password);
+        }
+    }
 
     /**
      * Zigbee2MQTT: its devices' state on {@code <base-topic>/<friendly name>}.
@@ -20,16 +38,19 @@ public record AdaptersProperties(Zigbee2Mqtt zigbee2mqtt) {
      * @param username  a user of that broker that may read {@code <base-topic>/#}; empty: none
      * @param password  its password
      * @param baseTopic Zigbee2MQTT's {@code mqtt.base_topic}
-     * @param clientId  lockwatch's MQTT client id there, its session kept across reconnections: with several
-     *                  instances, give each its own
+     * @param clientId  lockwatch's MQTT client id there, its session kept across reconnections
      */
     public record Zigbee2Mqtt(boolean enabled, String brokerUrl, String username, String password, String baseTopic,
                               String clientId) {
 
         public Zigbee2Mqtt {
-            // Paho sends no login at all unless both are given: a user without a password would go unnoticed
+            loginWhole("zigbee2mqtt", username, password);
+        }
+
+        /** Paho sends no login at all unless both are given: a user without a password would go unnoticed. */
+        static void loginWhole(String adapter, String username, String password) {
             if (username != null && !username.isEmpty() && (password == null || password.isEmpty())) {
-                throw new IllegalArgumentException("lockwatch.adapters.zigbee2mqtt.username is set without a password");
+                throw new IllegalArgumentException("lockwatch.adapters." + adapter + ".username is set without a password");
             }
         }
     }

@@ -11,9 +11,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * and its id on the network ({@code profile}, {@code device_id}); the profile's adapter takes that network's messages
  * and reads them by the profile. The built-in profiles are in application.yaml; an operator adds one by configuration.
  *
- * @param profiles device profiles by name (docs/devices.md): the built-in zigbee2mqtt and an operator's own, each
- *                 {@code lockwatch.profiles.<name>.adapter}, {@code door-field}, {@code closed-when},
- *                 {@code open-when}, {@code battery-field}, {@code tamper-field}
+ * @param profiles device profiles by name (docs/devices.md): the built-in ones (zigbee2mqtt, dragino-lds02,
+ *                 milesight-ws301) and an operator's own, each {@code lockwatch.profiles.<name>.adapter},
+ *                 {@code door-field}, {@code closed-when}, {@code open-when}, {@code battery-field},
+ *                 {@code tamper-field}, {@code tamper-when}
  */
 @ConfigurationProperties("lockwatch")
 public record DeviceProfiles(Map<String, Profile> profiles) {
@@ -27,17 +28,19 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
      * @param openWhen     the field's value that means open; any other value is no door reading
      * @param batteryField the field that holds the battery in percent (0 to 100); unset: none
      * @param tamperField  the field that holds the tamper switch (true while the cover is open); unset: none
+     * @param tamperWhen   the tamper field's value that means tampered (any other: not); unset: the field is a
+     *                     boolean
      */
     public record Profile(String adapter, String doorField, String closedWhen, String openWhen, String batteryField,
-                          String tamperField) {
+                          String tamperField, String tamperWhen) {
     }
 
     public DeviceProfiles {
         profiles = profiles == null ? Map.of() : new TreeMap<>(profiles);
         profiles.forEach((name, p) -> {
-            if (!Zigbee2MqttAdapter.NAME.equals(p.adapter())) {
+            if (!Zigbee2MqttAdapter.NAME.equals(p.adapter()) && !ChirpStackAdapter.NAME.equals(p.adapter())) {
                 throw new IllegalArgumentException("lockwatch.profiles." + name + ".adapter must be "
-                        + Zigbee2MqttAdapter.NAME + ", not " + p.adapter());
+                        + Zigbee2MqttAdapter.NAME + " or " + ChirpStackAdapter.NAME + ", not " + p.adapter());
             }
             if (p.doorField() == null || p.closedWhen() == null || p.openWhen() == null
                     || p.closedWhen().equals(p.openWhen())) {

@@ -24,25 +24,29 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The Zigbee2MQTT adapter (issue 57) against a broker standing in for Zigbee2MQTT's ({@link Zigbee2MqttAdapterTest}:
- * a Moquette of the test's own on the embedded default; {@code Zigbee2MqttAdapterIT}: Debian's Mosquitto, with a
- * user, beside RabbitMQ, PostgreSQL and ClickHouse): Zigbee2MQTT's own
- * message shapes (its docs' contact sensor, https://www.zigbee2mqtt.io/devices/MCCGQ11LM.html: {@code contact},
- * {@code battery}, {@code linkquality}, {@code voltage}), read by the sensor's profile, the built-in one and an
- * operator's; a device reports for the sensor registered with it and no other; a health value out of range is left
- * out and the door still counts; the broker away and back; the API's rules for a profile and a device id.
+ * The networks' adapters (issue 57) against a broker standing in for the networks' own ({@link NetworkAdaptersTest}:
+ * a Moquette of the test's own on the embedded default, away while the service starts; {@code NetworkAdaptersIT}:
+ * Debian's Mosquitto, with a user, beside RabbitMQ, PostgreSQL and ClickHouse), in the networks' own message shapes
+ * (src/test/resources/adapters/README.md says where each comes from). Zigbee2MQTT: read by the sensor's profile, the
+ * built-in one and an operator's; a device reports for the sensor registered with it and no other; a health value
+ * out of range is left out and the door still counts; the broker away and back; the API's rules for a profile and a
+ * device id. ChirpStack: a frame heard by two gateways read once with the better signal, a frame sent again a
+ * duplicate, frames out of order applied in the order they were sent, a device that joined again counting from 0,
+ * and a Milesight contact's battery and mount alarming.
  */
 @CamelSpringBootTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "lockwatch.adapters.zigbee2mqtt.enabled=true",
         "lockwatch.adapters.zigbee2mqtt.client-id=lockwatch-adapter-test",
+        "lockwatch.adapters.chirpstack.enabled=true",
+        "lockwatch.adapters.chirpstack.client-id=lockwatch-chirpstack-test",
         // an operator's profile: a Zigbee lock whose lock_state says LOCK or UNLOCK
         "lockwatch.profiles.zigbee-lock.adapter=zigbee2mqtt",
         "lockwatch.profiles.zigbee-lock.door-field=lock_state",
         "lockwatch.profiles.zigbee-lock.closed-when=locked",
         "lockwatch.profiles.zigbee-lock.open-when=unlocked",
         "lockwatch.profiles.zigbee-lock.battery-field=battery"})
-public abstract class Zigbee2MqttAdapterContract {
+public abstract class NetworkAdaptersContract {
 
     /** One per test class: a static extension field here would be one for all the subclasses, closed after the first. */
     static WebhookReceiver receiver;
@@ -71,8 +75,85 @@ public abstract class Zigbee2MqttAdapterContract {
     void brokerAndAdapter() throws Exception {
         api = new Api(port, Duration.ofSeconds(30));
         broker().up();
+        // connected, and so subscribed (again, after a test took the broker away and back: a new session)
         await().atMost(Duration.ofSeconds(30)).until(() ->
-                camel.getRouteController().getRouteStatus(Zigbee2MqttAdapter.ROUTE).isStarted());
+                connected(Zigbee2MqttAdapter.ROUTE) && connected("chirpstack-messages-become-readings"));
+    }
+
+    private boolean connected(String route) {
+        return camel.getRouteController().getRouteStatus(route).isStarted()
+                && camel.getRoute(route).getConsumer() instanceof org.apache.camel.component.paho.PahoConsumer paho
+                && paho.getClient() != null && paho.getClient().isConnected();
+    }
+
+    // --- ChirpStack
+
+    @Test
+    void aLoRaWanFrameIsReadOnceInTheOrderItWasSentAndARejoinedDeviceCountsAgain() throws Exception {
+        String devEui = devEui();
+        String s = sensor("dragino-lds02", devEui);
+        java.time.Instant t = java.time.Instant.now().minusSeconds(120).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+
+        // opened, heard by two gateways: one event, the better gateway's signal kept
+        broker().publish(uplink(devEui), chirpStack(t, devEui, "01ab2f5c", 11, "dragino-lds02",
+                "{\"DOOR_OPEN_STATUS\":1,\"BAT_V\":3.05,\"ALARM\":0}"));
+        await().atMost(Duration.ofSeconds(15)).until(() -> state(s) != null && state(s) == 0);
+        JsonNode health = sensorBody(s).get("health");
+        assertThat(health.get("rssi").asInt()).isEqualTo(-86);
+        assertThat(health.get("snr").asDouble()).isEqualTo(9.8);
+        assertThat(health.get("battery").isNull()).as("volts are not kept").isTrue();
+
+        // the same frame sent again (a confirmed uplink's retry): a duplicate, even if it said otherwise
+        broker().publish(uplink(devEui), chirpStack(t.plusSeconds(2), devEui, "01ab2f5c", 11, "dragino-lds02",
+                "{\"DOOR_OPEN_STATUS\":0}"));
+        // a later frame, closed, then an earlier one arriving after it (open): the earlier one is stale
+        broker().publish(uplink(devEui), chirpStack(t.plusSeconds(20), devEui, "01ab2f5c", 13, "dragino-lds02",
+                "{\"DOOR_OPEN_STATUS\":0}"));
+        broker().publish(uplink(devEui), chirpStack(t.plusSeconds(10), devEui, "01ab2f5c", 12, "dragino-lds02",
+                "{\"DOOR_OPEN_STATUS\":1}"));
+        // an uplink without a decoded object (no codec): no reading
+        broker().publish(uplink(devEui), chirpStack(t.plusSeconds(25), devEui, "01ab2f5c", 14, "dragino-lds02", "null"));
+        // joined again: a new session address, its counter from 0 again: new frames, not repeats
+        broker().publish(uplink(devEui), chirpStack(t.plusSeconds(30), devEui, "0177e001", 0, "dragino-lds02",
+                "{\"DOOR_OPEN_STATUS\":1}"));
+        await().atMost(Duration.ofSeconds(15)).until(() -> types(s).size() == 3);
+        assertThat(state(s)).isEqualTo(0);
+        assertThat(jdbc.queryForList("SELECT state FROM sensor_events WHERE sensor_id = ? ORDER BY sequence", Integer.class, s))
+                .as("open, closed (frame 13), open again after the rejoin").containsExactly(0, 1, 0);
+        assertThat(jdbc.queryForObject("SELECT state_changed_at FROM sensor_state WHERE sensor_id = ?",
+                java.sql.Timestamp.class, s).toInstant()).isEqualTo(t.plusSeconds(30));
+    }
+
+    @Test
+    void aMilesightContactSaysItsBatteryAndItsMountThroughChirpStack() throws Exception {
+        String devEui = devEui();
+        String s = sensor("milesight-ws301", devEui);
+        broker().publish(uplink(devEui), chirpStack(java.time.Instant.now().minusSeconds(5), devEui, "00aa11bb", 1,
+                "milesight-ws301", "{\"battery\":15,\"magnet_status\":1,\"tamper_status\":1}"));
+        await().atMost(Duration.ofSeconds(15)).until(() -> types(s).containsAll(List.of("sensor.battery_low", "sensor.tampered")));
+        assertThat(state(s)).isEqualTo(0);
+        broker().publish(uplink(devEui), chirpStack(java.time.Instant.now().minusSeconds(1), devEui, "00aa11bb", 2,
+                "milesight-ws301", "{\"battery\":15,\"magnet_status\":0,\"tamper_status\":0}"));
+        await().atMost(Duration.ofSeconds(15)).until(() -> types(s).contains("sensor.tamper_cleared"));
+        assertThat(state(s)).isEqualTo(1);
+    }
+
+    private static String devEui() {
+        return UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    }
+
+    private static String uplink(String devEui) {
+        return "application/17c82e96-be03-4f38-aef3-f83d48582d97/device/" + devEui + "/event/up";
+    }
+
+    /** ChirpStack's uplink event (src/test/resources/adapters/chirpstack-uplink.json) with these values. */
+    private static String chirpStack(java.time.Instant time, String devEui, String devAddr, int fCnt, String profile,
+                                     String object) throws Exception {
+        try (java.io.InputStream in = NetworkAdaptersContract.class.getResourceAsStream("/adapters/chirpstack-uplink.json")) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).replace("%TIME%", time.toString())
+                    .replace("%DEVEUI%", devEui).replace("%DEVADDR%", devAddr).replace("%FCNT%", String.valueOf(fCnt))
+                    .replace("%PROFILE%", profile).replace("%OBJECT%", object);
+        }
     }
 
     @Test

@@ -14,8 +14,11 @@ import org.springframework.test.context.TestPropertySource;
 @TestPropertySource(properties = {
         "lockwatch.adapters.zigbee2mqtt.broker-url=tcp://127.0.0.1:1884",
         "lockwatch.adapters.zigbee2mqtt.username=zigbee2mqtt",
-        "lockwatch.adapters.zigbee2mqtt.password=zigbee2mqtt"})
-class Zigbee2MqttAdapterIT extends Zigbee2MqttAdapterContract {
+        "lockwatch.adapters.zigbee2mqtt.password=zigbee2mqtt",
+        "lockwatch.adapters.chirpstack.broker-url=tcp://127.0.0.1:1884",
+        "lockwatch.adapters.chirpstack.username=zigbee2mqtt",
+        "lockwatch.adapters.chirpstack.password=zigbee2mqtt"})
+class NetworkAdaptersIT extends NetworkAdaptersContract {
 
     static final NetworkBroker broker = NetworkBroker.mosquitto();
 

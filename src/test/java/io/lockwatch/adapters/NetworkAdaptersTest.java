@@ -13,13 +13,14 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 // a context of its own, closed after the class: its adapter would otherwise go on knocking at the stopped broker
 @DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
-class Zigbee2MqttAdapterTest extends Zigbee2MqttAdapterContract {
+class NetworkAdaptersTest extends NetworkAdaptersContract {
 
     static final NetworkBroker broker = NetworkBroker.onAFreePort();
 
     @DynamicPropertySource
     static void brokerUrl(DynamicPropertyRegistry registry) {
         registry.add("lockwatch.adapters.zigbee2mqtt.broker-url", broker::url);
+        registry.add("lockwatch.adapters.chirpstack.broker-url", broker::url);
     }
 
     @AfterAll

@@ -1,0 +1,216 @@
+package io.lockwatch.adapters;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lockwatch.infra.amqp.ConfirmedPublisher;
+import io.lockwatch.infra.amqp.ConfirmedPublisher.Outgoing;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.camel.Exchange;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageDeliveryMode;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * What every network's adapter does ({@code routes/adapters.camel.yaml}): finds the sensor registered with a device
+ * under a profile of this adapter (and no other sensor: whoever may publish on the network's broker reports only for
+ * the sensors registered with its devices), reads the device's state by that profile (its door by its closed and open
+ * values; its battery and tamper switch, a value out of range left out so that the door still counts), and publishes
+ * the sensor's v1 reading to the readings exchange, confirmed before the network's broker is answered. What is no
+ * reading is counted by its outcome and left alone. The adapter runs on one instance at a time ({@link OneInstance}).
+ */
+public abstract class NetworkAdapter {
+
+    private static final Duration CONFIRM_WITHIN = Duration.ofSeconds(10);
+    static final ObjectMapper JSON = new ObjectMapper();
+    private static final List<String> OUTCOMES = List.of("reading", "unknown_device", "no_door", "not_json",
+            "health_left_out", "retained");
+
+    private final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(getClass());
+    private final String name;
+    private final String route;
+    private final String title;
+    private final JdbcTemplate jdbc;
+    private final DeviceProfiles profiles;
+    private final ConfirmedPublisher publisher;
+    private final String readingsExchange;
+    private final Map<String, Counter> outcomes;
+    private final OneInstance leadership;
+    private final boolean pipeline;
+    private volatile String lastFailure;
+
+    NetworkAdapter(String name, String title, AdapterServices services) {
+        this.name = name;
+        this.title = title;
+        this.route = name + "-messages-become-readings";
+        this.jdbc = services.jdbc();
+        this.profiles = services.profiles();
+        this.publisher = services.publisher();
+        this.readingsExchange = services.readingsExchange();
+        this.pipeline = services.pipeline();
+        this.leadership = new OneInstance(jdbc.getDataSource(), name);
+        java.util.Map<String, Counter> counters = new java.util.HashMap<>();
+        for (String outcome : OUTCOMES) {
+            counters.put(outcome, Counter.builder("lockwatch.adapter.messages")
+                    .description("device messages an adapter took, by what they were")
+                    .tag("adapter", name).tag("outcome", outcome).register(services.meters()));
+        }
+        this.outcomes = Map.copyOf(counters);
+    }
+
+    /** What an adapter needs of the service. */
+    record AdapterServices(JdbcTemplate jdbc, DeviceProfiles profiles, ConfirmedPublisher publisher,
+                           String readingsExchange, MeterRegistry meters, boolean pipeline) {
+    }
+
+    /** The route that takes the network broker's messages. */
+    String route() {
+        return route;
+    }
+
+    /** The reading a device's message says, addressed to the readings exchange; null when it says none. */
+    public abstract Outgoing readingOf(Exchange exchange);
+
+    /**
+     * Runs the adapter on the one instance that leads (an instance without the pipeline never does): started while
+     * this instance leads, its broker reached or tried again at the next period (so a broker away at the service's
+     * start stops nothing else); stopped when another instance has taken the lead.
+     */
+    public void leadOrFollow(Exchange exchange) {
+        org.apache.camel.spi.RouteController routes = exchange.getContext().getRouteController();
+        org.apache.camel.ServiceStatus status = routes.getRouteStatus(route);
+        if (status == null || status.isStarting() || status.isStopping()) {
+            return;
+        }
+        boolean leads = pipeline && leadership.leads();
+        try {
+            if (leads && !status.isStarted()) {
+                routes.startRoute(route);
+                // (while Camel itself still starts, the route's start waits for it: said at the next period)
+                if (routes.getRouteStatus(route).isStarted()) {
+                    log.info("{} adapter: this instance takes its broker's messages", title);
+                    lastFailure = null;
+                }
+            } else if (!leads && status.isStarted()) {
+                routes.stopRoute(route);
+                log.info("{} adapter: stopped here, another instance leads (or the database is away)", title);
+            }
+        } catch (Exception e) {
+            String reason = e.getMessage();
+            if (!java.util.Objects.equals(reason, lastFailure)) {
+                log.info("{} adapter: its broker could not be reached yet, trying again: {}", title, reason);
+                lastFailure = reason;
+            }
+        }
+    }
+
+    /** Published to the readings exchange and confirmed before the step returns: only then is the message taken. */
+    public void publish(Outgoing reading) {
+        publisher.publish(List.of(reading), CONFIRM_WITHIN);
+    }
+
+    /** Its lead given up as the service stops (Spring's destroy method), so that another instance takes over at once. */
+    public void close() {
+        leadership.close();
+    }
+
+    /** A message the broker retained from before: not news (taken now, it would make a dead device look alive). */
+    static boolean retained(Exchange exchange) {
+        return exchange.getMessage() instanceof org.apache.camel.component.paho.PahoMessage paho
+                && paho.getMqttMessage() != null && paho.getMqttMessage().isRetained();
+    }
+
+    /** The message's body as a JSON object, or null. */
+    static JsonNode object(Exchange exchange) {
+        try {
+            JsonNode node = JSON.readTree(exchange.getMessage().getBody(byte[].class));
+            return node != null && node.isObject() ? node : null;
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The reading of the sensor registered with this device, as its profile reads the device's state; null (counted)
+     * when there is none.
+     *
+     * @param measuredAt when the network says the device spoke (never later than now), or null: now
+     * @param messageId  the network's own id of the message, by which a repeat of it is a duplicate; or null
+     * @param rssi       the best gateway's signal, or null
+     */
+    Outgoing reading(String device, JsonNode state, Long measuredAt, String messageId, Integer rssi, Double snr) {
+        List<Map<String, Object>> sensors = jdbc.queryForList(
+                "SELECT id, profile FROM sensors WHERE device_id = ? AND profile = ANY (?)",
+                device, profiles.of(name).toArray(String[]::new));
+        if (sensors.isEmpty()) {
+            return none("unknown_device");
+        }
+        String sensor = (String) sensors.get(0).get("id");
+        DeviceProfiles.Profile profile = profiles.profile((String) sensors.get(0).get("profile"));
+        Integer door = valueOf(state.get(profile.doorField()), profile.closedWhen(), profile.openWhen());
+        if (door == null) {
+            return none("no_door");
+        }
+        long now = System.currentTimeMillis();
+        ObjectNode reading = JSON.createObjectNode().put("sensor_id", sensor).put("data", door)
+                .put("ts", measuredAt == null ? now : Math.min(measuredAt, now));
+        if (messageId != null) {
+            reading.put("message_id", messageId);
+        }
+        JsonNode battery = profile.batteryField() == null ? null : state.get(profile.batteryField());
+        if (battery != null && !battery.isNull()) {
+            if (battery.isNumber() && battery.asDouble() >= 0 && battery.asDouble() <= 100) {
+                reading.set("battery", battery);
+            } else {
+                outcomes.get("health_left_out").increment();
+            }
+        }
+        JsonNode tamper = profile.tamperField() == null ? null : state.get(profile.tamperField());
+        if (tamper != null && !tamper.isNull()) {
+            Boolean tampered = profile.tamperWhen() == null ? (tamper.isBoolean() ? tamper.asBoolean() : null)
+                    : Boolean.valueOf(text(tamper).equals(profile.tamperWhen()));
+            if (tampered != null) {
+                reading.put("tamper", tampered);
+            } else {
+                outcomes.get("health_left_out").increment();
+            }
+        }
+        if (rssi != null && rssi >= -200 && rssi <= 0) {
+            reading.put("rssi", rssi);
+            if (snr != null && snr >= -50 && snr <= 50) {
+                reading.put("snr", snr);
+            }
+        }
+        outcomes.get("reading").increment();
+        MessageProperties properties = new MessageProperties();
+        properties.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
+        properties.setContentType(MessageProperties.CONTENT_TYPE_JSON);
+        return new Outgoing(readingsExchange, "lockwatch.readings." + sensor,
+                new Message(reading.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), properties));
+    }
+
+    Outgoing none(String outcome) {
+        outcomes.get(outcome).increment();
+        return null;
+    }
+
+    /** 1 (closed) or 0 (open) as the profile reads the field; null for anything else. */
+    private static Integer valueOf(JsonNode field, String closedWhen, String openWhen) {
+        if (field == null || field.isNull() || field.isContainerNode()) {
+            return null;
+        }
+        String value = text(field);
+        return value.equals(closedWhen) ? Integer.valueOf(1) : value.equals(openWhen) ? Integer.valueOf(0) : null;
+    }
+
+    /** A field's value as the profile names it: a string's text, else its JSON ({@code true}, {@code 1}). */
+    private static String text(JsonNode field) {
+        return field.isTextual() ? field.asText() : field.toString();
+    }
+}
