@@ -338,8 +338,10 @@ class ApiTest {
         assertThat(java.time.Instant.parse(second.get("items").get(0).get("created_at").asText()))
                 .isBeforeOrEqualTo(java.time.Instant.parse(first.get("items").get(0).get("created_at").asText()));
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            // (an assertion, not a null: the wait goes on until the first failed attempt has collapsed the queue)
             JsonNode older = call("GET", "/notifications?client_id=" + client + "&sensor_id=" + sensor + "&status=superseded",
-                    READER, null).body().get("items").get(0);
+                    READER, null).body().get("items").path(0);
+            assertThat(older.isMissingNode()).as("a superseded notification of " + sensor).isFalse();
             assertThat(older.get("sequence").asInt()).isEqualTo(1);
             assertThat(older.get("superseded_by").asText()).isEqualTo(newest.get("id").asText());
             assertThat(older.get("superseded_reason").asText()).isEqualTo("failing");
