@@ -277,6 +277,13 @@
     $('sensor-name').textContent = s.id;
     $('sensor-summary').textContent = `${s.address} · door ${doorText(s.state) || 'not reported yet'} · ` +
       `${s.connectivity} · last seen ${when(s.last_seen_at) || 'never'}`;
+    // its device: the network it speaks through, and what it last said of its battery, cover and radio
+    const h = s.health || {};
+    $('sensor-device').textContent = [s.profile ? `${s.profile} device ${s.device_id}` : null,
+      h.battery != null ? `battery ${h.battery} % (${when(h.battery_at)})` : null,
+      h.tamper != null ? (h.tamper ? 'cover open (tampered)' : 'cover closed') : null,
+      h.rssi != null ? `signal ${h.rssi} dBm${h.snr != null ? ' / ' + h.snr + ' dB' : ''}` : null]
+      .filter((x) => x !== null).join(' · ') || 'no device health reported yet';
     timeline(events.items, from, s.state);
     $('sensor-clients').replaceChildren(...linked.items.map((c) => {
       const li = document.createElement('li');

@@ -152,7 +152,8 @@ class ConsoleBrowserTest {
         browser.findElement(By.cssSelector("#sensor-filter button[type=submit]")).click();
         wait.until(d -> doorOf(sensor).equals("—"));
         ((JavascriptExecutor) browser).executeScript("window.stillTheSamePage = true;");
-        String body = "{\"sensor_id\":\"" + sensor + "\",\"data\":0,\"ts\":" + (System.currentTimeMillis() - 500) + "}";
+        String body = "{\"sensor_id\":\"" + sensor + "\",\"data\":0,\"ts\":" + (System.currentTimeMillis() - 500)
+                + ",\"battery\":80,\"rssi\":-90}";
         rabbit.send(ingest.exchange(), sensor, new Message(body.getBytes(StandardCharsets.UTF_8), new MessageProperties()));
         wait.until(d -> doorOf(sensor).equals("open"));
         assertThat(((JavascriptExecutor) browser).executeScript("return window.stillTheSamePage === true;")).isEqualTo(true);
@@ -169,6 +170,9 @@ class ConsoleBrowserTest {
         // the sensor's own page: its state, the opening on its timeline, its clients and events
         clickWhenShown(wait, By.xpath("//table[@id='sensor-table']//button[text()='" + sensor + "']"));
         wait.until(d -> d.findElement(By.id("sensor-summary")).getText().contains("door open"));
+        // and what its device said of itself beside the door
+        wait.until(d -> d.findElement(By.id("sensor-device")).getText().startsWith("battery 80 % (")
+                && d.findElement(By.id("sensor-device")).getText().endsWith(" · signal -90 dBm"));
         wait.until(d -> d.findElements(By.cssSelector("#timeline rect[fill='#d9534f']")).size() == 1);
         wait.until(d -> d.findElement(By.id("timeline-caption")).getText().contains("opened 1 time,"));
         wait.until(d -> d.findElements(By.cssSelector("#sensor-clients li")).size() == 2);
