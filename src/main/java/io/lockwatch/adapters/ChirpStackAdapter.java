@@ -12,10 +12,10 @@ import org.apache.camel.component.paho.PahoConstants;
  * (no codec, or not a state frame) is no reading.
  * <p>
  * LoRaWAN repeats an uplink: ChirpStack folds the copies several gateways heard into one event, and a device may
- * send a frame again. The reading's {@code message_id} is the DevEUI, the session's DevAddr and the frame counter
- * {@code fCnt}, so a frame sent again is a duplicate; a device that joins again gets a new DevAddr and counts from 0
- * again, and its frames are new ones, never taken for repeats (a device on ABP keeps its DevAddr: if its counter is
- * reset, ChirpStack itself refuses its frames until its session is reset). The reading's time is the event's
+ * send a frame again. The reading's {@code message_id} is the DevEUI, the session's DevAddr, the frame counter
+ * {@code fCnt} and a hash of the frame's payload, so a frame sent again is a duplicate; a device that joins again gets
+ * a new DevAddr and counts from 0 again, and its frames are new ones, never taken for repeats (nor, with its payload
+ * in the id, those of a device on ABP whose counter was reset). The reading's time is the event's
  * {@code time} (when the network heard it, never later than now), so frames that arrive out of order are applied in
  * the order they were sent: one older than the sensor's newest is stale. Its signal is the best gateway's RSSI and
  * SNR.
@@ -23,6 +23,7 @@ import org.apache.camel.component.paho.PahoConstants;
 public class ChirpStackAdapter extends NetworkAdapter {
 
     public static final String NAME = "chirpstack";
+    private static final long MEANINGFUL_SINCE = java.time.Instant.parse("2015-01-01T00:00:00Z").toEpochMilli();
 
     ChirpStackAdapter(AdapterServices services) {
         super(NAME, "ChirpStack", services);
@@ -56,8 +57,15 @@ public class ChirpStackAdapter extends NetworkAdapter {
                 heardAt = null;
             }
         }
+        // a gateway whose clock never was set says 1970: no time at all, rather than a reading ingest would refuse
+        if (heardAt != null && heardAt < MEANINGFUL_SINCE) {
+            heardAt = null;
+        }
+        // a frame sent again is the same bytes; after a counter reset the session may keep its DevAddr (ABP with the
+        // counter's check off), and a new frame of the same count is told apart by its payload
         String messageId = event.hasNonNull("fCnt")
-                ? devEui + ":" + event.path("devAddr").asText("") + ":" + event.get("fCnt").asLong() : null;
+                ? devEui + ":" + event.path("devAddr").asText("") + ":" + event.get("fCnt").asLong() + ":"
+                  + Integer.toHexString(event.path("data").asText("").hashCode()) : null;
         Integer rssi = null;
         Double snr = null;
         for (JsonNode rx : event.path("rxInfo")) {

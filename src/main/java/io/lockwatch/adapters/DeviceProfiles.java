@@ -24,15 +24,16 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
      *
      * @param adapter      the network whose adapter takes its devices' messages: {@code zigbee2mqtt}
      * @param doorField    the field of a device's message that holds its door (or contact, or lock)
-     * @param closedWhen   the field's value, as JSON text ({@code true}, {@code LOCK}), that means closed
-     * @param openWhen     the field's value that means open; any other value is no door reading
+     * @param closedWhen   the field's values that mean closed: text ({@code LOCK}), {@code true}, or a number (1 is
+     *                     also 1.0, as ChirpStack's codecs' numbers come)
+     * @param openWhen     the field's values that mean open; any other value is no door reading
      * @param batteryField the field that holds the battery in percent (0 to 100); unset: none
      * @param tamperField  the field that holds the tamper switch (true while the cover is open); unset: none
-     * @param tamperWhen   the tamper field's value that means tampered (any other: not); unset: the field is a
+     * @param tamperWhen   the tamper field's values that mean tampered (any other: not); unset: the field is a
      *                     boolean
      */
-    public record Profile(String adapter, String doorField, String closedWhen, String openWhen, String batteryField,
-                          String tamperField, String tamperWhen) {
+    public record Profile(String adapter, String doorField, List<String> closedWhen, List<String> openWhen,
+                          String batteryField, String tamperField, List<String> tamperWhen) {
     }
 
     public DeviceProfiles {
@@ -42,8 +43,8 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
                 throw new IllegalArgumentException("lockwatch.profiles." + name + ".adapter must be "
                         + Zigbee2MqttAdapter.NAME + " or " + ChirpStackAdapter.NAME + ", not " + p.adapter());
             }
-            if (p.doorField() == null || p.closedWhen() == null || p.openWhen() == null
-                    || p.closedWhen().equals(p.openWhen())) {
+            if (p.doorField() == null || p.closedWhen() == null || p.openWhen() == null || p.closedWhen().isEmpty()
+                    || p.openWhen().isEmpty() || p.closedWhen().stream().anyMatch(p.openWhen()::contains)) {
                 throw new IllegalArgumentException("lockwatch.profiles." + name
                         + " needs a door-field and two different values, closed-when and open-when");
             }

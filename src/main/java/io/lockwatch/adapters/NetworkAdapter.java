@@ -174,7 +174,7 @@ public abstract class NetworkAdapter {
         JsonNode tamper = profile.tamperField() == null ? null : state.get(profile.tamperField());
         if (tamper != null && !tamper.isNull()) {
             Boolean tampered = profile.tamperWhen() == null ? (tamper.isBoolean() ? tamper.asBoolean() : null)
-                    : Boolean.valueOf(text(tamper).equals(profile.tamperWhen()));
+                    : tamper.isContainerNode() ? null : Boolean.valueOf(matches(tamper, profile.tamperWhen()));
             if (tampered != null) {
                 reading.put("tamper", tampered);
             } else {
@@ -201,16 +201,31 @@ public abstract class NetworkAdapter {
     }
 
     /** 1 (closed) or 0 (open) as the profile reads the field; null for anything else. */
-    private static Integer valueOf(JsonNode field, String closedWhen, String openWhen) {
+    private static Integer valueOf(JsonNode field, List<String> closedWhen, List<String> openWhen) {
         if (field == null || field.isNull() || field.isContainerNode()) {
             return null;
         }
-        String value = text(field);
-        return value.equals(closedWhen) ? Integer.valueOf(1) : value.equals(openWhen) ? Integer.valueOf(0) : null;
+        return matches(field, closedWhen) ? Integer.valueOf(1) : matches(field, openWhen) ? Integer.valueOf(0) : null;
     }
 
-    /** A field's value as the profile names it: a string's text, else its JSON ({@code true}, {@code 1}). */
-    private static String text(JsonNode field) {
-        return field.isTextual() ? field.asText() : field.toString();
+    /**
+     * Whether a field has one of the profile's values: a string by its text, a boolean by {@code true}/{@code false},
+     * a number by its value (ChirpStack's codecs' numbers come as doubles: 1.0 is the profile's 1).
+     */
+    private static boolean matches(JsonNode field, List<String> values) {
+        for (String v : values) {
+            if (field.isNumber()) {
+                try {
+                    if (field.decimalValue().compareTo(new java.math.BigDecimal(v)) == 0) {
+                        return true;
+                    }
+                } catch (NumberFormatException notANumber) {
+                    // the profile's value is text: no number matches it
+                }
+            } else if ((field.isTextual() ? field.asText() : field.toString()).equals(v)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

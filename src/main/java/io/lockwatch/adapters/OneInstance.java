@@ -39,7 +39,7 @@ class OneInstance implements AutoCloseable {
             try {
                 c.setAutoCommit(true);
                 try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(hashtext(?))")) {
-                    ps.setString(1, "lockwatch.adapters." + name);
+                    ps.setString(1, key());
                     try (ResultSet rs = ps.executeQuery()) {
                         taken = rs.next() && rs.getBoolean(1);
                     }
@@ -48,7 +48,7 @@ class OneInstance implements AutoCloseable {
                 if (taken) {
                     held = c;
                 } else {
-                    c.close();
+                    c.close(); // never took it: an ordinary connection back in the pool
                 }
             }
             return taken;
@@ -58,16 +58,34 @@ class OneInstance implements AutoCloseable {
         }
     }
 
-    /** Gives the lock up, with its connection. */
+    /**
+     * Gives the lock up, then its connection: unlocked first (a pooled connection merely handed back would keep its
+     * session, and the lock, for whoever borrows it next), and evicted from the pool all the same, in case the unlock
+     * could not be said (a broken connection: its session's end gives the lock up).
+     */
     @Override
     public synchronized void close() {
-        if (held != null) {
-            try {
-                held.close();
-            } catch (SQLException ignored) {
-                // a connection already broken has given its lock up already
-            }
-            held = null;
+        if (held == null) {
+            return;
         }
+        try (PreparedStatement ps = held.prepareStatement("SELECT pg_advisory_unlock(hashtext(?))")) {
+            ps.setString(1, key());
+            ps.execute();
+        } catch (SQLException broken) {
+            // evicted below
+        }
+        try {
+            if (dataSource.isWrapperFor(com.zaxxer.hikari.HikariDataSource.class)) {
+                dataSource.unwrap(com.zaxxer.hikari.HikariDataSource.class).evictConnection(held);
+            }
+            held.close();
+        } catch (SQLException ignored) {
+            // already closed
+        }
+        held = null;
+    }
+
+    private String key() {
+        return "lockwatch.adapters." + name;
     }
 }

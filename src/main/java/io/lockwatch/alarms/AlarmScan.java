@@ -311,7 +311,7 @@ public class AlarmScan {
         try (PreparedStatement ps = c.prepareStatement("""
                 SELECT st.sensor_id FROM sensor_health h JOIN sensor_state st ON st.sensor_id = h.sensor_id
                  WHERE h.alarm_check
-                 ORDER BY h.sensor_id
+                 ORDER BY h.sensor_id COLLATE "C"
                  LIMIT ?
                    FOR UPDATE OF st SKIP LOCKED""")) {
             ps.setInt(1, props.scanBatch());
@@ -334,7 +334,8 @@ public class AlarmScan {
                          WHERE a.sensor_id = h.sensor_id AND a.type = 'tampered' AND a.cleared_at IS NULL)
                   FROM sensor_health h
                  WHERE h.sensor_id = ANY (?) AND h.alarm_check
-                 ORDER BY h.sensor_id
+                 -- in ingest's order (a Java TreeMap's: by code point, as COLLATE "C")
+                 ORDER BY h.sensor_id COLLATE "C"
                    FOR UPDATE OF h""")) {
             ps.setArray(1, ids);
             try (ResultSet rs = ps.executeQuery()) {

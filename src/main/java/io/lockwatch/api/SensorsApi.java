@@ -88,6 +88,13 @@ public class SensorsApi {
             throw ApiProblem.badRequest("profile", "unknown device profile " + profile + "; configured: "
                     + String.join(", ", profiles.profiles().keySet()));
         }
+        if (io.lockwatch.adapters.ChirpStackAdapter.NAME.equals(profiles.profile(profile).adapter())) {
+            // a DevEUI as labels print it (upper case) is the one ChirpStack names in lower case
+            deviceId = deviceId.toLowerCase(java.util.Locale.ROOT);
+            if (!deviceId.matches("[0-9a-f]{16}")) {
+                throw ApiProblem.badRequest("device_id", "a ChirpStack device's id is its DevEUI: 16 hex digits");
+            }
+        }
         return new Registry.Device(profile, deviceId);
     }
 

@@ -95,8 +95,9 @@ public abstract class NetworkAdaptersContract {
         java.time.Instant t = java.time.Instant.now().minusSeconds(120).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
 
         // opened, heard by two gateways: one event, the better gateway's signal kept
+        // (ChirpStack's codecs' numbers come as doubles: 1.0)
         broker().publish(uplink(devEui), chirpStack(t, devEui, "01ab2f5c", 11, "dragino-lds02",
-                "{\"DOOR_OPEN_STATUS\":1,\"BAT_V\":3.05,\"ALARM\":0}"));
+                "{\"DOOR_OPEN_STATUS\":1.0,\"BAT_V\":3.05,\"ALARM\":0.0}"));
         await().atMost(Duration.ofSeconds(15)).until(() -> state(s) != null && state(s) == 0);
         JsonNode health = sensorBody(s).get("health");
         assertThat(health.get("rssi").asInt()).isEqualTo(-86);
@@ -105,21 +106,24 @@ public abstract class NetworkAdaptersContract {
 
         // the same frame sent again (a confirmed uplink's retry): a duplicate, even if it said otherwise
         broker().publish(uplink(devEui), chirpStack(t.plusSeconds(2), devEui, "01ab2f5c", 11, "dragino-lds02",
-                "{\"DOOR_OPEN_STATUS\":0}"));
+                "{\"DOOR_OPEN_STATUS\":0.0}"));
         // a later frame, closed, then an earlier one arriving after it (open): the earlier one is stale
         broker().publish(uplink(devEui), chirpStack(t.plusSeconds(20), devEui, "01ab2f5c", 13, "dragino-lds02",
-                "{\"DOOR_OPEN_STATUS\":0}"));
+                "{\"DOOR_OPEN_STATUS\":0.0}"));
         broker().publish(uplink(devEui), chirpStack(t.plusSeconds(10), devEui, "01ab2f5c", 12, "dragino-lds02",
-                "{\"DOOR_OPEN_STATUS\":1}"));
+                "{\"DOOR_OPEN_STATUS\":1.0}"));
         // an uplink without a decoded object (no codec): no reading
         broker().publish(uplink(devEui), chirpStack(t.plusSeconds(25), devEui, "01ab2f5c", 14, "dragino-lds02", "null"));
-        // joined again: a new session address, its counter from 0 again: new frames, not repeats
-        broker().publish(uplink(devEui), chirpStack(t.plusSeconds(30), devEui, "0177e001", 0, "dragino-lds02",
-                "{\"DOOR_OPEN_STATUS\":1}"));
+        // joined again: a new session address, its counter from 0 again, here at 13 already: new frames, not repeats
+        broker().publish(uplink(devEui), chirpStack(t.plusSeconds(30), devEui, "0177e001", 13, "dragino-lds02",
+                "{\"DOOR_OPEN_STATUS\":1.0}"));
         await().atMost(Duration.ofSeconds(15)).until(() -> types(s).size() == 3);
         assertThat(state(s)).isEqualTo(0);
         assertThat(jdbc.queryForList("SELECT state FROM sensor_events WHERE sensor_id = ? ORDER BY sequence", Integer.class, s))
                 .as("open, closed (frame 13), open again after the rejoin").containsExactly(0, 1, 0);
+        // closed by frame 13, not by frame 11 sent again (whose 'closed' was a duplicate's, never applied)
+        assertThat(jdbc.queryForObject("SELECT occurred_at FROM sensor_events WHERE sensor_id = ? AND sequence = 2",
+                java.sql.Timestamp.class, s).toInstant()).isEqualTo(t.plusSeconds(20));
         assertThat(jdbc.queryForObject("SELECT state_changed_at FROM sensor_state WHERE sensor_id = ?",
                 java.sql.Timestamp.class, s).toInstant()).isEqualTo(t.plusSeconds(30));
     }
@@ -128,12 +132,13 @@ public abstract class NetworkAdaptersContract {
     void aMilesightContactSaysItsBatteryAndItsMountThroughChirpStack() throws Exception {
         String devEui = devEui();
         String s = sensor("milesight-ws301", devEui);
+        // Milesight's codec of numbers (as ChirpStack gives them, doubles), then its ChirpStack v4 codec of words
         broker().publish(uplink(devEui), chirpStack(java.time.Instant.now().minusSeconds(5), devEui, "00aa11bb", 1,
-                "milesight-ws301", "{\"battery\":15,\"magnet_status\":1,\"tamper_status\":1}"));
+                "milesight-ws301", "{\"battery\":15.0,\"magnet_status\":1.0,\"tamper_status\":1.0}"));
         await().atMost(Duration.ofSeconds(15)).until(() -> types(s).containsAll(List.of("sensor.battery_low", "sensor.tampered")));
         assertThat(state(s)).isEqualTo(0);
         broker().publish(uplink(devEui), chirpStack(java.time.Instant.now().minusSeconds(1), devEui, "00aa11bb", 2,
-                "milesight-ws301", "{\"battery\":15,\"magnet_status\":0,\"tamper_status\":0}"));
+                "milesight-ws301", "{\"battery\":15.0,\"magnet_status\":\"close\",\"tamper_status\":\"installed\"}"));
         await().atMost(Duration.ofSeconds(15)).until(() -> types(s).contains("sensor.tamper_cleared"));
         assertThat(state(s)).isEqualTo(1);
     }

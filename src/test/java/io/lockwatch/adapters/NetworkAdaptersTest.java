@@ -35,6 +35,14 @@ class NetworkAdaptersTest extends NetworkAdaptersContract {
 
     @org.springframework.beans.factory.annotation.Autowired javax.sql.DataSource dataSource;
 
+    /** The sessions holding the test's advisory lock (its key's low 32 bits are the lock's objid). */
+    private long locksHeld() {
+        return jdbc.queryForObject("""
+                SELECT count(*) FROM pg_locks
+                 WHERE locktype = 'advisory' AND granted
+                   AND objid = (hashtext('lockwatch.adapters.leadership-test')::bigint & 4294967295)::oid""", Long.class);
+    }
+
     @org.junit.jupiter.api.Test
     void oneInstanceLeadsAtATimeAndAnotherTakesOverWhenItLetsGo() {
         try (OneInstance first = new OneInstance(dataSource, "leadership-test");
@@ -42,7 +50,10 @@ class NetworkAdaptersTest extends NetworkAdaptersContract {
             org.assertj.core.api.Assertions.assertThat(first.leads()).isTrue();
             org.assertj.core.api.Assertions.assertThat(second.leads()).as("while the first holds it").isFalse();
             org.assertj.core.api.Assertions.assertThat(first.leads()).as("asked again").isTrue();
+            org.assertj.core.api.Assertions.assertThat(locksHeld()).isEqualTo(1);
             first.close(); // as its instance stops, or its database connection breaks
+            // given up for real: its connection evicted, not handed back to the pool with the lock in its session
+            org.assertj.core.api.Assertions.assertThat(locksHeld()).isZero();
             org.assertj.core.api.Assertions.assertThat(second.leads()).isTrue();
             org.assertj.core.api.Assertions.assertThat(first.leads()).isFalse();
         }
