@@ -15,8 +15,6 @@ import org.apache.camel.component.paho.PahoConstants;
 public class Zigbee2MqttAdapter extends NetworkAdapter {
 
     public static final String NAME = "zigbee2mqtt";
-    /** The route of routes/adapters.camel.yaml that takes the broker's messages. */
-    static final String ROUTE = NAME + "-messages-become-readings";
 
     private final String baseTopic;
 

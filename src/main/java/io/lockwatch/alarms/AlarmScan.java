@@ -379,18 +379,23 @@ public class AlarmScan {
                 }
             }
             if (batteryLow) {
-                raisings.addAll(raiseHealth(c, h.sensorId(), BATTERY_LOW, h.batteryAt(), next++, state,
-                        props.batteryLowSeverity(), h.battery(), threshold));
+                Raised low = raiseHealth(c, h.sensorId(), BATTERY_LOW, h.batteryAt(), next++, state,
+                        props.batteryLowSeverity(), h.battery(), threshold);
+                if (low != null) {
+                    raisings.add(low.event());
+                }
             } else if (batteryBack) {
                 clearings.addAll(clearHealth(c, h.batteryAlarm(), h.batteryAt(), next++, state, SensorEvent.BATTERY_RESTORED));
             }
             java.util.UUID tamperAlarm = h.tamperAlarm();
             if (tampered) {
-                List<Long> raisedHere = raiseHealth(c, h.sensorId(), TAMPERED,
+                Raised cover = raiseHealth(c, h.sensorId(), TAMPERED,
                         h.tamperOpenedAt() != null ? h.tamperOpenedAt() : h.tamperAt(), next++, state, props.tamperSeverity(),
                         null, null);
-                raisings.addAll(raisedHere);
-                tamperAlarm = raisedHere.isEmpty() ? null : alarmOf(c, raisedHere.get(0));
+                if (cover != null) {
+                    raisings.add(cover.event());
+                }
+                tamperAlarm = cover == null ? null : cover.alarm();
             }
             if (tamperOver && tamperAlarm != null) {
                 clearings.addAll(clearHealth(c, tamperAlarm, h.tamperAt(), next, state, SensorEvent.TAMPER_CLEARED));
@@ -406,20 +411,14 @@ public class AlarmScan {
         return new HealthRound(raisings.size(), clearings.size(), locked.size());
     }
 
-    private static java.util.UUID alarmOf(Connection c, long event) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT alarm_id FROM sensor_events WHERE id = ?")) {
-            ps.setLong(1, event);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getObject(1, java.util.UUID.class) : null;
-            }
-        }
+    /** A health alarm raised, and its event. */
+    private record Raised(long event, java.util.UUID alarm) {
     }
 
-    /** A health alarm raised at {@code at}, its event numbered {@code sequence}: the event's id, or none. */
-    private List<Long> raiseHealth(Connection c, String sensor, String type, java.sql.Timestamp at, long sequence,
+    /** A health alarm raised at {@code at}, its event numbered {@code sequence}; null if it was not (one is active). */
+    private Raised raiseHealth(Connection c, String sensor, String type, java.sql.Timestamp at, long sequence,
                                    Integer state, String severity, Double battery, Integer thresholdPercent)
             throws SQLException {
-        List<Long> events = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("""
                 WITH alarm AS (
                     INSERT INTO alarms (sensor_id, type, opened_at, raised_at, raised_sequence, severity, battery,
@@ -429,7 +428,7 @@ public class AlarmScan {
                     RETURNING id, sensor_id, raised_sequence, raised_at)%s
                 INSERT INTO sensor_events (sensor_id, sequence, type, state, occurred_at, alarm_id)
                 SELECT sensor_id, raised_sequence, ?, ?, raised_at, id FROM alarm
-                RETURNING id""".formatted(TAMPERED.equals(type) ? ",\n" + CHAIN : ""))) {
+                RETURNING id, alarm_id""".formatted(TAMPERED.equals(type) ? ",\n" + CHAIN : ""))) {
             ps.setString(1, sensor);
             ps.setString(2, type);
             ps.setTimestamp(3, at);
@@ -441,12 +440,9 @@ public class AlarmScan {
             ps.setString(9, TAMPERED.equals(type) ? SensorEvent.TAMPERED : SensorEvent.BATTERY_LOW);
             ps.setObject(10, state, java.sql.Types.SMALLINT);
             try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    events.add(rs.getLong(1));
-                }
+                return rs.next() ? new Raised(rs.getLong(1), rs.getObject(2, java.util.UUID.class)) : null;
             }
         }
-        return events;
     }
 
     /**

@@ -230,7 +230,7 @@ public class AlarmStore {
         Integer threshold = rs.getObject("threshold_seconds", Integer.class);
         return new Alarm(rs.getObject("id", UUID.class), rs.getString("sensor_id"), rs.getString("type"),
                 rs.getString("severity"), cleared == null, opened.toInstant(), threshold,
-                rs.getObject("battery") == null ? null : Double.valueOf(Float.toString(rs.getFloat("battery"))), rs.getObject("threshold_percent", Integer.class),
+                rs.getObject("battery") == null ? null : io.lockwatch.ingest.DeviceHealth.asSaid(rs.getFloat("battery")), rs.getObject("threshold_percent", Integer.class),
                 time(rs, "raised_at"), cleared == null ? null : cleared.toInstant(),
                 cleared == null || threshold == null ? null : (cleared.getTime() - opened.getTime()) / 1000.0,
                 time(rs, "acknowledged_at"),

@@ -17,4 +17,12 @@ public record DeviceHealth(Double battery, Boolean tamper, Integer rssi, Double 
     public boolean hasSignal() {
         return rssi != null || snr != null;
     }
+
+    /**
+     * A battery or SNR kept in a real (4-byte) column, as the device said it: 9.8, not the float's widening to
+     * 9.800000190734863.
+     */
+    public static Double asSaid(float kept) {
+        return Double.valueOf(Float.toString(kept));
+    }
 }

@@ -232,7 +232,7 @@ public class NotificationStore {
             a.put("threshold_seconds", rs.getInt("alarm_threshold_seconds"));
         }
         if (rs.getObject("alarm_battery") != null) { // battery_low
-            a.put("battery", Double.valueOf(Float.toString(rs.getFloat("alarm_battery"))));
+            a.put("battery", io.lockwatch.ingest.DeviceHealth.asSaid(rs.getFloat("alarm_battery")));
             a.put("threshold_percent", rs.getInt("alarm_threshold_percent"));
         }
         a.put("raised_at", rs.getTimestamp("alarm_raised_at").toInstant().toString());

@@ -417,15 +417,14 @@ public class Registry {
         if (batteryAt == null && tamperAt == null && signalAt == null) {
             return null;
         }
-        // real columns: as the device said them (9.8, not the float's 9.800000190734863)
         float battery = rs.getFloat("battery");
-        Double batteryPercent = rs.wasNull() ? null : Double.valueOf(Float.toString(battery));
+        Double batteryPercent = rs.wasNull() ? null : io.lockwatch.ingest.DeviceHealth.asSaid(battery);
         boolean tamper = rs.getBoolean("tamper");
         Boolean tampered = rs.wasNull() ? null : tamper;
         short rssi = rs.getShort("rssi");
         Integer dbm = rs.wasNull() ? null : (int) rssi;
         float snr = rs.getFloat("snr");
-        Double db = rs.wasNull() ? null : Double.valueOf(Float.toString(snr));
+        Double db = rs.wasNull() ? null : io.lockwatch.ingest.DeviceHealth.asSaid(snr);
         return new RegistryViews.DeviceHealth(batteryPercent, batteryAt, tampered, tamperAt, dbm, db, signalAt);
     }
 

@@ -77,7 +77,7 @@ public abstract class NetworkAdaptersContract {
         broker().up();
         // connected, and so subscribed (again, after a test took the broker away and back: a new session)
         await().atMost(Duration.ofSeconds(30)).until(() ->
-                connected(Zigbee2MqttAdapter.ROUTE) && connected("chirpstack-messages-become-readings"));
+                connected("zigbee2mqtt-messages-become-readings") && connected("chirpstack-messages-become-readings"));
     }
 
     private boolean connected(String route) {
