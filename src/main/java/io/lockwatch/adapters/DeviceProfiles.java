@@ -14,7 +14,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param profiles device profiles by name (docs/devices.md): the built-in ones (zigbee2mqtt, dragino-lds02,
  *                 milesight-ws301) and an operator's own, each {@code lockwatch.profiles.<name>.adapter},
  *                 {@code door-field}, {@code closed-when}, {@code open-when}, {@code battery-field},
- *                 {@code tamper-field}, {@code tamper-when}
+ *                 {@code tamper-field}, {@code tamper-when}, {@code heartbeat-timeout}
  */
 @ConfigurationProperties("lockwatch")
 public record DeviceProfiles(Map<String, Profile> profiles) {
@@ -31,9 +31,13 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
      * @param tamperField  the field that holds the tamper switch (true while the cover is open); unset: none
      * @param tamperWhen   the tamper field's values that mean tampered (any other: not); unset: the field is a
      *                     boolean
+     * @param heartbeatTimeout how long its devices may stay silent before they are lost, for each of its sensors
+     *                     that sets no timeout of its own (a device that reports once a day needs more than the
+     *                     service's hour); unset: the service's default
      */
     public record Profile(String adapter, String doorField, List<String> closedWhen, List<String> openWhen,
-                          String batteryField, String tamperField, List<String> tamperWhen) {
+                          String batteryField, String tamperField, List<String> tamperWhen,
+                          java.time.Duration heartbeatTimeout) {
     }
 
     public DeviceProfiles {
@@ -48,6 +52,11 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
                 throw new IllegalArgumentException("lockwatch.profiles." + name
                         + " needs a door-field and two different values, closed-when and open-when");
             }
+            if (p.heartbeatTimeout() != null && (p.heartbeatTimeout().toSeconds() < 1
+                    || p.heartbeatTimeout().toSeconds() > Integer.MAX_VALUE)) {
+                throw new IllegalArgumentException("lockwatch.profiles." + name
+                        + ".heartbeat-timeout must be a second or more");
+            }
         });
     }
 
@@ -58,6 +67,17 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
     /** The names of the profiles this adapter reads. */
     public List<String> of(String adapter) {
         return profiles.entrySet().stream().filter(e -> e.getValue().adapter().equals(adapter)).map(Map.Entry::getKey).toList();
+    }
+
+    /** The heartbeat timeouts in seconds of the profiles that set one, by profile. */
+    public Map<String, Integer> heartbeatTimeouts() {
+        Map<String, Integer> timeouts = new TreeMap<>();
+        profiles.forEach((name, p) -> {
+            if (p.heartbeatTimeout() != null) {
+                timeouts.put(name, (int) p.heartbeatTimeout().toSeconds());
+            }
+        });
+        return timeouts;
     }
 
     public Profile profile(String name) {

@@ -12,11 +12,12 @@ import org.springframework.transaction.support.TransactionTemplate;
 @EnableConfigurationProperties(HeartbeatProperties.class)
 class HeartbeatConfiguration {
 
-    @Bean(initMethod = "reconcileDefaultTimeout")
+    @Bean(initMethod = "reconcileTimeouts")
     HeartbeatScan heartbeat(JdbcTemplate jdbc, TransactionTemplate tx, ReadingsBacklog backlog, HeartbeatProperties props,
                             MeterRegistry meters, io.lockwatch.infra.tracing.Traces traces,
-                            io.lockwatch.infra.metrics.SampledGauges sampled) {
-        HeartbeatScan scan = new HeartbeatScan(jdbc, tx, backlog, props, meters, traces);
+                            io.lockwatch.infra.metrics.SampledGauges sampled,
+                            io.lockwatch.adapters.DeviceProfiles profiles) {
+        HeartbeatScan scan = new HeartbeatScan(jdbc, tx, backlog, props, meters, traces, profiles.heartbeatTimeouts());
         sampled.register("lockwatch.sensors.lost.now", io.micrometer.core.instrument.Tags.empty(), "sensors lost now",
                 scan::countLost);
         return scan;

@@ -45,10 +45,13 @@ public class HeartbeatScan {
     private final Counter lost;
     private final Counter deferred;
     private final Traces traces;
+    /** The profiles' heartbeat timeouts in seconds, of those that set one. */
+    private final java.util.Map<String, Integer> profileTimeouts;
 
     public HeartbeatScan(JdbcTemplate jdbc, TransactionTemplate tx, ReadingsBacklog backlog, HeartbeatProperties props,
-                         MeterRegistry meters, Traces traces) {
+                         MeterRegistry meters, Traces traces, java.util.Map<String, Integer> profileTimeouts) {
         this.traces = traces;
+        this.profileTimeouts = java.util.Map.copyOf(profileTimeouts);
         this.jdbc = jdbc;
         this.tx = tx;
         this.backlog = backlog;
@@ -128,31 +131,76 @@ public class HeartbeatScan {
     }
 
     /**
-     * When the default timeout changed since the last run, the deadlines computed with the old one are
-     * recomputed, once, by whichever instance starts first.
+     * At the start: when the profiles' timeouts or the default one changed since the last start, the deadlines
+     * computed with the old ones are recomputed, once, by whichever instance starts first.
      */
-    public void reconcileDefaultTimeout() {
-        long seconds = props.timeout().toSeconds();
+    public void reconcileTimeouts() {
         tx.executeWithoutResult(status -> {
-            List<String> stored = jdbc.queryForList(
-                    "SELECT value FROM service_settings WHERE name = 'heartbeat.default_timeout_seconds' FOR UPDATE", String.class);
-            if (!stored.isEmpty() && stored.get(0).equals(String.valueOf(seconds))) {
-                return;
+            // one instance at a time (the default's row, locked, or the table's while it has none)
+            jdbc.execute("LOCK TABLE profile_heartbeat_timeouts IN SHARE ROW EXCLUSIVE MODE");
+            reconcileProfileTimeouts();
+            reconcileDefaultTimeout();
+        });
+    }
+
+    /**
+     * A profile's timeout, configured ({@code lockwatch.profiles.<name>.heartbeat-timeout}), is kept in
+     * {@code profile_heartbeat_timeouts} (V49), and copied into the state of each of its sensors that has no timeout
+     * of its own, whose deadline follows it at once.
+     */
+    private void reconcileProfileTimeouts() {
+        java.util.Map<String, Integer> stored = new java.util.HashMap<>();
+        jdbc.query("SELECT profile, heartbeat_timeout_seconds FROM profile_heartbeat_timeouts",
+                (org.springframework.jdbc.core.RowCallbackHandler) rs -> stored.put(rs.getString(1), rs.getInt(2)));
+        java.util.Set<String> names = new java.util.TreeSet<>(stored.keySet());
+        names.addAll(profileTimeouts.keySet());
+        for (String profile : names) {
+            Integer seconds = profileTimeouts.get(profile);
+            if (java.util.Objects.equals(seconds, stored.get(profile))) {
+                continue;
+            }
+            if (seconds == null) {
+                jdbc.update("DELETE FROM profile_heartbeat_timeouts WHERE profile = ?", profile);
+            } else {
+                jdbc.update("""
+                        INSERT INTO profile_heartbeat_timeouts (profile, heartbeat_timeout_seconds) VALUES (?, ?)
+                        ON CONFLICT (profile) DO UPDATE SET heartbeat_timeout_seconds = excluded.heartbeat_timeout_seconds""",
+                        profile, seconds);
             }
             int updated = jdbc.update("""
                     UPDATE sensor_state st
-                       SET lost_deadline = st.last_seen_at + make_interval(secs => ?)
+                       SET heartbeat_timeout_seconds = ?::integer,
+                           lost_deadline = CASE WHEN st.last_seen_at IS NULL THEN st.lost_deadline
+                               ELSE st.last_seen_at + make_interval(secs => coalesce(?::integer, ?) + ?) END
                       FROM sensors s
-                     WHERE s.id = st.sensor_id AND s.heartbeat_timeout_seconds IS NULL AND st.last_seen_at IS NOT NULL""",
-                    // the stored last-seen time may lag by up to the tolerance of the old timeout: the largest is added
-                    (props.timeout().toMillis() + io.lockwatch.ingest.LastSeenTolerance.MAX_MILLIS) / 1000.0);
-            jdbc.update("""
-                    INSERT INTO service_settings (name, value) VALUES ('heartbeat.default_timeout_seconds', ?)
-                    ON CONFLICT (name) DO UPDATE SET value = excluded.value""", String.valueOf(seconds));
-            if (!stored.isEmpty()) {
-                log.info("Default heartbeat timeout is now {} s: {} deadlines recomputed", seconds, updated);
-            }
-        });
+                     WHERE s.id = st.sensor_id AND s.profile = ? AND s.heartbeat_timeout_seconds IS NULL""",
+                    seconds, seconds, props.timeout().toSeconds(),
+                    io.lockwatch.ingest.LastSeenTolerance.MAX_MILLIS / 1000.0, profile);
+            log.info("Profile {}: its sensors' heartbeat timeout is now {}: {} deadlines recomputed", profile,
+                    seconds == null ? "the default" : seconds + " s", updated);
+        }
+    }
+
+    private void reconcileDefaultTimeout() {
+        long seconds = props.timeout().toSeconds();
+        List<String> stored = jdbc.queryForList(
+                "SELECT value FROM service_settings WHERE name = 'heartbeat.default_timeout_seconds' FOR UPDATE", String.class);
+        if (!stored.isEmpty() && stored.get(0).equals(String.valueOf(seconds))) {
+            return;
+        }
+        // the sensors with no timeout of their own and none of their profile's (their copy in sensor_state is null)
+        int updated = jdbc.update("""
+                UPDATE sensor_state st
+                   SET lost_deadline = st.last_seen_at + make_interval(secs => ?)
+                 WHERE st.heartbeat_timeout_seconds IS NULL AND st.last_seen_at IS NOT NULL""",
+                // the stored last-seen time may lag by up to the tolerance of the old timeout: the largest is added
+                (props.timeout().toMillis() + io.lockwatch.ingest.LastSeenTolerance.MAX_MILLIS) / 1000.0);
+        jdbc.update("""
+                INSERT INTO service_settings (name, value) VALUES ('heartbeat.default_timeout_seconds', ?)
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value""", String.valueOf(seconds));
+        if (!stored.isEmpty()) {
+            log.info("Default heartbeat timeout is now {} s: {} deadlines recomputed", seconds, updated);
+        }
     }
 
     /** Sensors lost now; sampled for the gauge (SampledGauges), which turns a failure into NaN. */

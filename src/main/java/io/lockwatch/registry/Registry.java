@@ -197,14 +197,15 @@ public class Registry {
                                    ELSE st.alarm_due_at END
                          WHERE st.sensor_id = ?""", openAlarmSeconds, openAlarmSeconds, defaultOpenAlarmSeconds, id);
             }
-            if (n > 0 && setTimeout) {
-                // the deadline of an online sensor follows its new timeout at once; the stored last-seen time may lag
-                // the readings applied by up to the largest tolerance, which ingest's next write of it takes back
+            if (n > 0 && (setTimeout || setDevice)) {
+                // the deadline of an online sensor follows its new timeout (its own, else its profile's, as V49's
+                // trigger has just copied it) at once; the stored last-seen time may lag the readings applied by up
+                // to the largest tolerance, which ingest's next write of it takes back
                 jdbc.update("""
-                        UPDATE sensor_state SET lost_deadline = last_seen_at + make_interval(secs => ?)
+                        UPDATE sensor_state
+                           SET lost_deadline = last_seen_at + make_interval(secs => coalesce(heartbeat_timeout_seconds, ?) + ?)
                          WHERE sensor_id = ? AND last_seen_at IS NOT NULL""",
-                        (timeoutSeconds != null ? timeoutSeconds : defaultTimeoutSeconds)
-                                + io.lockwatch.ingest.LastSeenTolerance.MAX_MILLIS / 1000.0, id);
+                        defaultTimeoutSeconds, io.lockwatch.ingest.LastSeenTolerance.MAX_MILLIS / 1000.0, id);
             }
             return n;
         });

@@ -568,10 +568,11 @@ public class RegistryFile {
                            ELSE st.alarm_due_at END
                   FROM import_changed c WHERE c.alarm_changed AND st.sensor_id = c.sensor_id""",
                 registry.defaultOpenAlarmSeconds());
-        // an online sensor's deadline follows its new timeout at once (as Registry.updateSensor)
+        // an online sensor's deadline follows its new timeout at once (as Registry.updateSensor: its own, else its
+        // profile's, as V49's trigger copied it)
         jdbc.update("""
                 UPDATE sensor_state st
-                   SET lost_deadline = st.last_seen_at + make_interval(secs => coalesce(c.heartbeat_timeout_seconds, ?) + ?)
+                   SET lost_deadline = st.last_seen_at + make_interval(secs => coalesce(st.heartbeat_timeout_seconds, ?) + ?)
                   FROM import_changed c
                  WHERE c.timeout_changed AND st.sensor_id = c.sensor_id AND st.last_seen_at IS NOT NULL""",
                 (double) registry.defaultTimeoutSeconds(), io.lockwatch.ingest.LastSeenTolerance.MAX_MILLIS / 1000.0);

@@ -31,7 +31,14 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @CamelSpringBootTest
 @SpringBootTest(properties = {"lockwatch.heartbeat.timeout=3s",
         // small, so that 2,000 sensors due at once take several lists and several transactions each
-        "lockwatch.heartbeat.scan-batch=150"})
+        "lockwatch.heartbeat.scan-batch=150",
+        // two device profiles, whose timeouts their sensors without one of their own take
+        "lockwatch.profiles.quick-door.adapter=chirpstack", "lockwatch.profiles.quick-door.door-field=door",
+        "lockwatch.profiles.quick-door.closed-when=1", "lockwatch.profiles.quick-door.open-when=0",
+        "lockwatch.profiles.quick-door.heartbeat-timeout=1s",
+        "lockwatch.profiles.patient-door.adapter=chirpstack", "lockwatch.profiles.patient-door.door-field=door",
+        "lockwatch.profiles.patient-door.closed-when=1", "lockwatch.profiles.patient-door.open-when=0",
+        "lockwatch.profiles.patient-door.heartbeat-timeout=60s"})
 class HeartbeatRouteTest {
 
     @Autowired RabbitTemplate rabbit;
@@ -39,6 +46,9 @@ class HeartbeatRouteTest {
     @Autowired IngestProperties ingest;
     @Autowired HeartbeatScan heartbeat;
     @Autowired CamelContext camel;
+    @Autowired io.lockwatch.registry.Registry registry;
+    @Autowired HeartbeatProperties heartbeatProperties;
+    @Autowired io.lockwatch.adapters.DeviceProfiles profiles;
 
     @Test
     void aSilentSensorIsLostExactlyOnceAndRestoredExactlyOnceBeforeItsChange() {
@@ -89,6 +99,66 @@ class HeartbeatRouteTest {
     }
 
     @Test
+    void aProfilesTimeoutCountsForItsSensorsWithoutOneOfTheirOwn() {
+        String quick = sensor(null, "quick-door");
+        String ownTimeout = sensor(60, "quick-door");
+        String patient = sensor(null, "patient-door");
+        long t = System.currentTimeMillis();
+        publish(quick, 1, t);
+        publish(ownTimeout, 1, t);
+        publish(patient, 1, t);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> "lost".equals(connectivity(quick)));
+        assertThat(lostAtDeadline(quick)).isEqualTo(t + 1000 + LastSeenTolerance.of(1000));
+        // past the 3 s default: the sensor's own 60 s, and the patient profile's 60 s, count
+        assertThat(scans(8).matches(15, TimeUnit.SECONDS)).isTrue();
+        assertThat(connectivity(ownTimeout)).isEqualTo("online");
+        assertThat(connectivity(patient)).isEqualTo("online");
+        assertThat(timeoutInState(ownTimeout)).isEqualTo(60);
+        assertThat(timeoutInState(patient)).isEqualTo(60);
+
+        // given the quick profile, the patient sensor's deadline follows it at once: lost
+        registry.updateSensor(patient, null, false, null, false, null, false, null, true,
+                new io.lockwatch.registry.Registry.Device("quick-door", "dev-" + patient));
+        assertThat(timeoutInState(patient)).isEqualTo(1);
+        // (the stored last-seen time may lag by the largest tolerance, which the new deadline allows for)
+        assertThat(deadlineAfterLastSeen(patient)).isEqualTo(1000 + LastSeenTolerance.MAX_MILLIS);
+        // and without a profile, the default's 3 s
+        registry.updateSensor(patient, null, false, null, false, null, false, null, true, null);
+        assertThat(timeoutInState(patient)).isNull();
+        assertThat(deadlineAfterLastSeen(patient)).isEqualTo(3000 + LastSeenTolerance.MAX_MILLIS);
+    }
+
+    @Test
+    void aProfilesTimeoutChangedByConfigurationIsTakenAtTheStart() {
+        String s = sensor(null, "patient-door");
+        String own = sensor(30, "patient-door");
+        jdbc.update("UPDATE sensor_state SET last_seen_at = now(), lost_deadline = now() + interval '60 seconds' "
+                + "WHERE sensor_id IN (?, ?)", s, own);
+        java.util.Map<String, Integer> changed = new java.util.HashMap<>(profiles.heartbeatTimeouts());
+        changed.put("patient-door", 7200);
+        changed.remove("quick-door");
+        try {
+            new HeartbeatScan(jdbc, new org.springframework.transaction.support.TransactionTemplate(
+                    new org.springframework.jdbc.datasource.DataSourceTransactionManager(jdbc.getDataSource())),
+                    null, heartbeatProperties, new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), null,
+                    changed).reconcileTimeouts();
+
+            assertThat(timeoutInState(s)).isEqualTo(7200);
+            assertThat(deadlineSecondsAway(s)).isBetween(7100L, 7300L);
+            assertThat(timeoutInState(own)).isEqualTo(30); // its own stays
+            assertThat(jdbc.queryForList("SELECT profile FROM profile_heartbeat_timeouts", String.class))
+                    .contains("patient-door").doesNotContain("quick-door");
+            // a sensor registered now takes the stored one
+            assertThat(timeoutInState(sensor(null, "patient-door"))).isEqualTo(7200);
+        } finally {
+            heartbeat.reconcileTimeouts(); // as configured again
+        }
+        assertThat(timeoutInState(s)).isEqualTo(60);
+        assertThat(deadlineSecondsAway(s)).isLessThan(100L);
+    }
+
+    @Test
     void scansRunningAtOnceDeclareEachSilenceOnce() throws Exception {
         // 2,000 sensors whose readings were measured long ago: all due at once
         List<String> sensors = new ArrayList<>();
@@ -131,9 +201,29 @@ class HeartbeatRouteTest {
     }
 
     private String sensor(Integer timeoutSeconds) {
+        return sensor(timeoutSeconds, null);
+    }
+
+    private String sensor(Integer timeoutSeconds, String profile) {
         String id = "H" + UUID.randomUUID().toString().replace("-", "").substring(0, 15);
-        jdbc.update("INSERT INTO sensors (id, address, heartbeat_timeout_seconds) VALUES (?, 'room', ?)", id, timeoutSeconds);
+        jdbc.update("INSERT INTO sensors (id, address, heartbeat_timeout_seconds, profile, device_id) VALUES (?, 'room', ?, ?, ?)",
+                id, timeoutSeconds, profile, profile == null ? null : "dev-" + id);
         return id;
+    }
+
+    private Integer timeoutInState(String sensor) {
+        return jdbc.queryForObject("SELECT heartbeat_timeout_seconds FROM sensor_state WHERE sensor_id = ?", Integer.class,
+                sensor);
+    }
+
+    private long deadlineAfterLastSeen(String sensor) {
+        return jdbc.queryForObject("SELECT (extract(epoch FROM lost_deadline - last_seen_at) * 1000)::bigint "
+                + "FROM sensor_state WHERE sensor_id = ?", Long.class, sensor);
+    }
+
+    private long deadlineSecondsAway(String sensor) {
+        return jdbc.queryForObject("SELECT extract(epoch FROM lost_deadline - now())::bigint FROM sensor_state "
+                + "WHERE sensor_id = ?", Long.class, sensor);
     }
 
     private void publish(String sensor, int data, long ts) {
