@@ -40,9 +40,9 @@ class ApiConfiguration {
                                     @Value("${lockwatch.api.import-at-once-max-rows}") int atOnce,
                                     @Value("${lockwatch.api.max-import-rows}") long maxRows,
                                     @Value("${lockwatch.api.max-import-credentials}") int maxCredentials,
-                                    org.apache.camel.CamelContext camel) {
+                                    org.apache.camel.CamelContext camel, io.lockwatch.adapters.DeviceProfiles profiles) {
         return new RegistryFileApi(imports, guard, FlatSchema.of("RegistryRow", contract.schema("RegistryRow")), atOnce,
-                maxRows, maxCredentials, camel.createProducerTemplate());
+                maxRows, maxCredentials, camel.createProducerTemplate(), profiles);
     }
 
     @Bean

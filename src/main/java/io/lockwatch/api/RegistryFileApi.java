@@ -35,7 +35,7 @@ public class RegistryFileApi {
 
     /** The columns, in the order of an export. */
     static final List<String> COLUMNS = List.of("sensor_id", "address", "heartbeat_timeout_seconds",
-            "open_alarm_seconds", "client_name", "client_url", "gateways", "credential");
+            "open_alarm_seconds", "client_name", "client_url", "gateways", "credential", "profile", "device_id");
     /** Refused rows named in one answer; the count says how many there were. */
     static final int MAX_ERRORS = 100;
     private static final CsvMapper CSV = new CsvMapper().enable(CsvParser.Feature.TRIM_SPACES)
@@ -52,6 +52,7 @@ public class RegistryFileApi {
     private final long maxRows;
     private final int maxCredentials;
     private final org.apache.camel.ProducerTemplate jobs;
+    private final io.lockwatch.adapters.DeviceProfiles profiles;
 
     /**
      * @param maxRowsAtOnce a file of at most this many rows is applied before the answer (200); a larger one by a
@@ -61,7 +62,8 @@ public class RegistryFileApi {
      *                       answered, before the answer
      */
     RegistryFileApi(RegistryImports imports, TargetGuard guard, FlatSchema rowSchema, int maxRowsAtOnce, long maxRows,
-                    int maxCredentials, org.apache.camel.ProducerTemplate jobs) {
+                    int maxCredentials, org.apache.camel.ProducerTemplate jobs, io.lockwatch.adapters.DeviceProfiles profiles) {
+        this.profiles = profiles;
         this.imports = imports;
         this.file = imports.file();
         this.guard = guard;
@@ -289,7 +291,8 @@ public class RegistryFileApi {
                     // a cell a spreadsheet would run as a formula is marked as text; the import takes the mark off
                     values.add(java.util.Arrays.asList(r.sensorId(), SpreadsheetCells.neutralised(r.address()),
                             r.heartbeatTimeoutSeconds(), r.openAlarmSeconds(), SpreadsheetCells.neutralised(r.clientName()),
-                            SpreadsheetCells.neutralised(r.clientUrl()), r.gateways(), r.credential()));
+                            SpreadsheetCells.neutralised(r.clientUrl()), r.gateways(), r.credential(), r.profile(),
+                            SpreadsheetCells.neutralised(r.deviceId())));
                 }
                 text.append(first || !values.isEmpty() ? CSV.writer(schema.build()).writeValueAsString(values) : "");
                 first = false;
@@ -422,7 +425,8 @@ public class RegistryFileApi {
         }
         Row row = new Row(f.get("sensor_id").textValue(), f.get("address").textValue(), number(f, "heartbeat_timeout_seconds"),
                 number(f, "open_alarm_seconds"), text(f, "client_name"), text(f, "client_url"),
-                gateways(text(f, "gateways")), text(f, "credential"));
+                gateways(text(f, "gateways")), text(f, "credential"), text(f, "profile"),
+                deviceOf(text(f, "profile"), text(f, "device_id")));
         RequestBodies.plain("address", row.address());
         RequestBodies.plain("client_name", row.clientName());
         RequestBodies.plain("client_url", row.clientUrl());
@@ -444,6 +448,23 @@ public class RegistryFileApi {
             }
         }
         return row;
+    }
+
+    /**
+     * The row's device id as its profile's network writes it, checked as the sensor operations check it; a profile
+     * of '-' (none) has none.
+     */
+    private String deviceOf(String profile, String deviceId) {
+        if (RegistryFile.NO_PROFILE.equals(profile)) {
+            if (deviceId != null) {
+                throw ApiProblem.badRequest("device_id", "a sensor without a profile ('-') has no device_id");
+            }
+            return null;
+        }
+        RequestBodies.plain("device_id", deviceId);
+        RequestBodies.bothOrNeither(profile, deviceId);
+        io.lockwatch.registry.Registry.Device device = SensorsApi.device(profiles, profile, deviceId);
+        return device == null ? null : device.deviceId();
     }
 
     /** A sensor's gateways as an export writes them: each once, in order; so the file a file made is that file. */

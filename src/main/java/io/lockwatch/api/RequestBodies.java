@@ -57,7 +57,7 @@ final class RequestBodies {
      * A sensor's device profile and its id on that network: both, or neither; the id one an MQTT topic can name
      * (no wildcard, no empty level at either end).
      */
-    private static void bothOrNeither(String profile, String deviceId) {
+    static void bothOrNeither(String profile, String deviceId) {
         if ((profile == null) != (deviceId == null)) {
             throw ApiProblem.badRequest(profile == null ? "profile" : "device_id",
                     "profile and device_id go together: a sensor names both, or neither");

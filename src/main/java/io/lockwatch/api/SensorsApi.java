@@ -26,7 +26,7 @@ public class SensorsApi {
         try {
             Json.respond(exchange, 201, registry.createSensor(sensor.id(), sensor.address(),
                     sensor.heartbeatTimeoutSeconds(), sensor.openAlarmSeconds(), sensor.openAlarmSeverity(),
-                    device(sensor.profile(), sensor.deviceId())));
+                    device(profiles, sensor.profile(), sensor.deviceId())));
         } catch (Registry.AlreadyExists e) {
             throw ApiProblem.conflict(e.getMessage());
         }
@@ -69,7 +69,7 @@ public class SensorsApi {
             sensor = registry.updateSensor(id, change.address(), timeout.isPresent(),
                     timeout.orElse(null), openAlarm.isPresent(), openAlarm.orElse(null), severity.isPresent(),
                     severity.orElse(null), change.profile().isPresent(),
-                    device(change.profile().orElse(null), change.deviceId().orElse(null)));
+                    device(profiles, change.profile().orElse(null), change.deviceId().orElse(null)));
         } catch (Registry.AlreadyExists e) {
             throw ApiProblem.conflict(e.getMessage());
         }
@@ -79,8 +79,11 @@ public class SensorsApi {
         Json.respond(exchange, 200, sensor);
     }
 
-    /** A profile and device id as given (both, or neither: the body checked that), the profile one configured. */
-    private Registry.Device device(String profile, String deviceId) {
+    /**
+     * A profile and device id as given (both, or neither: the body checked that), the profile one configured, the id
+     * as its network writes it.
+     */
+    static Registry.Device device(io.lockwatch.adapters.DeviceProfiles profiles, String profile, String deviceId) {
         if (profile == null) {
             return null;
         }

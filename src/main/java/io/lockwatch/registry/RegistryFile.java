@@ -29,7 +29,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * exactly the clients its rows name; a client is known by its name, created with its URL (its secret answered once)
  * or given the file's URL. A sensor's gateways and credential, where the file gives them, are made what it says: it
  * belongs to exactly those gateways (created if new), and it has a live credential (one made if it has none, its
- * secret answered once) or none (revoked). Clients and sensors the file does not name are left as they are. So the
+ * secret answered once) or none (revoked). Its device profile and device id, where the file gives them, are made
+ * what it says ({@link #NO_PROFILE}: none). Clients and sensors the file does not name are left as they are. So the
  * same file imported again changes nothing, and the export of what a file made is that file.
  * <p>
  * However large the file, nothing of it is held in memory: its rows are copied into a staging table as they are read
@@ -41,15 +42,19 @@ public class RegistryFile {
 
     /**
      * One row: a sensor, and one client it is linked to (name and URL both null: none). {@code gateways}: ids
-     * separated by spaces, or {@link #NO_GATEWAY}; {@code credential}: {@link #LIVE} or {@link #NONE}; null: left
-     * as they are.
+     * separated by spaces, or {@link #NO_GATEWAY}; {@code credential}: {@link #LIVE} or {@link #NONE};
+     * {@code profile} with {@code deviceId}, or {@link #NO_PROFILE} without; null: left as they are.
      */
     public record Row(String sensorId, String address, Integer heartbeatTimeoutSeconds, Integer openAlarmSeconds,
-                      String clientName, String clientUrl, String gateways, String credential) {
+                      String clientName, String clientUrl, String gateways, String credential, String profile,
+                      String deviceId) {
     }
 
-    /** A row's {@code gateways} for a sensor of none; its {@code credential} for a live one, and for none. */
-    public static final String NO_GATEWAY = "-", LIVE = "live", NONE = "none";
+    /**
+     * A row's {@code gateways} for a sensor of none; its {@code credential} for a live one, and for none; its
+     * {@code profile} for a sensor of none.
+     */
+    public static final String NO_GATEWAY = "-", LIVE = "live", NONE = "none", NO_PROFILE = "-";
 
     /**
      * What an import did. {@code newClients}: each created client with its secret; {@code newCredentials}: each
@@ -169,6 +174,10 @@ public class RegistryFile {
             text(row.gateways());
             out.write(',');
             text(row.credential());
+            out.write(',');
+            text(row.profile());
+            out.write(',');
+            text(row.deviceId());
             out.write('\n');
             rows++;
         }
@@ -261,7 +270,8 @@ public class RegistryFile {
             }
             PGCopyOutputStream copy = new PGCopyOutputStream(connection.unwrap(PGConnection.class), """
                     COPY registry_import_rows (import_id, row_no, sensor_id, address, heartbeat_timeout_seconds,
-                                               open_alarm_seconds, client_name, client_url, gateways, credential)
+                                               open_alarm_seconds, client_name, client_url, gateways, credential,
+                                               profile, device_id)
                     FROM STDIN (FORMAT csv)""",
                     1 << 16);
             return new Staging(importId, connection, new BufferedWriter(new OutputStreamWriter(copy, StandardCharsets.UTF_8),
@@ -275,9 +285,10 @@ public class RegistryFile {
     }
 
     /**
-     * Rows that disagree with an earlier row of the file: another address, timeout, gateways or credential for the
-     * same sensor, another
-     * URL for the same client name. The first {@code limit} of them by row, and how many there are in all.
+     * Rows that disagree with an earlier row of the file: another address, timeout, gateways, credential or device for
+     * the same sensor, another URL for the same client name; and a device the file gives two sensors, or one that is
+     * another sensor's which the file leaves it. The first {@code limit} of them by row, and how many there are in
+     * all.
      */
     public Refused conflicts(UUID importId, int limit) {
         List<RowProblem> problems = new ArrayList<>();
@@ -287,8 +298,11 @@ public class RegistryFile {
             jdbc.query("""
                     WITH firsts AS (
                         SELECT DISTINCT ON (sensor_id) sensor_id, row_no, address, heartbeat_timeout_seconds,
-                               open_alarm_seconds, gateways, credential
+                               open_alarm_seconds, gateways, credential, profile, device_id
                           FROM registry_import_rows WHERE import_id = ? ORDER BY sensor_id, row_no),
+                    device_firsts AS (
+                        SELECT DISTINCT ON (device_id) device_id, sensor_id, row_no
+                          FROM firsts WHERE device_id IS NOT NULL ORDER BY device_id, row_no),
                     client_firsts AS (
                         SELECT DISTINCT ON (client_name) client_name, row_no, client_url
                           FROM registry_import_rows WHERE import_id = ? AND client_name IS NOT NULL
@@ -301,13 +315,26 @@ public class RegistryFile {
                                    CASE WHEN r.open_alarm_seconds IS DISTINCT FROM f.open_alarm_seconds
                                         THEN 'open_alarm_seconds' END,
                                    CASE WHEN r.gateways IS DISTINCT FROM f.gateways THEN 'gateways' END,
-                                   CASE WHEN r.credential IS DISTINCT FROM f.credential THEN 'credential' END)
+                                   CASE WHEN r.credential IS DISTINCT FROM f.credential THEN 'credential' END,
+                                   CASE WHEN (r.profile, r.device_id) IS DISTINCT FROM (f.profile, f.device_id)
+                                        THEN 'profile or device_id' END)
                                    || ' than on row ' || f.row_no AS detail
                           FROM registry_import_rows r JOIN firsts f USING (sensor_id)
                          WHERE r.import_id = ?
-                           AND (r.address, r.heartbeat_timeout_seconds, r.open_alarm_seconds, r.gateways, r.credential)
+                           AND (r.address, r.heartbeat_timeout_seconds, r.open_alarm_seconds, r.gateways, r.credential,
+                                r.profile, r.device_id)
                                IS DISTINCT FROM (f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds,
-                                                 f.gateways, f.credential)
+                                                 f.gateways, f.credential, f.profile, f.device_id)
+                        UNION ALL
+                        SELECT f.row_no, 'device ' || f.device_id || ' is sensor ' || d.sensor_id || '''s on row '
+                                   || d.row_no
+                          FROM firsts f JOIN device_firsts d USING (device_id)
+                         WHERE f.sensor_id <> d.sensor_id
+                        UNION ALL
+                        -- one sensor per device: another's, unless the file gives that one another (or none)
+                        SELECT f.row_no, 'device ' || f.device_id || ' is sensor ' || s.id || '''s already'
+                          FROM firsts f JOIN sensors s ON s.device_id = f.device_id AND s.id <> f.sensor_id
+                         WHERE NOT EXISTS (SELECT 1 FROM firsts o WHERE o.sensor_id = s.id AND o.profile IS NOT NULL)
                         UNION ALL
                         SELECT r.row_no, 'client ' || r.client_name || ' has another client_url than on row ' || f.row_no
                           FROM registry_import_rows r JOIN client_firsts f USING (client_name)
@@ -498,28 +525,45 @@ public class RegistryFile {
         int total = jdbc.update("""
                 CREATE TEMP TABLE import_sensors ON COMMIT DROP AS
                 SELECT DISTINCT ON (sensor_id) sensor_id, address, heartbeat_timeout_seconds, open_alarm_seconds,
-                       gateways, credential
+                       gateways, credential, profile, device_id
                   FROM registry_import_rows WHERE import_id = ? ORDER BY sensor_id, row_no""", importId);
         jdbc.execute("ALTER TABLE import_sensors ADD PRIMARY KEY (sensor_id)");
         jdbc.execute("ANALYZE import_sensors");
         jdbc.execute("""
                 CREATE TEMP TABLE import_changed ON COMMIT DROP AS
                 SELECT f.sensor_id, f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds,
-                       s.heartbeat_timeout_seconds IS DISTINCT FROM f.heartbeat_timeout_seconds AS timeout_changed,
+                       -- the file's profile null: the device as it is
+                       CASE WHEN f.profile IS NULL THEN s.profile ELSE nullif(f.profile, '-') END AS profile,
+                       CASE WHEN f.profile IS NULL THEN s.device_id ELSE f.device_id END AS device_id,
+                       -- a profile may bring its heartbeat timeout (V49)
+                       s.heartbeat_timeout_seconds IS DISTINCT FROM f.heartbeat_timeout_seconds
+                           OR (f.profile IS NOT NULL AND s.profile IS DISTINCT FROM nullif(f.profile, '-'))
+                           AS timeout_changed,
                        s.open_alarm_seconds IS DISTINCT FROM f.open_alarm_seconds AS alarm_changed
                   FROM import_sensors f JOIN sensors s ON s.id = f.sensor_id
                  WHERE (s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds)
-                       IS DISTINCT FROM (f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds)""");
+                       IS DISTINCT FROM (f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds)
+                    OR (f.profile IS NOT NULL
+                        AND (s.profile, s.device_id) IS DISTINCT FROM (nullif(f.profile, '-'), f.device_id))""");
 
         step.accept("changing the sensors that differ");
+        // a device that moves from one of the file's sensors to another is given up first: one sensor per device
+        // holds at each row, not only at the end
+        jdbc.update("""
+                UPDATE sensors s SET profile = NULL, device_id = NULL
+                  FROM import_changed c
+                 WHERE s.id = c.sensor_id AND s.device_id IS NOT NULL AND s.device_id IS DISTINCT FROM c.device_id""");
         int updated = jdbc.update("""
                 UPDATE sensors s SET address = c.address, heartbeat_timeout_seconds = c.heartbeat_timeout_seconds,
-                       open_alarm_seconds = c.open_alarm_seconds, updated_at = now()
+                       open_alarm_seconds = c.open_alarm_seconds, profile = c.profile, device_id = c.device_id,
+                       updated_at = now()
                   FROM import_changed c WHERE s.id = c.sensor_id""");
         step.accept("creating the new sensors");
         int created = jdbc.update("""
-                INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds)
-                SELECT f.sensor_id, f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds FROM import_sensors f
+                INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds, profile, device_id)
+                SELECT f.sensor_id, f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds,
+                       nullif(f.profile, '-'), f.device_id
+                  FROM import_sensors f
                  WHERE NOT EXISTS (SELECT 1 FROM sensors s WHERE s.id = f.sensor_id)""");
 
         step.accept("linking the sensors to their clients");
@@ -623,7 +667,8 @@ public class RegistryFile {
                 -- every link for every page
                 links AS (SELECT cs.sensor_id, c.id, c.name, c.url FROM client_sensors cs JOIN clients c ON c.id = cs.client_id
                            WHERE cs.sensor_id > ? AND cs.sensor_id <= (SELECT max(id) FROM page))
-                SELECT s.id, s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds, l.name, l.url,
+                SELECT s.id, s.address, s.heartbeat_timeout_seconds, s.open_alarm_seconds, l.name, l.url, s.profile,
+                       s.device_id,
                        -- none, and no credential, are written empty: read back, empty leaves them so
                        (SELECT string_agg(gs.gateway_id, ' ' ORDER BY gs.gateway_id) FROM gateway_sensors gs
                          WHERE gs.sensor_id = s.id),
@@ -634,7 +679,7 @@ public class RegistryFile {
                   FROM page s LEFT JOIN links l ON l.sensor_id = s.id
                  ORDER BY s.id, l.name, l.id""", (rs, i) -> new Row(rs.getString(1), rs.getString(2),
                 (Integer) rs.getObject(3), (Integer) rs.getObject(4), rs.getString(5), rs.getString(6),
-                rs.getString(7), rs.getString(8)),
+                rs.getString(9), rs.getString(10), rs.getString(7), rs.getString(8)),
                 // every id is greater than '': the primary key's range scan from the first
                 after == null ? "" : after, sensors, after == null ? "" : after);
     }

@@ -29,8 +29,10 @@ class RegistryFileApiTest {
 
     static final String ADMIN = "test-admin-token", READER = "test-read-token";
     static final String HEADER = "sensor_id,address,heartbeat_timeout_seconds,open_alarm_seconds,client_name,client_url";
-    /** What an export writes: the columns of a sensor's gateways and credential too, empty when it has none. */
-    static final String EXPORT_HEADER = HEADER + ",gateways,credential";
+    /** The columns of a sensor's gateways and credential too. */
+    static final String DEVICES_HEADER = HEADER + ",gateways,credential";
+    /** What an export writes: the columns of a sensor's gateways, credential and device too, empty when it has none. */
+    static final String EXPORT_HEADER = DEVICES_HEADER + ",profile,device_id";
     static final ObjectMapper JSON = new ObjectMapper();
     static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -81,7 +83,7 @@ class RegistryFileApiTest {
         List<String> lines = Arrays.asList(export.body().split("\r?\n"));
         assertThat(lines.get(0)).isEqualTo(EXPORT_HEADER);
         assertThat(lines.stream().filter(l -> l.startsWith(p)).toList())
-                .containsExactlyElementsOf(rows.stream().map(r -> r + ",,").toList());
+                .containsExactlyElementsOf(rows.stream().map(r -> r + ",,,,").toList());
     }
 
     /**
@@ -202,7 +204,7 @@ class RegistryFileApiTest {
     @Test
     void gatewaysAndCredentialsAreWhatTheFileSaysAndTheirSecretsAreShownOnce() throws Exception {
         String p = prefix();
-        String file = EXPORT_HEADER + "\n"
+        String file = DEVICES_HEADER + "\n"
                 + p + "A,Hall,,,,,Gw2" + p + " Gw1" + p + ",live\n"
                 + p + "B,Yard,,,,,-,live\n"
                 + p + "C,Cellar,,,,,,\n";
@@ -230,11 +232,11 @@ class RegistryFileApiTest {
                 + again.at("/gateways/sensors_removed").asInt()).isZero();
         List<String> exported = Arrays.stream(get("csv", READER).body().split("\r?\n")).filter(l -> l.startsWith(p)).toList();
         assertThat(exported).containsExactly(
-                p + "A,Hall,,,,,Gw1" + p + " Gw2" + p + ",live",
-                p + "B,Yard,,,,,,live",
-                p + "C,Cellar,,,,,,");
+                p + "A,Hall,,,,,Gw1" + p + " Gw2" + p + ",live,,",
+                p + "B,Yard,,,,,,live,,",
+                p + "C,Cellar,,,,,,,,");
 
-        JsonNode revoked = post(EXPORT_HEADER + "\n" + p + "A,Hall,,,,,Gw1" + p + ",none\n", "text/csv", ADMIN).json();
+        JsonNode revoked = post(DEVICES_HEADER + "\n" + p + "A,Hall,,,,,Gw1" + p + ",none\n", "text/csv", ADMIN).json();
         assertThat(revoked.at("/credentials/revoked").asInt()).isEqualTo(1);
         assertThat(revoked.at("/gateways/sensors_removed").asInt()).isEqualTo(1);
         assertThat(devices.authenticate("sensor." + p + "A", secretOfA)).isFalse();
@@ -245,7 +247,7 @@ class RegistryFileApiTest {
     @Test
     void aSensorsGatewaysAndCredentialMustAgreeOnEachOfItsRowsAndBeWellFormed() throws Exception {
         String p = prefix();
-        Answer refused = post(EXPORT_HEADER + "\n"
+        Answer refused = post(DEVICES_HEADER + "\n"
                 + p + "A,Hall,,,One " + p + ",http://127.0.0.1:9/one,Gw" + p + ",live\n"
                 + p + "A,Hall,,,Two " + p + ",http://127.0.0.1:9/two,Gw" + p + ",\n"
                 + p + "B,Yard,,,,,not/an id,\n"
@@ -260,6 +262,83 @@ class RegistryFileApiTest {
     }
 
     @Autowired io.lockwatch.devices.Devices devices;
+
+    /**
+     * A sensor's device profile and id (issue 57) are what the file says, checked as the sensor operations check them,
+     * and the profile's heartbeat timeout comes with it; '-' takes them away, empty leaves them; two of the file's
+     * sensors may trade devices; a device is one sensor's.
+     */
+    @Test
+    void profilesAndDevicesAreWhatTheFileSaysOneSensorPerDevice() throws Exception {
+        String p = prefix();
+        String x = hex16(), y = hex16();
+        String file = EXPORT_HEADER + "\n"
+                + p + "A,Hall,,,,,,,zigbee2mqtt,hall/" + p + "\n"
+                + p + "B,Dock,,,,,,,dragino-lds02," + x.toUpperCase() + "\n"
+                + p + "C,Cellar,,,,,,,,\n"
+                + p + "D,Gate,,,,,,,dragino-lds02," + y + "\n";
+
+        Answer first = post(file, "text/csv", ADMIN);
+
+        assertThat(first.status()).as(first.body()).isEqualTo(200);
+        assertThat(device(p + "A")).isEqualTo("zigbee2mqtt hall/" + p);
+        assertThat(device(p + "B")).isEqualTo("dragino-lds02 " + x); // a DevEUI as ChirpStack writes it
+        assertThat(device(p + "C")).isEqualTo("-");
+        // the profile's heartbeat timeout (49 h) is the one that applies to a sensor without its own
+        assertThat(jdbc.queryForObject("SELECT heartbeat_timeout_seconds FROM sensor_state WHERE sensor_id = ?",
+                Integer.class, p + "B")).isEqualTo(49 * 3600);
+        assertThat(post(file, "text/csv", ADMIN).json().at("/sensors/unchanged").asInt()).isEqualTo(4);
+        List<String> exported = Arrays.stream(get("csv", READER).body().split("\r?\n")).filter(l -> l.startsWith(p)).toList();
+        assertThat(exported).containsExactly(p + "A,Hall,,,,,,,zigbee2mqtt,hall/" + p,
+                p + "B,Dock,,,,,,,dragino-lds02," + x, p + "C,Cellar,,,,,,,,", p + "D,Gate,,,,,,,dragino-lds02," + y);
+        // the export imported again changes nothing
+        assertThat(post(EXPORT_HEADER + "\n" + String.join("\n", exported) + "\n", "text/csv", ADMIN).json()
+                .at("/sensors/unchanged").asInt()).isEqualTo(4);
+
+        // B and D trade devices, A has none any more, C is left as it is
+        JsonNode changed = post(EXPORT_HEADER + "\n"
+                + p + "A,Hall,,,,,,,-,\n"
+                + p + "B,Dock,,,,,,,dragino-lds02," + y + "\n"
+                + p + "C,Cellar,,,,,,,,\n"
+                + p + "D,Gate,,,,,,,dragino-lds02," + x + "\n", "text/csv", ADMIN).json();
+
+        assertThat(changed.at("/sensors/updated").asInt()).isEqualTo(3);
+        assertThat(device(p + "A")).isEqualTo("-");
+        assertThat(device(p + "B")).isEqualTo("dragino-lds02 " + y);
+        assertThat(device(p + "D")).isEqualTo("dragino-lds02 " + x);
+        assertThat(jdbc.queryForObject("SELECT heartbeat_timeout_seconds FROM sensor_state WHERE sensor_id = ?",
+                Integer.class, p + "A")).isNull();
+
+        Answer refused = post(EXPORT_HEADER + "\n"
+                + p + "E,One,,,,,,,zigbee2mqtt,twin/" + p + "\n"
+                + p + "F,Two,,,,,,,zigbee2mqtt,twin/" + p + "\n"
+                + p + "G,Three,,,,,,,dragino-lds02," + x + "\n"
+                + p + "H,Four,,,,,,,no-such-profile,h" + p + "\n"
+                + p + "I,Five,,,,,,,zigbee2mqtt,\n"
+                + p + "J,Six,,,,,,,-,j" + p + "\n"
+                + p + "K,Seven,,,,,,,dragino-lds02,not-a-deveui\n"
+                + p + "L,Eight,,,,,,,zigbee2mqtt," + p + "/#\n", "text/csv", ADMIN);
+
+        assertThat(refused.status()).as(refused.body()).isEqualTo(400);
+        assertThat(String.join("\n", JSON.convertValue(refused.json().get("errors"), String[].class)))
+                .contains("row 2: device twin/" + p + " is sensor " + p + "E's on row 1")
+                .contains("row 3: device " + x + " is sensor " + p + "D's already")
+                .contains("row 4: profile: unknown device profile no-such-profile")
+                .contains("row 5: device_id: profile and device_id go together")
+                .contains("row 6: device_id: a sensor without a profile ('-') has no device_id")
+                .contains("row 7: device_id: a ChirpStack device's id is its DevEUI")
+                .contains("row 8: device_id: device_id is a device's id in its network's topics");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM sensors WHERE id = ?", Integer.class, p + "E")).isZero();
+    }
+
+    private String device(String sensor) {
+        return jdbc.queryForObject("SELECT coalesce(profile || ' ' || device_id, '-') FROM sensors WHERE id = ?",
+                String.class, sensor);
+    }
+
+    private static String hex16() {
+        return UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    }
 
     @Test
     void theJsonFormTakesTheSameRows() throws Exception {

@@ -214,7 +214,7 @@ class RegistryImportJobTest {
             java.util.List<String> ours = java.util.Arrays.stream(csv.body().split("\r?\n")).filter(l -> l.startsWith(p)).toList();
             assertThat(ours).hasSize(12000 + 1200);
             assertThat(ours).isSortedAccordingTo(java.util.Comparator.comparing((String l) -> l.substring(0, l.indexOf(','))));
-            assertThat(ours.stream().filter(l -> l.endsWith(",B " + p + ",http://127.0.0.1:9/b,,")).count()).isEqualTo(1200);
+            assertThat(ours.stream().filter(l -> l.endsWith(",B " + p + ",http://127.0.0.1:9/b,,,,")).count()).isEqualTo(1200);
             assertThat(csv.body().split("\r?\n")[0]).isEqualTo(RegistryFileApiTest.EXPORT_HEADER);
             JsonNode rows = JSON.readTree(json.body());
             assertThat(rows.isArray()).isTrue();
