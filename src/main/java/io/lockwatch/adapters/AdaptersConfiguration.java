@@ -29,4 +29,14 @@ class AdaptersConfiguration {
     ChirpStackAdapter chirpstack(NetworkAdapter.AdapterServices services) {
         return new ChirpStackAdapter(services);
     }
+
+    @Bean
+    TheThingsStackAdapter theThingsStack(NetworkAdapter.AdapterServices services) {
+        return new TheThingsStackAdapter(services);
+    }
+
+    @Bean
+    ShellyAdapter shelly(NetworkAdapter.AdapterServices services) {
+        return new ShellyAdapter(services);
+    }
 }

@@ -12,7 +12,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * and reads them by the profile. The built-in profiles are in application.yaml; an operator adds one by configuration.
  *
  * @param profiles device profiles by name (docs/devices.md): the built-in ones (zigbee2mqtt, dragino-lds02,
- *                 milesight-ws301) and an operator's own, each {@code lockwatch.profiles.<name>.adapter},
+ *                 milesight-ws301, shelly-door-window) and an operator's own, each {@code lockwatch.profiles.<name>.adapter},
  *                 {@code door-field}, {@code closed-when}, {@code open-when}, {@code battery-field},
  *                 {@code tamper-field}, {@code tamper-when}, {@code heartbeat-timeout}
  */
@@ -22,7 +22,9 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
     /**
      * A profile.
      *
-     * @param adapter      the network whose adapter takes its devices' messages: {@code zigbee2mqtt}
+     * @param adapter      the network whose adapter takes its devices' messages ({@code zigbee2mqtt},
+     *                     {@code shelly}), or the LoRaWAN networks that may carry them ({@code chirpstack},
+     *                     {@code the-things-stack}: a device is known by its DevEUI on either)
      * @param doorField    the field of a device's message that holds its door (or contact, or lock)
      * @param closedWhen   the field's values that mean closed: text ({@code LOCK}), {@code true}, or a number (1 is
      *                     also 1.0, as ChirpStack's codecs' numbers come)
@@ -35,17 +37,26 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
      *                     that sets no timeout of its own (a device that reports once a day needs more than the
      *                     service's hour); unset: the service's default
      */
-    public record Profile(String adapter, String doorField, List<String> closedWhen, List<String> openWhen,
+    public record Profile(List<String> adapter, String doorField, List<String> closedWhen, List<String> openWhen,
                           String batteryField, String tamperField, List<String> tamperWhen,
                           java.time.Duration heartbeatTimeout) {
     }
 
+    /** The adapters of LoRaWAN networks, where a device is known by its DevEUI. */
+    static final List<String> LORAWAN = List.of(ChirpStackAdapter.NAME, TheThingsStackAdapter.NAME);
+    static final List<String> ADAPTERS = List.of(Zigbee2MqttAdapter.NAME, ChirpStackAdapter.NAME,
+            TheThingsStackAdapter.NAME, ShellyAdapter.NAME);
+
     public DeviceProfiles {
         profiles = profiles == null ? Map.of() : new TreeMap<>(profiles);
         profiles.forEach((name, p) -> {
-            if (!Zigbee2MqttAdapter.NAME.equals(p.adapter()) && !ChirpStackAdapter.NAME.equals(p.adapter())) {
-                throw new IllegalArgumentException("lockwatch.profiles." + name + ".adapter must be "
-                        + Zigbee2MqttAdapter.NAME + " or " + ChirpStackAdapter.NAME + ", not " + p.adapter());
+            if (p.adapter() == null || p.adapter().isEmpty() || !ADAPTERS.containsAll(p.adapter())) {
+                throw new IllegalArgumentException("lockwatch.profiles." + name + ".adapter must be one of "
+                        + ADAPTERS + ", not " + p.adapter());
+            }
+            if (p.adapter().size() > 1 && !LORAWAN.containsAll(p.adapter())) {
+                throw new IllegalArgumentException("lockwatch.profiles." + name + ".adapter names several networks: "
+                        + "only LoRaWAN's (" + LORAWAN + ") may share a profile, their devices known by DevEUI");
             }
             if (p.doorField() == null || p.closedWhen() == null || p.openWhen() == null || p.closedWhen().isEmpty()
                     || p.openWhen().isEmpty() || p.closedWhen().stream().anyMatch(p.openWhen()::contains)) {
@@ -66,7 +77,12 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
 
     /** The names of the profiles this adapter reads. */
     public List<String> of(String adapter) {
-        return profiles.entrySet().stream().filter(e -> e.getValue().adapter().equals(adapter)).map(Map.Entry::getKey).toList();
+        return profiles.entrySet().stream().filter(e -> e.getValue().adapter().contains(adapter)).map(Map.Entry::getKey).toList();
+    }
+
+    /** Whether the profile's devices are LoRaWAN's, each known by its DevEUI (16 hex digits). */
+    public boolean byDevEui(String name) {
+        return LORAWAN.containsAll(profiles.get(name).adapter());
     }
 
     /** The heartbeat timeouts in seconds of the profiles that set one, by profile. */

@@ -91,11 +91,12 @@ public class SensorsApi {
             throw ApiProblem.badRequest("profile", "unknown device profile " + profile + "; configured: "
                     + String.join(", ", profiles.profiles().keySet()));
         }
-        if (io.lockwatch.adapters.ChirpStackAdapter.NAME.equals(profiles.profile(profile).adapter())) {
-            // a DevEUI as labels print it (upper case) is the one ChirpStack names in lower case
+        if (profiles.byDevEui(profile)) {
+            // a DevEUI as labels (and The Things Stack) print it, in upper case, is the one ChirpStack names in lower
+            // case: kept so, and each adapter reads its network's the same way
             deviceId = deviceId.toLowerCase(java.util.Locale.ROOT);
             if (!deviceId.matches("[0-9a-f]{16}")) {
-                throw ApiProblem.badRequest("device_id", "a ChirpStack device's id is its DevEUI: 16 hex digits");
+                throw ApiProblem.badRequest("device_id", "a LoRaWAN device's id is its DevEUI: 16 hex digits");
             }
         }
         return new Registry.Device(profile, deviceId);

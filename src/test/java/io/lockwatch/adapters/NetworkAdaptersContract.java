@@ -32,7 +32,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * out of range is left out and the door still counts; the broker away and back; the API's rules for a profile and a
  * device id. ChirpStack: a frame heard by two gateways read once with the better signal, a frame sent again a
  * duplicate, frames out of order applied in the order they were sent, a device that joined again counting from 0,
- * and a Milesight contact's battery and mount alarming.
+ * and a Milesight contact's battery and mount alarming. The Things Stack: the same of its uplinks, by its session key
+ * and a counter it leaves out when 0. Shelly: a Door/Window's state and battery on topics of their own.
  */
 @CamelSpringBootTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
@@ -40,6 +41,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
         "lockwatch.adapters.zigbee2mqtt.client-id=lockwatch-adapter-test",
         "lockwatch.adapters.chirpstack.enabled=true",
         "lockwatch.adapters.chirpstack.client-id=lockwatch-chirpstack-test",
+        "lockwatch.adapters.the-things-stack.enabled=true",
+        "lockwatch.adapters.the-things-stack.client-id=lockwatch-tts-test",
+        "lockwatch.adapters.shelly.enabled=true",
+        "lockwatch.adapters.shelly.client-id=lockwatch-shelly-test",
         // an operator's profile: a Zigbee lock whose lock_state says LOCK or UNLOCK
         "lockwatch.profiles.zigbee-lock.adapter=zigbee2mqtt",
         "lockwatch.profiles.zigbee-lock.door-field=lock_state",
@@ -77,7 +82,9 @@ public abstract class NetworkAdaptersContract {
         broker().up();
         // connected, and so subscribed (again, after a test took the broker away and back: a new session)
         await().atMost(Duration.ofSeconds(30)).until(() ->
-                connected("zigbee2mqtt-messages-become-readings") && connected("chirpstack-messages-become-readings"));
+                connected("zigbee2mqtt-messages-become-readings") && connected("chirpstack-messages-become-readings")
+                        && connected("the-things-stack-messages-become-readings")
+                        && connected("shelly-messages-become-readings"));
     }
 
     private boolean connected(String route) {
@@ -141,6 +148,76 @@ public abstract class NetworkAdaptersContract {
                 "milesight-ws301", "{\"battery\":15.0,\"magnet_status\":\"close\",\"tamper_status\":\"installed\"}"));
         await().atMost(Duration.ofSeconds(15)).until(() -> types(s).contains("sensor.tamper_cleared"));
         assertThat(state(s)).isEqualTo(1);
+    }
+
+    // --- The Things Stack
+
+    @Test
+    void aTheThingsStackUplinkIsReadOnceInTheOrderItWasSentAndANewSessionCountsAgain() throws Exception {
+        String devEui = devEui();
+        String s = sensor("dragino-lds02", devEui.toUpperCase()); // as its label prints it
+        String topic = "v3/lockwatch-doors@ttn/devices/dock-door-" + devEui + "/up";
+        java.time.Instant t = java.time.Instant.now().minusSeconds(120).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+
+        // the session's first frame (f_cnt 0, which The Things Stack leaves out), opened, heard by two gateways
+        broker().publish(topic, theThingsStack(t, devEui, "AXA50tHUGUucuzS/bCGMNw==", 0, "AQ==",
+                "{\"DOOR_OPEN_STATUS\":1,\"BAT_V\":3.05}"));
+        await().atMost(Duration.ofSeconds(15)).until(() -> state(s) != null && state(s) == 0);
+        JsonNode health = sensorBody(s).get("health");
+        assertThat(health.get("rssi").asInt()).as("the better gateway's").isEqualTo(-79);
+        assertThat(health.get("snr").asDouble()).isEqualTo(8.5);
+
+        // the same frame again (a reconnection's repeat): a duplicate, whatever it says
+        broker().publish(topic, theThingsStack(t.plusSeconds(2), devEui, "AXA50tHUGUucuzS/bCGMNw==", 0, "AQ==",
+                "{\"DOOR_OPEN_STATUS\":0}"));
+        // frame 2 (closed), then frame 1 (open) arriving after it: stale
+        broker().publish(topic, theThingsStack(t.plusSeconds(20), devEui, "AXA50tHUGUucuzS/bCGMNw==", 2, "AA==",
+                "{\"DOOR_OPEN_STATUS\":0}"));
+        broker().publish(topic, theThingsStack(t.plusSeconds(10), devEui, "AXA50tHUGUucuzS/bCGMNw==", 1, "AQ==",
+                "{\"DOOR_OPEN_STATUS\":1}"));
+        // joined again: a new session, its counter from 0 again; its first frame, open, is new
+        broker().publish(topic, theThingsStack(t.plusSeconds(30), devEui, "BbB61uIVHVvdv0T/cDHNxA==", 0, "AQ==",
+                "{\"DOOR_OPEN_STATUS\":1}"));
+        await().atMost(Duration.ofSeconds(15)).until(() -> types(s).size() == 3);
+        assertThat(jdbc.queryForList("SELECT state FROM sensor_events WHERE sensor_id = ? ORDER BY sequence", Integer.class, s))
+                .as("open, closed (frame 2), open again after the rejoin").containsExactly(0, 1, 0);
+        assertThat(jdbc.queryForObject("SELECT occurred_at FROM sensor_events WHERE sensor_id = ? AND sequence = 2",
+                java.sql.Timestamp.class, s).toInstant()).isEqualTo(t.plusSeconds(20));
+    }
+
+    /** The Things Stack's uplink message (src/test/resources/adapters/the-things-stack-uplink.json) with these values. */
+    private static String theThingsStack(java.time.Instant time, String devEui, String session, int fCnt, String payload,
+                                         String decoded) throws Exception {
+        try (java.io.InputStream in = NetworkAdaptersContract.class.getResourceAsStream("/adapters/the-things-stack-uplink.json")) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).replace("%TIME%", time.toString())
+                    .replace("%AS_TIME%", time.plusMillis(230).toString())
+                    .replace("%DEVEUI%", devEui.toUpperCase()).replace("%DEVADDR%", "260B1C2D")
+                    .replace("%SESSION%", session).replace("%FCNT%", fCnt == 0 ? "" : "\"f_cnt\": " + fCnt + ",")
+                    .replace("%PAYLOAD%", payload).replace("%DECODED%", decoded);
+        }
+    }
+
+    // --- Shelly
+
+    @Test
+    void aShellyDoorWindowSaysItsStateAndBatteryOnTopicsOfTheirOwn() throws Exception {
+        String device = "shellydw2-" + suffix().toUpperCase();
+        String s = sensor("shelly-door-window", device);
+
+        // a wake-up: its values one topic each, the battery before the door
+        broker().publish("shellies/" + device + "/sensor/battery", "12");
+        broker().publish("shellies/" + device + "/sensor/lux", "34");
+        broker().publish("shellies/" + device + "/sensor/state", "open");
+        await().atMost(Duration.ofSeconds(15)).until(() -> types(s).contains("sensor.battery_low"));
+        assertThat(state(s)).isEqualTo(0);
+        assertThat(sensorBody(s).at("/health/battery").asDouble()).isEqualTo(12);
+
+        // closed, then a device no sensor names, and a value that is no door
+        broker().publish("shellies/" + device + "/sensor/state", "close");
+        broker().publish("shellies/shellydw2-000000000000/sensor/state", "open");
+        broker().publish("shellies/" + device + "/sensor/state", "unknown");
+        await().atMost(Duration.ofSeconds(15)).until(() -> state(s) == 1);
+        assertThat(types(s)).containsExactly("sensor.state_changed", "sensor.battery_low", "sensor.state_changed");
     }
 
     private static String devEui() {

@@ -17,7 +17,13 @@ import org.springframework.test.context.TestPropertySource;
         "lockwatch.adapters.zigbee2mqtt.password=zigbee2mqtt",
         "lockwatch.adapters.chirpstack.broker-url=tcp://127.0.0.1:1884",
         "lockwatch.adapters.chirpstack.username=zigbee2mqtt",
-        "lockwatch.adapters.chirpstack.password=zigbee2mqtt"})
+        "lockwatch.adapters.chirpstack.password=zigbee2mqtt",
+        "lockwatch.adapters.the-things-stack.broker-url=tcp://127.0.0.1:1884",
+        "lockwatch.adapters.the-things-stack.username=zigbee2mqtt",
+        "lockwatch.adapters.the-things-stack.password=zigbee2mqtt",
+        "lockwatch.adapters.shelly.broker-url=tcp://127.0.0.1:1884",
+        "lockwatch.adapters.shelly.username=zigbee2mqtt",
+        "lockwatch.adapters.shelly.password=zigbee2mqtt"})
 class NetworkAdaptersIT extends NetworkAdaptersContract {
 
     static final NetworkBroker broker = NetworkBroker.mosquitto();

@@ -21,6 +21,8 @@ class NetworkAdaptersTest extends NetworkAdaptersContract {
     static void brokerUrl(DynamicPropertyRegistry registry) {
         registry.add("lockwatch.adapters.zigbee2mqtt.broker-url", broker::url);
         registry.add("lockwatch.adapters.chirpstack.broker-url", broker::url);
+        registry.add("lockwatch.adapters.the-things-stack.broker-url", broker::url);
+        registry.add("lockwatch.adapters.shelly.broker-url", broker::url);
     }
 
     @AfterAll

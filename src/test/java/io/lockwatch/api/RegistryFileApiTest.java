@@ -326,7 +326,7 @@ class RegistryFileApiTest {
                 .contains("row 4: profile: unknown device profile no-such-profile")
                 .contains("row 5: device_id: profile and device_id go together")
                 .contains("row 6: device_id: a sensor without a profile ('-') has no device_id")
-                .contains("row 7: device_id: a ChirpStack device's id is its DevEUI")
+                .contains("row 7: device_id: a LoRaWAN device's id is its DevEUI")
                 .contains("row 8: device_id: device_id is a device's id in its network's topics");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM sensors WHERE id = ?", Integer.class, p + "E")).isZero();
     }
