@@ -179,6 +179,8 @@
     if (connectivity) q.set('connectivity', connectivity);
     const door = $('sensor-state').value;
     if (door) q.set('state', door);
+    const battery = $('sensor-battery').value.trim();
+    if (battery) q.set('battery_at_most', battery);
     if (sensorCursor) q.set('cursor', sensorCursor);
     const page = await api('GET', '/sensors?' + q);
     nextCursor = page.next_cursor || null;
@@ -187,6 +189,7 @@
       cell(tr, s.address, 'wrap');
       cell(tr, doorText(s.state), s.state === 0 ? 'open' : '');
       cell(tr, s.connectivity, s.connectivity === 'lost' ? 'lost' : '');
+      cell(tr, s.health && s.health.battery != null ? s.health.battery + ' %' : '–');
       cell(tr, when(s.last_seen_at));
     });
     $('sensors-next').disabled = !nextCursor;

@@ -54,8 +54,10 @@ public class SensorsApi {
             throw ApiProblem.badRequest("q", "q must not contain control characters");
         }
         String state = Json.header(exchange, "state");
+        String battery = Json.header(exchange, "battery_at_most");
         Json.respond(exchange, 200, Json.pageById(registry.sensors(after, connectivity, prefix,
-                state == null ? null : Integer.valueOf(state), limit + 1), limit, Sensor::id));
+                state == null ? null : Integer.valueOf(state), battery == null ? null : Integer.valueOf(battery),
+                limit + 1), limit, Sensor::id));
     }
 
     public void update(Exchange exchange) {

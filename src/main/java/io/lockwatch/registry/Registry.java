@@ -138,9 +138,11 @@ public class Registry {
 
     /**
      * Sensors by id after {@code after}; optionally only those with this connectivity, those whose id, or
-     * address in any case, starts with {@code prefix} (V20's indexes), and whose door is in {@code state}.
+     * address in any case, starts with {@code prefix} (V20's indexes), whose door is in {@code state}, and whose
+     * device last said its battery at or below {@code batteryAtMost} percent.
      */
-    public List<Sensor> sensors(String after, String connectivity, String prefix, Integer state, int limit) {
+    public List<Sensor> sensors(String after, String connectivity, String prefix, Integer state, Integer batteryAtMost,
+                                int limit) {
         String like = prefix == null ? null
                 : prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
         return jdbc.query(SENSOR_VIEW + """
@@ -148,8 +150,9 @@ public class Registry {
                    AND (?::text IS NULL OR coalesce(st.connectivity, 'unknown') = ?)
                    AND (?::text IS NULL OR s.id LIKE ? ESCAPE '\\' OR lower(s.address) LIKE lower(?) ESCAPE '\\')
                    AND (?::integer IS NULL OR st.state = ?)
+                   AND (?::real IS NULL OR h.battery <= ?)
                  ORDER BY s.id LIMIT ?""", SENSOR, after, after, connectivity, connectivity, like, like, like, state, state,
-                limit);
+                batteryAtMost, batteryAtMost, limit);
     }
 
     /**

@@ -61,6 +61,15 @@ class ApiTest {
         assertThat(changed.body().get("heartbeat_timeout_seconds").asInt()).isEqualTo(120);
         assertThat(call("GET", "/sensors?limit=1000", READER, null).body().get("items").findValuesAsText("id")).contains(id);
         assertThat(call("GET", "/sensors?connectivity=lost", READER, null).body().get("items").findValuesAsText("id")).doesNotContain(id);
+        // the batteries to change: a sensor whose device said 15 % is listed at 15 or more, not below, nor one never said
+        String silent = sensorId();
+        assertThat(call("POST", "/sensors", ADMIN, Map.of("id", silent, "address", "Cellar")).status()).isEqualTo(201);
+        jdbc.update("INSERT INTO sensor_health (sensor_id, battery, battery_at) VALUES (?, 15, now())", id);
+        assertThat(call("GET", "/sensors?battery_at_most=15&limit=1000", READER, null).body().get("items").findValuesAsText("id"))
+                .contains(id).doesNotContain(silent);
+        assertThat(call("GET", "/sensors?battery_at_most=14&limit=1000", READER, null).body().get("items").findValuesAsText("id"))
+                .doesNotContain(id);
+        assertProblem(call("GET", "/sensors?battery_at_most=101", READER, null), 400, "battery_at_most");
 
         assertThat(call("DELETE", "/sensors/" + id, ADMIN, null).status()).isEqualTo(204);
         assertProblem(call("GET", "/sensors/" + id, ADMIN, null), 404, null);

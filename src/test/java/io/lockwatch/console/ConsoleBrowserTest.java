@@ -166,6 +166,17 @@ class ConsoleBrowserTest {
         door.selectByVisibleText("open");
         browser.findElement(By.cssSelector("#sensor-filter button[type=submit]")).click();
         wait.until(d -> doorOf(sensor).equals("open"));
+        // its battery in the list, and filtered by it: not among those at 20 % or less, there at 80 %
+        wait.until(d -> cellOf(sensor, 5).equals("80 %"));
+        WebElement battery = browser.findElement(By.id("sensor-battery"));
+        battery.sendKeys("20");
+        browser.findElement(By.cssSelector("#sensor-filter button[type=submit]")).click();
+        wait.until(d -> doorOf(sensor).isEmpty());
+        battery.clear();
+        battery.sendKeys("80");
+        browser.findElement(By.cssSelector("#sensor-filter button[type=submit]")).click();
+        wait.until(d -> cellOf(sensor, 5).equals("80 %"));
+        battery.clear();
 
         // the sensor's own page: its state, the opening on its timeline, its clients and events
         clickWhenShown(wait, By.xpath("//table[@id='sensor-table']//button[text()='" + sensor + "']"));
@@ -459,7 +470,13 @@ class ConsoleBrowserTest {
     }
 
     private String doorOf(String sensor) {
-        List<WebElement> cells = browser.findElements(By.xpath("//table[@id='sensor-table']//tr[td[1]='" + sensor + "']/td[3]"));
+        return cellOf(sensor, 3);
+    }
+
+    /** The sensor's cell in this column of the sensor list (1: its id), or "" when it is not listed. */
+    private String cellOf(String sensor, int column) {
+        List<WebElement> cells = browser.findElements(By.xpath("//table[@id='sensor-table']//tr[td[1]='" + sensor + "']/td["
+                + column + "]"));
         return cells.isEmpty() ? "" : cells.get(0).getText();
     }
 
