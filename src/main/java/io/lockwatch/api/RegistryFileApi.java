@@ -140,7 +140,7 @@ public class RegistryFileApi {
         } catch (RegistryFile.TooManyCredentials e) {
             refusedFor = e.getMessage();
             throw new ApiProblem(413, "Content Too Large", e.getMessage(), null);
-        } catch (RegistryFile.Busy e) {
+        } catch (RegistryFile.Busy | RegistryFile.ChangedMeanwhile e) {
             refusedFor = e.getMessage();
             throw ApiProblem.conflict(e.getMessage());
         } catch (ApiProblem p) {

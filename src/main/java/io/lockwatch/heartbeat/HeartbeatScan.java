@@ -136,8 +136,10 @@ public class HeartbeatScan {
      */
     public void reconcileTimeouts() {
         tx.executeWithoutResult(status -> {
-            // one instance at a time (the default's row, locked, or the table's while it has none)
-            jdbc.execute("LOCK TABLE profile_heartbeat_timeouts IN SHARE ROW EXCLUSIVE MODE");
+            // one instance at a time; and a sensor registered or given a profile meanwhile either has its copy of the
+            // timeout written before (its trigger's ROW SHARE lock, V51), so the updates below see it, or after,
+            // with the timeout reconciled here
+            jdbc.execute("LOCK TABLE profile_heartbeat_timeouts IN EXCLUSIVE MODE");
             reconcileProfileTimeouts();
             reconcileDefaultTimeout();
         });

@@ -126,6 +126,17 @@ public class RegistryFile {
         }
     }
 
+    /**
+     * A device the file names was given to another sensor, or a sensor it creates registered, through the API after
+     * the file was checked: nothing was changed, and the file imported again is checked against that.
+     */
+    public static class ChangedMeanwhile extends RuntimeException {
+        ChangedMeanwhile(Throwable cause) {
+            super("a device the file names was given to another sensor, or a sensor it creates was registered, "
+                    + "through the API while the file was applied; nothing was changed: import it again", cause);
+        }
+    }
+
     /** Another import is being applied: imports are applied one at a time. */
     public static class Busy extends RuntimeException {
         Busy() {
@@ -532,9 +543,8 @@ public class RegistryFile {
         jdbc.execute("""
                 CREATE TEMP TABLE import_changed ON COMMIT DROP AS
                 SELECT f.sensor_id, f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds,
-                       -- the file's profile null: the device as it is
-                       CASE WHEN f.profile IS NULL THEN s.profile ELSE nullif(f.profile, '-') END AS profile,
-                       CASE WHEN f.profile IS NULL THEN s.device_id ELSE f.device_id END AS device_id,
+                       -- the file's profile null: the device as it is (then, not now: see the UPDATE)
+                       f.profile IS NOT NULL AS device_given, nullif(f.profile, '-') AS profile, f.device_id,
                        -- a profile may bring its heartbeat timeout (V49)
                        s.heartbeat_timeout_seconds IS DISTINCT FROM f.heartbeat_timeout_seconds
                            OR (f.profile IS NOT NULL AND s.profile IS DISTINCT FROM nullif(f.profile, '-'))
@@ -549,22 +559,32 @@ public class RegistryFile {
         step.accept("changing the sensors that differ");
         // a device that moves from one of the file's sensors to another is given up first: one sensor per device
         // holds at each row, not only at the end
-        jdbc.update("""
-                UPDATE sensors s SET profile = NULL, device_id = NULL
-                  FROM import_changed c
-                 WHERE s.id = c.sensor_id AND s.device_id IS NOT NULL AND s.device_id IS DISTINCT FROM c.device_id""");
-        int updated = jdbc.update("""
-                UPDATE sensors s SET address = c.address, heartbeat_timeout_seconds = c.heartbeat_timeout_seconds,
-                       open_alarm_seconds = c.open_alarm_seconds, profile = c.profile, device_id = c.device_id,
-                       updated_at = now()
-                  FROM import_changed c WHERE s.id = c.sensor_id""");
-        step.accept("creating the new sensors");
-        int created = jdbc.update("""
-                INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds, profile, device_id)
-                SELECT f.sensor_id, f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds,
-                       nullif(f.profile, '-'), f.device_id
-                  FROM import_sensors f
-                 WHERE NOT EXISTS (SELECT 1 FROM sensors s WHERE s.id = f.sensor_id)""");
+        int updated, created;
+        try {
+            jdbc.update("""
+                    UPDATE sensors s SET profile = NULL, device_id = NULL
+                      FROM import_changed c
+                     WHERE s.id = c.sensor_id AND c.device_given AND s.device_id IS NOT NULL
+                       AND s.device_id IS DISTINCT FROM c.device_id""");
+            // a device the file leaves is the sensor's as it is now: one the API gave it meanwhile stays
+            updated = jdbc.update("""
+                    UPDATE sensors s SET address = c.address, heartbeat_timeout_seconds = c.heartbeat_timeout_seconds,
+                           open_alarm_seconds = c.open_alarm_seconds,
+                           profile = CASE WHEN c.device_given THEN c.profile ELSE s.profile END,
+                           device_id = CASE WHEN c.device_given THEN c.device_id ELSE s.device_id END,
+                           updated_at = now()
+                      FROM import_changed c WHERE s.id = c.sensor_id""");
+            step.accept("creating the new sensors");
+            created = jdbc.update("""
+                    INSERT INTO sensors (id, address, heartbeat_timeout_seconds, open_alarm_seconds, profile, device_id)
+                    SELECT f.sensor_id, f.address, f.heartbeat_timeout_seconds, f.open_alarm_seconds,
+                           nullif(f.profile, '-'), f.device_id
+                      FROM import_sensors f
+                     WHERE NOT EXISTS (SELECT 1 FROM sensors s WHERE s.id = f.sensor_id)""");
+        } catch (org.springframework.dao.DuplicateKeyException e) {
+            // checked before, against the registry as it was then (conflicts)
+            throw new ChangedMeanwhile(e);
+        }
 
         step.accept("linking the sensors to their clients");
         jdbc.execute("CREATE TEMP TABLE import_clients (name text PRIMARY KEY, client_id uuid NOT NULL) ON COMMIT DROP");

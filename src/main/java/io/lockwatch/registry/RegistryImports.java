@@ -115,6 +115,10 @@ public class RegistryImports implements AutoCloseable {
                     .withClients(accepted.clientsCreated(), accepted.clientsUpdated(), List.of());
             done(id, null, outcome);
             log.info("Registry import {} applied: {}", id, outcome);
+        } catch (RegistryFile.ChangedMeanwhile e) {
+            log.info("Registry import {} not applied: {}", id, e.getMessage());
+            failed(id, e.getMessage());
+            file.discard(id);
         } catch (RuntimeException e) {
             if (io.lockwatch.infra.errors.ServicesAway.causedBy(e)
                     && !io.lockwatch.infra.errors.ServicesAway.statementTimedOut(e)) {

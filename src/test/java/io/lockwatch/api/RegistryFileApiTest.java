@@ -308,6 +308,10 @@ class RegistryFileApiTest {
         assertThat(device(p + "D")).isEqualTo("dragino-lds02 " + x);
         assertThat(jdbc.queryForObject("SELECT heartbeat_timeout_seconds FROM sensor_state WHERE sensor_id = ?",
                 Integer.class, p + "A")).isNull();
+        // a row that leaves the device empty changes the rest and keeps the device
+        assertThat(post(EXPORT_HEADER + "\n" + p + "B,Dock 2,,,,,,,,\n", "text/csv", ADMIN).json()
+                .at("/sensors/updated").asInt()).isEqualTo(1);
+        assertThat(device(p + "B")).isEqualTo("dragino-lds02 " + y);
 
         Answer refused = post(EXPORT_HEADER + "\n"
                 + p + "E,One,,,,,,,zigbee2mqtt,twin/" + p + "\n"
@@ -329,6 +333,35 @@ class RegistryFileApiTest {
                 .contains("row 7: device_id: a LoRaWAN device's id is its DevEUI")
                 .contains("row 8: device_id: device_id is a device's id in its network's topics");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM sensors WHERE id = ?", Integer.class, p + "E")).isZero();
+    }
+
+    @Autowired io.lockwatch.registry.RegistryImports imports;
+
+    /**
+     * A device the file names, given to another sensor through the API after the file was checked and before it is
+     * applied: the file is refused whole (409 through the API), not a fault.
+     */
+    @Test
+    void aDeviceGivenAwayBetweenTheCheckAndTheApplyRefusesTheFileWhole() throws Exception {
+        String p = prefix();
+        io.lockwatch.registry.RegistryFile file = imports.file();
+        UUID id = UUID.randomUUID();
+        try (io.lockwatch.registry.RegistryFile.Staging staging = file.stage(id)) {
+            staging.add(1, new io.lockwatch.registry.RegistryFile.Row(p + "A", "Hall", null, null, null, null, null, null,
+                    "zigbee2mqtt", "hall/" + p));
+            staging.add(2, new io.lockwatch.registry.RegistryFile.Row(p + "B", "Yard", null, null, null, null, null, null,
+                    null, null));
+            staging.commit();
+        }
+        assertThat(file.conflicts(id, 10)).isNull();
+        jdbc.update("INSERT INTO sensors (id, address, profile, device_id) VALUES (?, 'Elsewhere', 'zigbee2mqtt', ?)",
+                p + "X", "hall/" + p);
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> file.applyAll(id, step -> { }))
+                .isInstanceOf(io.lockwatch.registry.RegistryFile.ChangedMeanwhile.class);
+        file.discard(id);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM sensors WHERE id IN (?, ?)", Integer.class, p + "A", p + "B"))
+                .as("nothing of the file").isZero();
     }
 
     private String device(String sensor) {
