@@ -8,7 +8,7 @@
 #   scripts/bench.sh [--sensors 100000] [--clients 1000] [--links 200] [--changes 0.01] [--duration 60] [--rate 0]
 #                           [--warmup 10] [--service-warmup 60] [--seed N] [--confirm-window 1000] [--diagnostics] [--isolated]
 #                           [--instances 1] [--partitions N] [--service-arg --name=value ...] [--service-cpus C]
-#                           [--drain N [--per-message M]] [--mqtt] [--receiver-delay-ms 0] [--max-events-per-request 1]
+#                           [--drain N [--per-message M]] [--mqtt | --lorawan] [--receiver-delay-ms 0] [--max-events-per-request 1]
 #                           [--hold-after-setup FILE] [--feed-pollers N [--feed-instance] [--feed-listener]] [--cpu-load C] [--queue-type quorum|classic] [--ha]
 #
 #   --sensors N      sensors registered (ids 'B' || lpad(to_hex(i), 10, '0'), i = 1..N)
@@ -61,6 +61,13 @@
 #   --mqtt           the warm-up and the timed run publish as MQTT sensors do (QoS 1 to lockwatch/readings/<id>,
 #                    RabbitMQ's MQTT plugin on 127.0.0.1:1883, user <vhost>:guest), not over AMQP; the seed and the
 #                    raw ceiling stay AMQP, so the ratio compares MQTT readings with the same yardstick
+#   --lorawan        the warm-up and the timed run publish as a LoRaWAN network does: each reading a ChirpStack v4
+#                    uplink event of its sensor's device (every sensor a Dragino LDS02, profile dragino-lds02, its DevEUI
+#                    000000<its hex id>) heard by two gateways, each event published twice (a frame that reaches the
+#                    adapter twice: every second copy must be a duplicate), QoS 1 to Mosquitto (scripts/services.sh,
+#                    127.0.0.1:1884); the service's ChirpStack adapter takes them. --rate counts uplinks (each two
+#                    messages); the readings/s printed count messages. Prints the duplicates applied (must be 0); the
+#                    raw ceiling stays the AMQP one
 #   --receiver-delay-ms D  every client's endpoint answers D ms after a request arrived (0: at once), to stand in for
 #                    an endpoint across the internet; latencies are still taken at the request's arrival
 #   --max-events-per-request B  every client asks for batched delivery: up to B events per request, a JSON array

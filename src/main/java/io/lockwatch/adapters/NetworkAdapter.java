@@ -30,7 +30,7 @@ public abstract class NetworkAdapter {
     private static final Duration CONFIRM_WITHIN = Duration.ofSeconds(10);
     static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> OUTCOMES = List.of("reading", "unknown_device", "no_door", "not_json",
-            "health_left_out", "retained");
+            "health_left_out", "retained", "simulated");
 
     private final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(getClass());
     private final String name;
@@ -145,14 +145,27 @@ public abstract class NetworkAdapter {
      * @param rssi       the best gateway's signal, or null
      */
     Outgoing reading(String device, JsonNode state, Long measuredAt, String messageId, Integer rssi, Double snr) {
+        Registered sensor = registered(device);
+        return sensor == null ? none("unknown_device") : reading(sensor, state, measuredAt, messageId, rssi, snr);
+    }
+
+    /** The sensor registered with a device under a profile of this adapter, and that profile. */
+    record Registered(String sensor, DeviceProfiles.Profile profile) {
+    }
+
+    /** The sensor registered with this device under a profile of this adapter, or null. */
+    Registered registered(String device) {
         List<Map<String, Object>> sensors = jdbc.queryForList(
                 "SELECT id, profile FROM sensors WHERE device_id = ? AND profile = ANY (?)",
                 device, profiles.of(name).toArray(String[]::new));
-        if (sensors.isEmpty()) {
-            return none("unknown_device");
-        }
-        String sensor = (String) sensors.get(0).get("id");
-        DeviceProfiles.Profile profile = profiles.profile((String) sensors.get(0).get("profile"));
+        return sensors.isEmpty() ? null : new Registered((String) sensors.get(0).get("id"),
+                profiles.profile((String) sensors.get(0).get("profile")));
+    }
+
+    /** The reading of this registered sensor, as its profile reads its device's state; null (counted) if none. */
+    Outgoing reading(Registered registered, JsonNode state, Long measuredAt, String messageId, Integer rssi, Double snr) {
+        String sensor = registered.sensor();
+        DeviceProfiles.Profile profile = registered.profile();
         Integer door = valueOf(state.get(profile.doorField()), profile.closedWhen(), profile.openWhen());
         if (door == null) {
             return none("no_door");

@@ -14,21 +14,25 @@ import org.apache.camel.component.paho.PahoConstants;
 /**
  * Shelly's first-generation Door/Window sensors as readings: each says one value on a topic of its own,
  * {@code shellies/<id>/sensor/<name>} (its {@code state}, {@code open} or {@code close}; its {@code battery} in percent;
- * its {@code tilt}, {@code vibration}, {@code lux}, ...), all of them each time it wakes up. The adapter keeps the
- * latest of each device's values ({@value #DEVICES_KEPT} devices at most, for a day) and reads a {@code state} message,
- * with the values kept beside it, by the profile of the sensor whose {@code device_id} is the device's MQTT id
- * ({@code shellydw2-483FDA81E731}); a value without the door is kept for the device's next state. A text that is a
- * number is taken as one, so a profile reads {@code battery} as any other adapter's. Shelly says no time and no id
- * of its own: the reading's time is when the adapter took it.
+ * its {@code tilt}, {@code vibration}, {@code lux}, ...), all of them each time it wakes up. For a device registered
+ * with a sensor (its MQTT id, {@code shellydw2-483FDA81E731}, the sensor's {@code device_id}), the adapter keeps the
+ * latest of the values its profile reads (door, battery, tamper; up to {@value #DEVICES_KEPT} devices, each until a
+ * day without a message) and reads a {@code state} message, with the values kept beside it, by that profile; a
+ * value without the door waits for the device's next state. Another device's messages are not kept: whoever may
+ * publish on the broker cannot fill the adapter's memory. A text that is a number is taken as one, so a profile
+ * reads {@code battery} as any other adapter's. Shelly says no time and no id of its own: the reading's time is when
+ * the adapter took it.
  */
 public class ShellyAdapter extends NetworkAdapter {
 
     public static final String NAME = "shelly";
     static final int DEVICES_KEPT = 100_000;
+    /** A value longer than any a Door/Window says is not kept. */
+    private static final int LONGEST_VALUE = 64;
 
-    /** Each device's latest values by name, the door's among them. */
+    /** Each registered device's latest values the profile reads, by field. */
     private final Cache<String, ObjectNode> devices = Caffeine.newBuilder().maximumSize(DEVICES_KEPT)
-            .expireAfterWrite(Duration.ofDays(1)).build();
+            .expireAfterAccess(Duration.ofDays(1)).build();
 
     ShellyAdapter(AdapterServices services) {
         super(NAME, "Shelly", services);
@@ -46,18 +50,28 @@ public class ShellyAdapter extends NetworkAdapter {
         }
         String device = levels[1];
         String name = levels[3];
+        Registered sensor = registered(device);
+        if (sensor == null) {
+            return none("unknown_device");
+        }
+        DeviceProfiles.Profile profile = sensor.profile();
+        if (!name.equals(profile.doorField()) && !name.equals(profile.batteryField()) && !name.equals(profile.tamperField())) {
+            return none("no_door");
+        }
         String text = exchange.getMessage().getBody(String.class);
-        JsonNode value = valueOf(text == null ? "" : text.trim());
+        if (text == null || text.length() > LONGEST_VALUE) {
+            return none("health_left_out");
+        }
         ObjectNode state = devices.get(device, d -> JsonNodeFactory.instance.objectNode());
         ObjectNode said;
         synchronized (state) {
-            state.set(name, value);
+            state.set(name, valueOf(text.trim()));
             said = state.deepCopy();
         }
-        if (!name.equals("state")) {
+        if (!name.equals(profile.doorField())) {
             return none("no_door");
         }
-        return reading(device, said, null, null, null, null);
+        return reading(sensor, said, null, null, null, null);
     }
 
     /** A Shelly's value: a number as a number, anything else as its text. */

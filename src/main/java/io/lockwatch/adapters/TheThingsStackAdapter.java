@@ -18,7 +18,7 @@ import org.apache.camel.component.paho.PahoConstants;
  * frame's payload (an ABP device whose counter was reset keeps its session). The reading's time is when the Network
  * Server took the frame ({@code uplink_message.received_at}, one clock for every gateway, never later than now), so
  * frames that arrive out of order are applied in the order they were sent. Its signal is the best gateway's RSSI
- * and SNR.
+ * and SNR. An uplink simulated in the stack's console is not the device's: counted, and no reading.
  */
 public class TheThingsStackAdapter extends NetworkAdapter {
 
@@ -41,6 +41,10 @@ public class TheThingsStackAdapter extends NetworkAdapter {
         JsonNode message = object(exchange);
         if (message == null) {
             return none("not_json");
+        }
+        // an uplink an operator simulated in the stack's console: not the device speaking for itself
+        if (message.path("simulated").asBoolean(false)) {
+            return none("simulated");
         }
         String devEui = message.path("end_device_ids").path("dev_eui").asText("").toLowerCase(java.util.Locale.ROOT);
         if (devEui.isEmpty()) {

@@ -88,6 +88,19 @@ final class BenchDatabase {
     }
 
     /**
+     * Names each sensor's device, a LoRaWAN one of this profile, its DevEUI its id's hex digits
+     * ({@link LoRaWanPublisher#devEui}).
+     */
+    void nameDevices(String profile) throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
+                "UPDATE sensors SET profile = ?, device_id = '000000' || lower(substr(id, 2)) WHERE id LIKE ?")) {
+            ps.setString(1, profile);
+            ps.setString(2, Reference.PREFIX + "%");
+            ps.executeUpdate();
+        }
+    }
+
+    /**
      * Registers the benchmark's clients (id, name, URL and webhook secret as given; their index is their
      * position) and links client {@code c} to the sensors {@code (c * perClient + j) mod sensors}, {@code j <
      * perClient}, as {@link Links} computes them, with one set-based insert.

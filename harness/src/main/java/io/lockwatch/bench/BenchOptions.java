@@ -59,6 +59,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *                    ({@code lockwatch.feed.listener.port}) instead of its web server; keys and snapshots still to the API
  * @param mqtt        the warm-up and the timed run publish over MQTT (QoS 1, RabbitMQ's plugin on 127.0.0.1:1883) as
  *                    sensors would, instead of AMQP; the raw ceiling stays the AMQP one, the yardstick of both
+ * @param lorawan     the warm-up and the timed run publish as a LoRaWAN network does ({@link LoRaWanPublisher}: each
+ *                    reading a ChirpStack uplink event, twice, to Mosquitto), the sensors registered with the
+ *                    dragino-lds02 profile and the service's ChirpStack adapter on; the raw ceiling stays the AMQP one
  */
 record BenchOptions(int sensors, double changes, int duration, double rate, int warmup, int serviceWarmup, long seed,
                     int confirmWindow, boolean diagnostics, boolean isolated, java.util.List<String> serviceArgs,
@@ -66,7 +69,12 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                     int clients, int links, Drill drill, int partitions, int instances, double serviceCpus,
                     long drain, int perMessage, boolean mqtt, int receiverDelayMs, int maxEventsPerRequest,
                     Path holdAfterSetup, int feedPollers, String queueType, boolean ha, double cpuLoad,
-                    boolean feedInstance, boolean feedListener) {
+                    boolean feedInstance, boolean feedListener, boolean lorawan) {
+
+    /** Messages the service takes for each reading published: a LoRaWAN uplink comes twice. */
+    int messagesPerReading() {
+        return lorawan ? LoRaWanPublisher.COPIES : 1;
+    }
 
     static final String QUEUE = "lockwatch.readings";
 
@@ -128,7 +136,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
                                    [--db-password lockwatch]""";
 
     static BenchOptions parse(String[] args) {
-        CommandLine line = new CommandLine(args, "--diagnostics", "--isolated", "--mqtt", "--ha", "--feed-instance", "--feed-listener");
+        CommandLine line = new CommandLine(args, "--diagnostics", "--isolated", "--mqtt", "--ha", "--feed-instance", "--feed-listener",
+                "--lorawan");
         int sensors = line.integer("--sensors", 100_000);
         int clients = line.integer("--clients", 1000);
         int links = line.integer("--links", 200);
@@ -147,6 +156,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         int confirmWindow = line.integer("--confirm-window", 1000);
         boolean diagnostics = line.on("--diagnostics");
         boolean mqtt = line.on("--mqtt");
+        boolean lorawan = line.on("--lorawan");
         boolean isolated = line.on("--isolated");
         int receiverDelayMs = line.integer("--receiver-delay-ms", 0);
         int maxEventsPerRequest = line.integer("--max-events-per-request", 1);
@@ -155,7 +165,7 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         boolean feedInstance = line.on("--feed-instance");
         boolean feedListener = line.on("--feed-listener");
         double cpuLoad = line.number("--cpu-load", 0);
-        java.util.List<String> serviceArgs = line.all("--service-arg");
+        java.util.List<String> serviceArgs = new java.util.ArrayList<>(line.all("--service-arg"));
         String queueType = line.text("--queue-type", "quorum");
         boolean ha = line.on("--ha");
         Path jar = line.path("--jar", Path.of("target/lockwatch-0.1.0-SNAPSHOT.jar"));
@@ -205,6 +215,17 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         if (mqtt && (drain > 0 || drill != Drill.NONE)) {
             throw new IllegalArgumentException("--mqtt is for the live run: not with --drain or a drill");
         }
+        if (lorawan && (mqtt || drain > 0 || drill != Drill.NONE || instances > 1)) {
+            throw new IllegalArgumentException("--lorawan is for the live run of one instance, not with --mqtt");
+        }
+        if (lorawan) {
+            // the ChirpStack adapter on the network's broker of scripts/services.sh (Mosquitto)
+            serviceArgs.addAll(java.util.List.of("--lockwatch.adapters.chirpstack.enabled=true",
+                    "--lockwatch.adapters.chirpstack.broker-url=" + LoRaWanPublisher.BROKER,
+                    "--lockwatch.adapters.chirpstack.username=" + LoRaWanPublisher.USER,
+                    "--lockwatch.adapters.chirpstack.password=" + LoRaWanPublisher.PASSWORD,
+                    "--lockwatch.adapters.chirpstack.client-id=lockwatch-bench-" + System.nanoTime()));
+        }
         if (maxEventsPerRequest < 1 || maxEventsPerRequest > 1000) {
             throw new IllegalArgumentException("--max-events-per-request must be 1 to 1000");
         }
@@ -247,6 +268,6 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
         return new BenchOptions(sensors, changes, duration, rate, warmup, serviceWarmup, seed, confirmWindow, diagnostics, isolated,
                 serviceArgs, jar, out, amqp, jdbc, user, password, clients, links, drill,
                 partitions, instances, serviceCpus, drain, perMessage, mqtt, receiverDelayMs,
-                maxEventsPerRequest, holdAfterSetup, feedPollers, queueType, ha, cpuLoad, feedInstance, feedListener);
+                maxEventsPerRequest, holdAfterSetup, feedPollers, queueType, ha, cpuLoad, feedInstance, feedListener, lorawan);
     }
 }

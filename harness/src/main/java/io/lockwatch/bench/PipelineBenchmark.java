@@ -304,6 +304,10 @@ public final class PipelineBenchmark {
         if (rows != o.sensors()) {
             throw new IllegalStateException("sensor_state has " + rows + " rows after registering " + o.sensors());
         }
+        if (o.lorawan()) {
+            db.nameDevices("dragino-lds02");
+            log("lorawan: each sensor a Dragino LDS02 (profile dragino-lds02) on ChirpStack, DevEUI 000000<its hex id>");
+        }
         if (o.drill() == Drill.TWO_INSTANCES) {
             silentIds = db.registerSilentSensors(Drill.SILENT_SENSORS, Drill.SILENT_TIMEOUT_S);
             log("drill: %d sensors with a %d s timeout registered to fall silent during the run (no client linked)",
@@ -369,7 +373,8 @@ public final class PipelineBenchmark {
         try (Publisher publisher = new Publisher(amqp, EXCHANGE, "lockwatch-bench-publisher", o.confirmWindow());
              // the seed goes over AMQP either way; with --mqtt the warm-up and the timed run go as sensors' MQTT
              ReadingPublisher mqtt = o.mqtt() ? new MqttPublisher("tcp://127.0.0.1:1883", amqp.getVirtualHost(),
-                     amqp.getUsername(), amqp.getPassword(), o.confirmWindow()) : null;
+                     amqp.getUsername(), amqp.getPassword(), o.confirmWindow())
+                     : o.lorawan() ? new LoRaWanPublisher(o.confirmWindow()) : null;
              Webhooks webhooks = new Webhooks(links.secrets(), WEBHOOK_THREADS, o.receiverDelayMs())) {
             ReadingPublisher measured = mqtt != null ? mqtt : publisher;
             seedSeconds = preSeed(publisher, source, prometheus, service);
@@ -497,7 +502,8 @@ public final class PipelineBenchmark {
                         ServiceProcess service, BenchDatabase db, Webhooks webhooks) throws Exception {
         log("warming the service up: publishing for %d s as in the run (left out of every figure)", o.serviceWarmup());
         double base = prometheus.scrape().sum(PrometheusScraper.RECEIVED);
-        long published = publisher.publishFor(source::next, Duration.ofSeconds(o.serviceWarmup()), o.rate());
+        long published = publisher.publishFor(source::next, Duration.ofSeconds(o.serviceWarmup()), o.rate())
+                * o.messagesPerReading();
         publisher.awaitConfirms();
         double applied = awaitApplied(prometheus, base + published, service);
         awaitCounter(prometheus, PrometheusScraper.HISTORY_WRITTEN, prometheus.scrape().sum(PrometheusScraper.RECEIVED),
@@ -578,8 +584,10 @@ public final class PipelineBenchmark {
         long changesBefore = reference.totalChanges();
         long publishedBefore = publisher.published();
         double appliedBefore = prometheus.scrape().sum(PrometheusScraper.RECEIVED);
-        log("service run: publishing to %s for %d s", o.mqtt() ? "lockwatch/readings/<sensor id> over MQTT" : EXCHANGE,
-                o.duration());
+        log("service run: publishing to %s for %d s", o.mqtt() ? "lockwatch/readings/<sensor id> over MQTT"
+                : o.lorawan() ? "ChirpStack's uplink events on Mosquitto, each twice (uplinks/s are half the readings/s below)"
+                : EXCHANGE, o.duration());
+        PrometheusScraper.Metrics adapterAtStart = prometheus.scrape();
 
         Sampler sampler = serviceSampler(prometheus, publisher, broker, cpu);
         ScheduledExecutorService diagnostics = Executors.newSingleThreadScheduledExecutor();
@@ -621,7 +629,8 @@ public final class PipelineBenchmark {
                 log("drill: RabbitMQ is back; publishing again");
                 published += publisher.publishFor(source::next, Duration.ofSeconds(o.duration() - third), o.rate());
             } else {
-                published = publisher.publishFor(source::next, Duration.ofSeconds(o.duration()), o.rate());
+                published = publisher.publishFor(source::next, Duration.ofSeconds(o.duration()), o.rate())
+                        * o.messagesPerReading();
             }
             publishEnd = sampler.elapsedSeconds();
             serviceStagesLine = serviceStages(stagesAtStart, prometheus.scrape());
@@ -637,6 +646,17 @@ public final class PipelineBenchmark {
                 applied = Math.max(applied, prometheus.scrape().sum(PrometheusScraper.RECEIVED));
                 awaitCounter(prometheus, PrometheusScraper.HISTORY_WRITTEN, applied, service);
                 historyEnd = sampler.elapsedSeconds();
+                if (o.lorawan()) {
+                    PrometheusScraper.Metrics end = prometheus.scrape();
+                    double read = end.sum(PrometheusScraper.ADAPTER_MESSAGES, "adapter", "chirpstack", "outcome", "reading")
+                            - adapterAtStart.sum(PrometheusScraper.ADAPTER_MESSAGES, "adapter", "chirpstack", "outcome", "reading");
+                    double duplicates = end.sum(PrometheusScraper.DUPLICATE)
+                            - adapterAtStart.sum(PrometheusScraper.DUPLICATE);
+                    log("lorawan: %,d uplink messages published (%,d uplinks, each twice); the adapter read %,.0f, ingest "
+                            + "took %,.0f as duplicates: %,.0f duplicates applied (must be 0)", published,
+                            published / LoRaWanPublisher.COPIES, read, duplicates,
+                            published / LoRaWanPublisher.COPIES - duplicates);
+                }
             } else {
                 // a restart resets the service's counters: the drill settles by the databases (awaitSettled)
                 disruption.get();

@@ -19,6 +19,7 @@ final class PrometheusScraper {
     static final String UNKNOWN = "lockwatch_readings_unknown_sensor_total";
     static final String STALE = "lockwatch_readings_stale_total";
     static final String DUPLICATE = "lockwatch_readings_duplicate_total";
+    static final String ADAPTER_MESSAGES = "lockwatch_adapter_messages_total";
     static final String INVALID = "lockwatch_readings_invalid_total";
     static final String HISTORY_WRITTEN = "lockwatch_history_readings_written_total";
     static final String HISTORY_EXPORTED = "lockwatch_history_exported_total";
@@ -41,7 +42,7 @@ final class PrometheusScraper {
 
     static final java.util.Set<String> NAMES = java.util.Set.of(RECEIVED, CHANGES, UNKNOWN, STALE, DUPLICATE, INVALID,
             HISTORY_WRITTEN, HISTORY_EXPORTED, JVM_MEMORY_USED, PARTITIONS_OWNED, CLAIMS, CLAIMS_SECONDS, JVM_THREADS,
-            FEED_WAITING, STAGE_BUCKETS);
+            FEED_WAITING, STAGE_BUCKETS, ADAPTER_MESSAGES);
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final List<URI> uris = new java.util.concurrent.CopyOnWriteArrayList<>();
