@@ -792,6 +792,14 @@ final class World {
             assertThat(battery.isMissingNode() || battery.isNull() ? null : battery.asInt())
                     .as("battery of sensor %s (of its newest applied reading that gave one)", s.id).isEqualTo(s.battery);
         }
+        // the batteries to change: the list filtered by battery is the model's sensors at or below the threshold
+        Answer low = call("GET", "/sensors?limit=1000&q=" + prefix + "s&battery_at_most=" + Model.BATTERY_LOW_AT,
+                Api.ADMIN, null);
+        expect(low, 200);
+        assertThat(low.body().get("items").findValuesAsText("id")).as("sensors listed with a battery at or below %d %%",
+                Model.BATTERY_LOW_AT).containsExactlyInAnyOrderElementsOf(java.util.Arrays.stream(model.sensors)
+                .filter(s -> s.registered && s.battery != null && s.battery <= Model.BATTERY_LOW_AT)
+                .map(s -> s.id).toList());
         for (Client c : model.allClients) {
             checkClient(c);
         }
