@@ -14,7 +14,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param profiles device profiles by name (docs/devices.md): the built-in ones (zigbee2mqtt, dragino-lds02,
  *                 milesight-ws301, shelly-door-window) and an operator's own, each {@code lockwatch.profiles.<name>.adapter},
  *                 {@code door-field}, {@code closed-when}, {@code open-when}, {@code battery-field},
- *                 {@code tamper-field}, {@code tamper-when}, {@code heartbeat-timeout}
+ *                 {@code tamper-field}, {@code tamper-when}, {@code battery-empty-volts}, {@code battery-full-volts},
+ *                 {@code heartbeat-timeout}
  */
 @ConfigurationProperties("lockwatch")
 public record DeviceProfiles(Map<String, Profile> profiles) {
@@ -36,10 +37,22 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
      * @param heartbeatTimeout how long its devices may stay silent before they are lost, for each of its sensors
      *                     that sets no timeout of its own (a device that reports once a day needs more than the
      *                     service's hour); unset: the service's default
+     * @param batteryEmptyVolts with {@code batteryFullVolts}: the battery field says volts, kept as the percent of
+     *                     the way from empty (0 %) to full (100 %); unset: it says percent
+     * @param batteryFullVolts the voltage of a full battery
      */
     public record Profile(List<String> adapter, String doorField, List<String> closedWhen, List<String> openWhen,
                           String batteryField, String tamperField, List<String> tamperWhen,
-                          java.time.Duration heartbeatTimeout) {
+                          java.time.Duration heartbeatTimeout, Double batteryEmptyVolts, Double batteryFullVolts) {
+
+        /** The battery field's value in percent: as it is, or its volts placed between empty and full (0 to 100). */
+        public double batteryPercent(double said) {
+            if (batteryEmptyVolts == null) {
+                return said;
+            }
+            double percent = (said - batteryEmptyVolts) / (batteryFullVolts - batteryEmptyVolts) * 100;
+            return Math.round(Math.max(0, Math.min(100, percent)) * 10) / 10.0;
+        }
     }
 
     /** The adapters of LoRaWAN networks, where a device is known by its DevEUI. */
@@ -62,6 +75,11 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
                     || p.openWhen().isEmpty() || p.closedWhen().stream().anyMatch(p.openWhen()::contains)) {
                 throw new IllegalArgumentException("lockwatch.profiles." + name
                         + " needs a door-field and two different values, closed-when and open-when");
+            }
+            if ((p.batteryEmptyVolts() == null) != (p.batteryFullVolts() == null) || (p.batteryEmptyVolts() != null
+                    && (p.batteryField() == null || p.batteryEmptyVolts() < 0 || p.batteryFullVolts() <= p.batteryEmptyVolts()))) {
+                throw new IllegalArgumentException("lockwatch.profiles." + name + ": battery-empty-volts and "
+                        + "battery-full-volts go together, with a battery-field, and full above empty");
             }
             if (p.heartbeatTimeout() != null && (p.heartbeatTimeout().toSeconds() < 1
                     || p.heartbeatTimeout().toSeconds() > Integer.MAX_VALUE)) {

@@ -178,8 +178,13 @@ public abstract class NetworkAdapter {
         }
         JsonNode battery = profile.batteryField() == null ? null : state.get(profile.batteryField());
         if (battery != null && !battery.isNull()) {
-            if (battery.isNumber() && battery.asDouble() >= 0 && battery.asDouble() <= 100) {
-                reading.set("battery", battery);
+            double percent = battery.isNumber() ? profile.batteryPercent(battery.asDouble()) : Double.NaN;
+            if (percent >= 0 && percent <= 100) {
+                if (profile.batteryEmptyVolts() == null) {
+                    reading.set("battery", battery);
+                } else {
+                    reading.put("battery", percent);
+                }
             } else {
                 outcomes.get("health_left_out").increment();
             }

@@ -109,14 +109,14 @@ public abstract class NetworkAdaptersContract {
         JsonNode health = sensorBody(s).get("health");
         assertThat(health.get("rssi").asInt()).isEqualTo(-86);
         assertThat(health.get("snr").asDouble()).isEqualTo(9.8);
-        assertThat(health.get("battery").isNull()).as("volts are not kept").isTrue();
+        assertThat(health.get("battery").asDouble()).as("3.05 V: full, past the profile's 3.0 V").isEqualTo(100);
 
         // the same frame sent again (a confirmed uplink's retry): a duplicate, even if it said otherwise
         broker().publish(uplink(devEui), chirpStack(t.plusSeconds(2), devEui, "01ab2f5c", 11, "dragino-lds02",
                 "{\"DOOR_OPEN_STATUS\":0.0}"));
         // a later frame, closed, then an earlier one arriving after it (open): the earlier one is stale
         broker().publish(uplink(devEui), chirpStack(t.plusSeconds(20), devEui, "01ab2f5c", 13, "dragino-lds02",
-                "{\"DOOR_OPEN_STATUS\":0.0}"));
+                "{\"DOOR_OPEN_STATUS\":0.0,\"BAT_V\":2.7}"));
         broker().publish(uplink(devEui), chirpStack(t.plusSeconds(10), devEui, "01ab2f5c", 12, "dragino-lds02",
                 "{\"DOOR_OPEN_STATUS\":1.0}"));
         // an uplink without a decoded object (no codec): no reading
@@ -133,6 +133,8 @@ public abstract class NetworkAdaptersContract {
                 java.sql.Timestamp.class, s).toInstant()).isEqualTo(t.plusSeconds(20));
         assertThat(jdbc.queryForObject("SELECT state_changed_at FROM sensor_state WHERE sensor_id = ?",
                 java.sql.Timestamp.class, s).toInstant()).isEqualTo(t.plusSeconds(30));
+        // frame 13's 2.7 V, halfway between the profile's 2.4 V (spent) and 3.0 V (new)
+        assertThat(sensorBody(s).at("/health/battery").asDouble()).isEqualTo(50);
     }
 
     @Test

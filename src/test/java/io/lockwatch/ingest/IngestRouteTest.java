@@ -154,8 +154,10 @@ class IngestRouteTest {
 
         awaitAcknowledged(before + 4);
         assertThat(events(s)).containsExactly("1:null->1", "2:1->0");
-        assertThat(state(s)).containsEntry("state", 0).containsEntry("sequence", 2L)
-                .containsEntry("changed", T0 + 3000).containsEntry("seen", T0 + 4000);
+        assertThat(state(s)).containsEntry("state", 0).containsEntry("sequence", 2L).containsEntry("changed", T0 + 3000);
+        // the last repeat is written with the change when the two share a batch; in a batch of its own it is within
+        // its last-seen tolerance, held in memory, and the stored time may lag by as much (SensorStateStore)
+        assertThat((Long) state(s).get("seen")).isBetween(T0 + 3000, T0 + 4000);
     }
 
     @Test
