@@ -18,7 +18,8 @@ import org.apache.camel.component.paho.PahoConstants;
  * frame's payload (an ABP device whose counter was reset keeps its session). The reading's time is when the Network
  * Server took the frame ({@code uplink_message.received_at}, one clock for every gateway, never later than now), so
  * frames that arrive out of order are applied in the order they were sent. Its signal is the best gateway's RSSI
- * and SNR. An uplink simulated in the stack's console is not the device's: counted, and no reading.
+ * and SNR. An uplink simulated in the stack's console is not the device's: counted, and no reading. Its webhooks'
+ * uplinks (the same JSON) are read the same way ({@link #uplink}, {@code POST /adapters/the-things-stack/uplinks}).
  */
 public class TheThingsStackAdapter extends NetworkAdapter {
 
@@ -42,6 +43,14 @@ public class TheThingsStackAdapter extends NetworkAdapter {
         if (message == null) {
             return none("not_json");
         }
+        return uplink(message);
+    }
+
+    /**
+     * The reading an uplink message says, from the MQTT server or a webhook (the same JSON); null (counted) when it
+     * says none.
+     */
+    public Outgoing uplink(JsonNode message) {
         // an uplink an operator simulated in the stack's console: not the device speaking for itself
         if (message.path("simulated").asBoolean(false)) {
             return none("simulated");

@@ -113,8 +113,9 @@ class ApiConfiguration {
 
     @Bean
     ReadingsApi readingsApi(ReadingParser parser, ConfirmedPublisher publisher, IngestProperties ingest,
-                            io.lockwatch.devices.Devices devices) {
-        return new ReadingsApi(parser, publisher, ingest, devices);
+                            io.lockwatch.devices.Devices devices,
+                            io.lockwatch.adapters.TheThingsStackAdapter theThingsStack) {
+        return new ReadingsApi(parser, publisher, ingest, devices, theThingsStack);
     }
 
     @Bean

@@ -37,7 +37,11 @@ public class ReadingsApi {
     private final IngestProperties ingest;
     private final Devices devices;
 
-    public ReadingsApi(ReadingParser parser, ConfirmedPublisher publisher, IngestProperties ingest, Devices devices) {
+    private final io.lockwatch.adapters.TheThingsStackAdapter theThingsStack;
+
+    public ReadingsApi(ReadingParser parser, ConfirmedPublisher publisher, IngestProperties ingest, Devices devices,
+                       io.lockwatch.adapters.TheThingsStackAdapter theThingsStack) {
+        this.theThingsStack = theThingsStack;
         this.parser = parser;
         this.publisher = publisher;
         this.ingest = ingest;
@@ -94,6 +98,41 @@ public class ReadingsApi {
                     + "not " + device + "'s; the other " + messages.size() + " were accepted", refused);
         }
         Json.respond(exchange, 202, Map.of("accepted", messages.size()));
+    }
+
+    /**
+     * An uplink of The Things Stack's webhook, read as its MQTT uplinks are (TheThingsStackAdapter): the reading of
+     * the sensor registered with its DevEUI, published as a sensor's own, answered 202 once the broker confirmed it.
+     * The stack signs nothing: the webhook holds a lockwatch device credential (HTTP Basic, the stack's "request
+     * authentication"), a gateway's whose sensors the application's devices are, and reports for them only (403
+     * otherwise). An uplink that is no reading (a device no sensor names, no decoded payload, a simulated one) is
+     * 202 with nothing accepted, so that the stack does not count it a failure.
+     */
+    public void postTheThingsStackUplink(Exchange exchange) {
+        JsonNode body = Json.body(exchange);
+        if (!body.isObject()) {
+            throw ApiProblem.badRequest(null, "an uplink message is a JSON object");
+        }
+        DeviceLogin device = device(exchange);
+        Outgoing reading = theThingsStack.uplink(body);
+        if (reading == null) {
+            Json.respond(exchange, 202, Map.of("accepted", 0));
+            return;
+        }
+        String sensor;
+        try {
+            sensor = Json.MAPPER.readTree(reading.message().getBody()).get("sensor_id").asText();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("the adapter's reading is not JSON", e);
+        }
+        if (device != null && devices.ownedAmong(device, List.of(sensor)).isEmpty()) {
+            throw ApiProblem.forbidden("the uplink's device is sensor " + sensor + "'s, not one " + device
+                    + " reports for", List.of("end_device_ids.dev_eui: " + sensor + " is not a sensor " + device
+                    + " reports for"));
+        }
+        reading.message().getMessageProperties().setHeader("x-lockwatch-via", "the-things-stack-webhook");
+        publisher.publish(List.of(reading), Duration.ofSeconds(10));
+        Json.respond(exchange, 202, Map.of("accepted", 1));
     }
 
     /** The device whose credential the request came with (SecurityConfiguration says so), or null for a token. */

@@ -43,7 +43,7 @@ final class AuditFilter extends OncePerRequestFilter {
     private static final String API = "/api/v1";
     private static final Set<String> CHANGES = Set.of("POST", "PUT", "PATCH", "DELETE");
     /** Not changes of lockwatch (readings), or whose body is not for the log (the link is a credential; a file). */
-    private static final Set<String> NOT_AUDITED = Set.of("postReadings");
+    private static final Set<String> NOT_AUDITED = Set.of("postReadings", "postTheThingsStackUplink");
     private static final Set<String> BODY_NOT_KEPT = Set.of("openPortalSession", "importRegistry");
     private static final ObjectMapper JSON = new ObjectMapper();
 

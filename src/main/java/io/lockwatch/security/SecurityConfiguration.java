@@ -129,7 +129,9 @@ class SecurityConfiguration {
                         // a portal link is exchanged for a session by whoever holds it: the link is the credential
                         .requestMatchers(path.matcher(HttpMethod.POST, "/api/v1/portal/sessions")).permitAll()
                         // a device posts readings of its own sensors with its credential (ReadingsApi holds it to them)
-                        .requestMatchers(path.matcher(HttpMethod.POST, "/api/v1/readings")).hasAnyRole(FULL, DEVICE)
+                        .requestMatchers(path.matcher(HttpMethod.POST, "/api/v1/readings"),
+                                path.matcher(HttpMethod.POST, "/api/v1/adapters/the-things-stack/uplinks"))
+                        .hasAnyRole(FULL, DEVICE)
                         // a client's key reaches the API, where each operation admits it to its own client's
                         // resources or answers 404 (ClientScope, by the roles the contract gives each operation)
                         .requestMatchers(path.matcher(HttpMethod.GET, "/api/v1/**"), path.matcher(HttpMethod.HEAD, "/api/v1/**"))

@@ -135,10 +135,16 @@ final class TokenAuthentication implements AuthenticationConverter, Authenticati
                 || path.equals("/actuator/jolokia") || path.startsWith("/actuator/jolokia/");
     }
 
-    /** Where a device may post its readings with its own credential. */
+    /**
+     * Where a device may post its readings with its own credential: the readings, and The Things Stack's webhook of
+     * uplinks, which holds a gateway's credential for the application's devices.
+     */
     static boolean readingsPost(HttpServletRequest request) {
-        return "POST".equals(request.getMethod())
-                && request.getRequestURI().substring(request.getContextPath().length()).equals("/api/v1/readings");
+        if (!"POST".equals(request.getMethod())) {
+            return false;
+        }
+        String path = request.getRequestURI().substring(request.getContextPath().length());
+        return path.equals("/api/v1/readings") || path.equals("/api/v1/adapters/the-things-stack/uplinks");
     }
 
     private static String token(String authorization) {

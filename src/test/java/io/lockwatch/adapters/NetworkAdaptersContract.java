@@ -187,6 +187,59 @@ public abstract class NetworkAdaptersContract {
                 java.sql.Timestamp.class, s).toInstant()).isEqualTo(t.plusSeconds(20));
     }
 
+    /**
+     * The stack's webhook: the same uplinks over HTTP, held to the sensors of the lockwatch gateway whose credential
+     * it sends (the stack signs nothing); a forged credential refused, another gateway's sensor refused, another
+     * device's uplink accepted with nothing in it.
+     */
+    @Test
+    void theThingsStacksWebhookReportsForTheSensorsOfTheGatewayWhoseCredentialItHolds() throws Exception {
+        String devEui = devEui(), otherEui = devEui();
+        String s = sensor("dragino-lds02", devEui);
+        String other = sensor("dragino-lds02", otherEui);
+        String gw = "tts" + suffix();
+        assertThat(api.call("POST", "/gateways", Api.ADMIN, Map.of("id", gw, "sensors", List.of(s))).status()).isEqualTo(201);
+        String secret = api.call("POST", "/gateways/" + gw + "/credentials", Api.ADMIN, null).body().get("secret").asText();
+        java.time.Instant t = java.time.Instant.now().minusSeconds(30).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+
+        java.net.http.HttpResponse<String> opened = webhook("gateway." + gw, secret,
+                theThingsStack(t, devEui, "AXA50tHUGUucuzS/bCGMNw==", 3, "AQ==", "{\"DOOR_OPEN_STATUS\":1}"));
+        assertThat(opened.statusCode()).as(opened.body()).isEqualTo(202);
+        assertThat(opened.body()).contains("\"accepted\":1");
+        await().atMost(Duration.ofSeconds(15)).until(() -> state(s) != null && state(s) == 0);
+
+        // the same uplink again (the stack's retry): accepted, and a duplicate
+        assertThat(webhook("gateway." + gw, secret, theThingsStack(t, devEui, "AXA50tHUGUucuzS/bCGMNw==", 3, "AQ==",
+                "{\"DOOR_OPEN_STATUS\":1}")).statusCode()).isEqualTo(202);
+        // a forged credential, and a sensor that is not the gateway's
+        assertThat(webhook("gateway." + gw, "lwd_forged", theThingsStack(t.plusSeconds(5), devEui,
+                "AXA50tHUGUucuzS/bCGMNw==", 4, "AA==", "{\"DOOR_OPEN_STATUS\":0}")).statusCode()).isEqualTo(401);
+        java.net.http.HttpResponse<String> theirs = webhook("gateway." + gw, secret, theThingsStack(t, otherEui,
+                "AXA50tHUGUucuzS/bCGMNw==", 1, "AQ==", "{\"DOOR_OPEN_STATUS\":1}"));
+        assertThat(theirs.statusCode()).as(theirs.body()).isEqualTo(403);
+        // a device no sensor names: nothing to read, no failure for the stack to count
+        java.net.http.HttpResponse<String> unknown = webhook("gateway." + gw, secret, theThingsStack(t, devEui(),
+                "AXA50tHUGUucuzS/bCGMNw==", 1, "AQ==", "{\"DOOR_OPEN_STATUS\":1}"));
+        assertThat(unknown.statusCode()).isEqualTo(202);
+        assertThat(unknown.body()).contains("\"accepted\":0");
+
+        assertThat(webhook("gateway." + gw, secret, theThingsStack(t.plusSeconds(10), devEui, "AXA50tHUGUucuzS/bCGMNw==", 5,
+                "AA==", "{\"DOOR_OPEN_STATUS\":0}")).statusCode()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(15)).until(() -> state(s) == 1);
+        assertThat(types(s)).containsExactly("sensor.state_changed", "sensor.state_changed");
+        assertThat(state(other)).as("never applied").isNull();
+    }
+
+    private java.net.http.HttpResponse<String> webhook(String login, String secret, String body) throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + port + "/api/v1/adapters/the-things-stack/uplinks"))
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                        (login + ":" + secret).getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    }
+
     /** The Things Stack's uplink message (src/test/resources/adapters/the-things-stack-uplink.json) with these values. */
     private static String theThingsStack(java.time.Instant time, String devEui, String session, int fCnt, String payload,
                                          String decoded) throws Exception {

@@ -175,6 +175,8 @@ class ApiModelsTest {
         }
         // ReadingsIn is left open in the contract and read reading by reading, as ingest reads them
         bodies.remove("ReadingsIn");
+        // so is a network's own message: its adapter reads what it knows of it (TheThingsStackAdapter.uplink)
+        bodies.remove("TheThingsStackUplink");
         assertThat(models).isEqualTo(bodies);
     }
 
