@@ -45,12 +45,20 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
                           String batteryField, String tamperField, List<String> tamperWhen,
                           java.time.Duration heartbeatTimeout, Double batteryEmptyVolts, Double batteryFullVolts) {
 
-        /** The battery field's value in percent: as it is, or its volts placed between empty and full (0 to 100). */
+        /**
+         * The battery field's value in percent: as it is, or its volts placed between empty and full (0 to 100);
+         * a voltage farther than the range's width beyond either end (millivolts, a percent, a broken reading) is
+         * no battery at all (NaN), not an empty or a full one.
+         */
         public double batteryPercent(double said) {
             if (batteryEmptyVolts == null) {
                 return said;
             }
-            double percent = (said - batteryEmptyVolts) / (batteryFullVolts - batteryEmptyVolts) * 100;
+            double range = batteryFullVolts - batteryEmptyVolts;
+            if (!(said >= batteryEmptyVolts - range && said <= batteryFullVolts + range)) {
+                return Double.NaN;
+            }
+            double percent = (said - batteryEmptyVolts) / range * 100;
             return Math.round(Math.max(0, Math.min(100, percent)) * 10) / 10.0;
         }
     }
@@ -77,7 +85,9 @@ public record DeviceProfiles(Map<String, Profile> profiles) {
                         + " needs a door-field and two different values, closed-when and open-when");
             }
             if ((p.batteryEmptyVolts() == null) != (p.batteryFullVolts() == null) || (p.batteryEmptyVolts() != null
-                    && (p.batteryField() == null || p.batteryEmptyVolts() < 0 || p.batteryFullVolts() <= p.batteryEmptyVolts()))) {
+                    && (p.batteryField() == null || !Double.isFinite(p.batteryEmptyVolts())
+                        || !Double.isFinite(p.batteryFullVolts()) || !(p.batteryEmptyVolts() >= 0)
+                        || !(p.batteryFullVolts() > p.batteryEmptyVolts())))) {
                 throw new IllegalArgumentException("lockwatch.profiles." + name + ": battery-empty-volts and "
                         + "battery-full-volts go together, with a battery-field, and full above empty");
             }

@@ -126,9 +126,13 @@ public class ReadingsApi {
             throw new IllegalStateException("the adapter's reading is not JSON", e);
         }
         if (device != null && devices.ownedAmong(device, List.of(sensor)).isEmpty()) {
-            throw ApiProblem.forbidden("the uplink's device is sensor " + sensor + "'s, not one " + device
-                    + " reports for", List.of("end_device_ids.dev_eui: " + sensor + " is not a sensor " + device
-                    + " reports for"));
+            // which sensor has the device is not said: a credential must not learn the registry's devices
+            throw ApiProblem.forbidden("the uplink's device is not one " + device + " reports for",
+                    List.of("end_device_ids.dev_eui: not a device of " + device));
+        }
+        // checked as ingest will check it, so that a reading it would refuse is a 400 here, with its reason
+        if (parser.parse(reading.message().getBody(), null, null, Map::of) instanceof Rejection r) {
+            throw ApiProblem.badRequest(null, "the uplink is no valid reading: " + r.detail());
         }
         reading.message().getMessageProperties().setHeader("x-lockwatch-via", "the-things-stack-webhook");
         publisher.publish(List.of(reading), Duration.ofSeconds(10));

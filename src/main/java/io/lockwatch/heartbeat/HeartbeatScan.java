@@ -47,6 +47,8 @@ public class HeartbeatScan {
     private final Traces traces;
     /** The profiles' heartbeat timeouts in seconds, of those that set one. */
     private final java.util.Map<String, Integer> profileTimeouts;
+    /** Whether this instance's start has reconciled the timeouts (else each scan tries). */
+    private volatile boolean timeoutsReconciled;
 
     public HeartbeatScan(JdbcTemplate jdbc, TransactionTemplate tx, ReadingsBacklog backlog, HeartbeatProperties props,
                          MeterRegistry meters, Traces traces, java.util.Map<String, Integer> profileTimeouts) {
@@ -62,6 +64,9 @@ public class HeartbeatScan {
 
     /** @return the number of sensors declared lost by this scan; new notifications are then due */
     public int scan() {
+        if (!timeoutsReconciled) {
+            reconcileTimeouts();
+        }
         Long queued = backlog.messages();
         if (queued != null && queued > props.maxBacklog()) {
             deferred.increment();
@@ -132,17 +137,50 @@ public class HeartbeatScan {
 
     /**
      * At the start: when the profiles' timeouts or the default one changed since the last start, the deadlines
-     * computed with the old ones are recomputed, once, by whichever instance starts first.
+     * computed with the old ones are recomputed, once, by whichever instance starts first. A registry import under
+     * way may hold that off (below): the heartbeat's next scan tries again, and the start goes on.
      */
     public void reconcileTimeouts() {
-        tx.executeWithoutResult(status -> {
-            // one instance at a time; and a sensor registered or given a profile meanwhile either has its copy of the
-            // timeout written before (its trigger's ROW SHARE lock, V51), so the updates below see it, or after,
-            // with the timeout reconciled here
-            jdbc.execute("LOCK TABLE profile_heartbeat_timeouts IN EXCLUSIVE MODE");
-            reconcileProfileTimeouts();
-            reconcileDefaultTimeout();
-        });
+        try {
+            tx.executeWithoutResult(status -> {
+                // one instance at a time, without holding up a registration (its trigger's ROW SHARE, V51)
+                jdbc.execute("LOCK TABLE profile_heartbeat_timeouts IN SHARE ROW EXCLUSIVE MODE");
+                if (!profileTimeoutsAsConfigured()) {
+                    // a sensor registered or given a profile meanwhile has its copy of the timeout written either
+                    // before (the updates below see it) or after, reading the reconciled timeout: EXCLUSIVE waits for
+                    // the ROW SHARE of its trigger; a long import's holds it for minutes, so not for long
+                    jdbc.queryForObject("SELECT set_config('lock_timeout', '5s', true)", String.class);
+                    jdbc.execute("LOCK TABLE profile_heartbeat_timeouts IN EXCLUSIVE MODE");
+                    reconcileProfileTimeouts();
+                }
+                reconcileDefaultTimeout();
+            });
+            timeoutsReconciled = true;
+        } catch (org.springframework.dao.DataAccessException e) {
+            if (!lockNotAvailable(e)) {
+                throw e;
+            }
+            log.warn("The device profiles' heartbeat timeouts are not reconciled yet: a registration (a registry "
+                    + "import?) holds their table; tried again at the next heartbeat scan");
+        }
+    }
+
+    /** PostgreSQL's lock_not_available (55P03): the lock timeout ran out. */
+    private static boolean lockNotAvailable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.sql.SQLException sql && "55P03".equals(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the stored profiles' timeouts are the configured ones. */
+    private boolean profileTimeoutsAsConfigured() {
+        java.util.Map<String, Integer> stored = new java.util.HashMap<>();
+        jdbc.query("SELECT profile, heartbeat_timeout_seconds FROM profile_heartbeat_timeouts",
+                (org.springframework.jdbc.core.RowCallbackHandler) rs -> stored.put(rs.getString(1), rs.getInt(2)));
+        return stored.equals(profileTimeouts);
     }
 
     /**

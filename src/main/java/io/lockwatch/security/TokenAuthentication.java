@@ -18,7 +18,8 @@ import org.springframework.security.web.authentication.AuthenticationConverter;
  * Reads a token from {@code Authorization: Bearer <token>}, or, on Hawtio's and Jolokia's paths only, from HTTP Basic
  * with any user name and the token as password (what a browser opening Hawtio sends), and tells whose it is: an
  * operator's full or read token, or a client's key ({@code lwc_…}, looked up in the registry). On
- * {@code POST /api/v1/readings} alone, HTTP Basic is a device's own login and secret instead, checked by the registry. A
+ * {@code POST /api/v1/readings} and The Things Stack's webhook of uplinks alone, HTTP Basic is a device's own login
+ * and secret instead (a gateway's, for the webhook), checked by the registry. A
  * JWT, where an identity provider is set, is a person's ({@link SsoTokens}). Tokens are compared in constant time
  * against every configured one, and never logged: the principal is named by the token's name or its place in the list.
  */

@@ -223,6 +223,12 @@ public abstract class NetworkAdaptersContract {
         assertThat(unknown.statusCode()).isEqualTo(202);
         assertThat(unknown.body()).contains("\"accepted\":0");
 
+        // a reading ingest would refuse (a Network Server whose clock says 1971) is refused here, with its reason
+        java.net.http.HttpResponse<String> early = webhook("gateway." + gw, secret, theThingsStack(
+                java.time.Instant.parse("1971-03-01T00:00:00Z"), devEui, "AXA50tHUGUucuzS/bCGMNw==", 4, "AA==",
+                "{\"DOOR_OPEN_STATUS\":0}"));
+        assertThat(early.statusCode()).as(early.body()).isEqualTo(400);
+        assertThat(early.body()).contains("no valid reading");
         assertThat(webhook("gateway." + gw, secret, theThingsStack(t.plusSeconds(10), devEui, "AXA50tHUGUucuzS/bCGMNw==", 5,
                 "AA==", "{\"DOOR_OPEN_STATUS\":0}")).statusCode()).isEqualTo(202);
         await().atMost(Duration.ofSeconds(15)).until(() -> state(s) == 1);

@@ -158,6 +158,32 @@ class HeartbeatRouteTest {
         assertThat(deadlineSecondsAway(s)).isLessThan(100L);
     }
 
+    /** A registration under way (a long registry import) holds a changed timeout's reconcile off, not the start. */
+    @Test
+    void aRegistrationUnderWayHoldsTheReconcileOffWithoutFailingTheStart() throws Exception {
+        String s = sensor(null, "patient-door");
+        java.util.Map<String, Integer> changed = new java.util.HashMap<>(profiles.heartbeatTimeouts());
+        changed.put("patient-door", 5400);
+        HeartbeatScan starting = new HeartbeatScan(jdbc, new org.springframework.transaction.support.TransactionTemplate(
+                new org.springframework.jdbc.datasource.DataSourceTransactionManager(jdbc.getDataSource())),
+                null, heartbeatProperties, new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), null, changed);
+        try (java.sql.Connection importing = jdbc.getDataSource().getConnection()) {
+            importing.setAutoCommit(false);
+            // what a registration's trigger takes, held as a long import holds it
+            importing.createStatement().execute("LOCK TABLE profile_heartbeat_timeouts IN ROW SHARE MODE");
+            starting.reconcileTimeouts(); // gives up after its lock timeout, and does not throw
+            assertThat(timeoutInState(s)).isEqualTo(60);
+            importing.rollback();
+        }
+        try {
+            starting.reconcileTimeouts(); // as the next scan does
+            assertThat(timeoutInState(s)).isEqualTo(5400);
+        } finally {
+            heartbeat.reconcileTimeouts(); // as configured again
+        }
+        assertThat(timeoutInState(s)).isEqualTo(60);
+    }
+
     @Test
     void scansRunningAtOnceDeclareEachSilenceOnce() throws Exception {
         // 2,000 sensors whose readings were measured long ago: all due at once

@@ -216,7 +216,8 @@ record BenchOptions(int sensors, double changes, int duration, double rate, int 
             throw new IllegalArgumentException("--mqtt is for the live run: not with --drain or a drill");
         }
         if (lorawan && (mqtt || drain > 0 || drill != Drill.NONE || instances > 1)) {
-            throw new IllegalArgumentException("--lorawan is for the live run of one instance, not with --mqtt");
+            throw new IllegalArgumentException("--lorawan is for the live run of one instance: not with --mqtt, "
+                    + "--drain, a drill or --instances 2");
         }
         if (lorawan) {
             // the ChirpStack adapter on the network's broker of scripts/services.sh (Mosquitto)
