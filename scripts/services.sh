@@ -559,6 +559,8 @@ mosquitto_install() { ensure_packages mosquitto mosquitto-clients; }
 mosquitto_configure() {
   local changed=1
   install -d -o mosquitto -g mosquitto /run/mosquitto /var/log/mosquitto
+  # its own log, written as its user: a start that fails says why there
+  touch "$MQ_LOG" && chown mosquitto:mosquitto "$MQ_LOG"
   write_if_changed "$MQ_CONF" <<EOF && changed=0
 # Managed by lockwatch scripts/services.sh: a device network's broker (Zigbee2MQTT's) for the adapters' tests
 listener ${MQ_PORT} 127.0.0.1

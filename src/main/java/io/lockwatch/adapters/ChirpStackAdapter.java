@@ -2,8 +2,6 @@ package io.lockwatch.adapters;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lockwatch.infra.amqp.ConfirmedPublisher.Outgoing;
-import org.apache.camel.Exchange;
-import org.apache.camel.component.paho.PahoConstants;
 
 /**
  * ChirpStack v4's uplink events as readings: an event on {@code application/<id>/device/<devEui>/event/up} (its MQTT
@@ -25,23 +23,23 @@ public class ChirpStackAdapter extends NetworkAdapter {
     public static final String NAME = "chirpstack";
     private static final long MEANINGFUL_SINCE = java.time.Instant.parse("2015-01-01T00:00:00Z").toEpochMilli();
 
-    ChirpStackAdapter(AdapterServices services) {
-        super(NAME, "ChirpStack", services);
+    ChirpStackAdapter(AdapterServices services, NetworkSubscription.Settings subscription) {
+        super(NAME, "ChirpStack", services, subscription);
     }
 
     @Override
-    public Outgoing readingOf(Exchange exchange) {
-        if (retained(exchange)) {
+    Outgoing readingOf(NetworkMessage message) {
+        if (retained(message)) {
             return none("retained");
         }
-        String topic = exchange.getMessage().getHeader(PahoConstants.MQTT_TOPIC, String.class);
+        String topic = message.topic();
         String[] levels = topic == null ? new String[0] : topic.split("/");
         if (levels.length != 6 || !levels[0].equals("application") || !levels[2].equals("device")
                 || !levels[4].equals("event") || !levels[5].equals("up")) {
             return none("unknown_device");
         }
         String devEui = levels[3].toLowerCase(java.util.Locale.ROOT);
-        JsonNode event = object(exchange);
+        JsonNode event = object(message);
         if (event == null) {
             return none("not_json");
         }

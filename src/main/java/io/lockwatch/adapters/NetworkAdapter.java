@@ -22,8 +22,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * under a profile of this adapter (and no other sensor: whoever may publish on the network's broker reports only for
  * the sensors registered with its devices), reads the device's state by that profile (its door by its closed and open
  * values; its battery and tamper switch, a value out of range left out so that the door still counts), and publishes
- * the sensor's v1 reading to the readings exchange, confirmed before the network's broker is answered. What is no
- * reading is counted by its outcome and left alone. The adapter runs on one instance at a time ({@link OneInstance}).
+ * the sensor's v1 reading to the readings exchange, confirmed before the network's broker is answered
+ * ({@link NetworkSubscription}: a batch of what has arrived at a time, in order). What is no reading is counted by its
+ * outcome and left alone. The adapter runs on one instance at a time ({@link OneInstance}).
  */
 public abstract class NetworkAdapter {
 
@@ -43,12 +44,15 @@ public abstract class NetworkAdapter {
     private final Map<String, Counter> outcomes;
     private final OneInstance leadership;
     private final boolean pipeline;
+    private final NetworkSubscription.Settings subscription;
+    private volatile NetworkSubscription subscribed;
     private volatile String lastFailure;
 
-    NetworkAdapter(String name, String title, AdapterServices services) {
+    NetworkAdapter(String name, String title, AdapterServices services, NetworkSubscription.Settings subscription) {
         this.name = name;
         this.title = title;
-        this.route = name + "-messages-become-readings";
+        this.subscription = subscription;
+        this.route = "direct:" + name + "-messages";
         this.jdbc = services.jdbc();
         this.profiles = services.profiles();
         this.publisher = services.publisher();
@@ -69,36 +73,50 @@ public abstract class NetworkAdapter {
                            String readingsExchange, MeterRegistry meters, boolean pipeline) {
     }
 
-    /** The route that takes the network broker's messages. */
+    /** The route that takes the network broker's messages, a batch at a time. */
     String route() {
         return route;
     }
 
-    /** The reading a device's message says, addressed to the readings exchange; null when it says none. */
-    public abstract Outgoing readingOf(Exchange exchange);
+    /** The reading a device's message says, addressed to the readings exchange; null (counted) when it says none. */
+    abstract Outgoing readingOf(NetworkMessage message);
+
+    /** The readings a batch of the network's messages says, in their order. */
+    public List<Outgoing> readingsOf(List<NetworkMessage> batch) {
+        List<Outgoing> readings = new java.util.ArrayList<>(batch.size());
+        for (NetworkMessage m : batch) {
+            Outgoing reading = readingOf(m);
+            if (reading != null) {
+                readings.add(reading);
+            }
+        }
+        return readings;
+    }
 
     /**
-     * Runs the adapter on the one instance that leads (an instance without the pipeline never does): started while
+     * Runs the adapter on the one instance that leads (an instance without the pipeline never does): subscribed while
      * this instance leads, its broker reached or tried again at the next period (so a broker away at the service's
-     * start stops nothing else); stopped when another instance has taken the lead.
+     * start stops nothing else); unsubscribed when another instance has taken the lead.
      */
     public void leadOrFollow(Exchange exchange) {
-        org.apache.camel.spi.RouteController routes = exchange.getContext().getRouteController();
-        org.apache.camel.ServiceStatus status = routes.getRouteStatus(route);
-        if (status == null || status.isStarting() || status.isStopping()) {
-            return;
+        NetworkSubscription s = subscribed;
+        if (s == null) {
+            org.apache.camel.ProducerTemplate batches = exchange.getContext().createProducerTemplate();
+            s = new NetworkSubscription(title, subscription, batch -> batches.sendBody(route, batch));
+            subscribed = s;
+        }
+        if (s.broken()) {
+            log.info("{} adapter: connecting again, with a new connection", title);
+            s.stop();
         }
         boolean leads = pipeline && leadership.leads();
         try {
-            if (leads && !status.isStarted()) {
-                routes.startRoute(route);
-                // (while Camel itself still starts, the route's start waits for it: said at the next period)
-                if (routes.getRouteStatus(route).isStarted()) {
-                    log.info("{} adapter: this instance takes its broker's messages", title);
-                    lastFailure = null;
-                }
-            } else if (!leads && status.isStarted()) {
-                routes.stopRoute(route);
+            if (leads && !s.running()) {
+                s.start();
+                log.info("{} adapter: this instance takes its broker's messages", title);
+                lastFailure = null;
+            } else if (!leads && s.running()) {
+                s.stop();
                 log.info("{} adapter: stopped here, another instance leads (or the database is away)", title);
             }
         } catch (Exception e) {
@@ -110,26 +128,37 @@ public abstract class NetworkAdapter {
         }
     }
 
-    /** Published to the readings exchange and confirmed before the step returns: only then is the message taken. */
-    public void publish(Outgoing reading) {
-        publisher.publish(List.of(reading), CONFIRM_WITHIN);
+    /** Whether it takes its broker's messages here now. */
+    boolean connected() {
+        NetworkSubscription s = subscribed;
+        return s != null && s.connected();
+    }
+
+    /** Published to the readings exchange and confirmed before the step returns: only then are the messages taken. */
+    public void publish(List<Outgoing> readings) {
+        if (!readings.isEmpty()) {
+            publisher.publish(readings, CONFIRM_WITHIN);
+        }
     }
 
     /** Its lead given up as the service stops (Spring's destroy method), so that another instance takes over at once. */
     public void close() {
+        NetworkSubscription s = subscribed;
+        if (s != null) {
+            s.stop();
+        }
         leadership.close();
     }
 
     /** A message the broker retained from before: not news (taken now, it would make a dead device look alive). */
-    static boolean retained(Exchange exchange) {
-        return exchange.getMessage() instanceof org.apache.camel.component.paho.PahoMessage paho
-                && paho.getMqttMessage() != null && paho.getMqttMessage().isRetained();
+    static boolean retained(NetworkMessage message) {
+        return message.retained();
     }
 
     /** The message's body as a JSON object, or null. */
-    static JsonNode object(Exchange exchange) {
+    static JsonNode object(NetworkMessage message) {
         try {
-            JsonNode node = JSON.readTree(exchange.getMessage().getBody(byte[].class));
+            JsonNode node = JSON.readTree(message.payload());
             return node != null && node.isObject() ? node : null;
         } catch (java.io.IOException e) {
             return null;

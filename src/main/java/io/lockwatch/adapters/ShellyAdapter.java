@@ -8,8 +8,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.lockwatch.infra.amqp.ConfirmedPublisher.Outgoing;
-import org.apache.camel.Exchange;
-import org.apache.camel.component.paho.PahoConstants;
 
 /**
  * Shelly's first-generation Door/Window sensors as readings: each says one value on a topic of its own,
@@ -34,16 +32,16 @@ public class ShellyAdapter extends NetworkAdapter {
     private final Cache<String, ObjectNode> devices = Caffeine.newBuilder().maximumSize(DEVICES_KEPT)
             .expireAfterAccess(Duration.ofDays(1)).build();
 
-    ShellyAdapter(AdapterServices services) {
-        super(NAME, "Shelly", services);
+    ShellyAdapter(AdapterServices services, NetworkSubscription.Settings subscription) {
+        super(NAME, "Shelly", services, subscription);
     }
 
     @Override
-    public Outgoing readingOf(Exchange exchange) {
-        if (retained(exchange)) {
+    Outgoing readingOf(NetworkMessage message) {
+        if (retained(message)) {
             return none("retained");
         }
-        String topic = exchange.getMessage().getHeader(PahoConstants.MQTT_TOPIC, String.class);
+        String topic = message.topic();
         String[] levels = topic == null ? new String[0] : topic.split("/");
         if (levels.length != 4 || !levels[0].equals("shellies") || !levels[2].equals("sensor")) {
             return none("unknown_device");
@@ -58,7 +56,7 @@ public class ShellyAdapter extends NetworkAdapter {
         if (!name.equals(profile.doorField()) && !name.equals(profile.batteryField()) && !name.equals(profile.tamperField())) {
             return none("no_door");
         }
-        String text = exchange.getMessage().getBody(String.class);
+        String text = message.text();
         if (text == null || text.length() > LONGEST_VALUE) {
             return none("health_left_out");
         }

@@ -2,8 +2,6 @@ package io.lockwatch.adapters;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lockwatch.infra.amqp.ConfirmedPublisher.Outgoing;
-import org.apache.camel.Exchange;
-import org.apache.camel.component.paho.PahoConstants;
 
 /**
  * The Things Stack v3's uplink messages as readings: a message on {@code v3/<application>[@<tenant>]/devices/<id>/up}
@@ -25,25 +23,25 @@ public class TheThingsStackAdapter extends NetworkAdapter {
 
     public static final String NAME = "the-things-stack";
 
-    TheThingsStackAdapter(AdapterServices services) {
-        super(NAME, "The Things Stack", services);
+    TheThingsStackAdapter(AdapterServices services, NetworkSubscription.Settings subscription) {
+        super(NAME, "The Things Stack", services, subscription);
     }
 
     @Override
-    public Outgoing readingOf(Exchange exchange) {
-        if (retained(exchange)) {
+    Outgoing readingOf(NetworkMessage message) {
+        if (retained(message)) {
             return none("retained");
         }
-        String topic = exchange.getMessage().getHeader(PahoConstants.MQTT_TOPIC, String.class);
+        String topic = message.topic();
         String[] levels = topic == null ? new String[0] : topic.split("/");
         if (levels.length != 5 || !levels[0].equals("v3") || !levels[2].equals("devices") || !levels[4].equals("up")) {
             return none("unknown_device");
         }
-        JsonNode message = object(exchange);
-        if (message == null) {
+        JsonNode uplink = object(message);
+        if (uplink == null) {
             return none("not_json");
         }
-        return uplink(message);
+        return uplink(uplink);
     }
 
     /**

@@ -2,8 +2,6 @@ package io.lockwatch.adapters;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lockwatch.infra.amqp.ConfirmedPublisher.Outgoing;
-import org.apache.camel.Exchange;
-import org.apache.camel.component.paho.PahoConstants;
 
 /**
  * Zigbee2MQTT's device messages as readings: a message on {@code <base-topic>/<friendly name>} (slashes allowed) is
@@ -18,22 +16,22 @@ public class Zigbee2MqttAdapter extends NetworkAdapter {
 
     private final String baseTopic;
 
-    Zigbee2MqttAdapter(AdapterServices services, String baseTopic) {
-        super(NAME, "Zigbee2MQTT", services);
+    Zigbee2MqttAdapter(AdapterServices services, NetworkSubscription.Settings subscription, String baseTopic) {
+        super(NAME, "Zigbee2MQTT", services, subscription);
         this.baseTopic = baseTopic;
     }
 
     @Override
-    public Outgoing readingOf(Exchange exchange) {
-        if (retained(exchange)) {
+    Outgoing readingOf(NetworkMessage message) {
+        if (retained(message)) {
             return none("retained");
         }
-        String topic = exchange.getMessage().getHeader(PahoConstants.MQTT_TOPIC, String.class);
+        String topic = message.topic();
         String device = topic == null || !topic.startsWith(baseTopic + "/") ? null : topic.substring(baseTopic.length() + 1);
         if (device == null || device.equals("bridge") || device.startsWith("bridge/")) {
             return none("unknown_device");
         }
-        JsonNode state = object(exchange);
+        JsonNode state = object(message);
         return state == null ? none("not_json") : reading(device, state, null, null, null, null);
     }
 }

@@ -81,17 +81,20 @@ public abstract class NetworkAdaptersContract {
         api = new Api(port, Duration.ofSeconds(30));
         broker().up();
         // connected, and so subscribed (again, after a test took the broker away and back: a new session)
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                connected("zigbee2mqtt-messages-become-readings") && connected("chirpstack-messages-become-readings")
-                        && connected("the-things-stack-messages-become-readings")
-                        && connected("shelly-messages-become-readings"));
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> zigbee2mqtt.connected() && chirpstack.connected()
+                    && theThingsStack.connected() && shelly.connected());
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("adapters connected: zigbee2mqtt " + zigbee2mqtt.connected() + ", chirpstack "
+                    + chirpstack.connected() + ", the-things-stack " + theThingsStack.connected() + ", shelly "
+                    + shelly.connected(), e);
+        }
     }
 
-    private boolean connected(String route) {
-        return camel.getRouteController().getRouteStatus(route).isStarted()
-                && camel.getRoute(route).getConsumer() instanceof org.apache.camel.component.paho.PahoConsumer paho
-                && paho.getClient() != null && paho.getClient().isConnected();
-    }
+    @Autowired Zigbee2MqttAdapter zigbee2mqtt;
+    @Autowired ChirpStackAdapter chirpstack;
+    @Autowired TheThingsStackAdapter theThingsStack;
+    @Autowired ShellyAdapter shelly;
 
     // --- ChirpStack
 
