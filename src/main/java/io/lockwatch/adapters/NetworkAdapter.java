@@ -31,7 +31,7 @@ public abstract class NetworkAdapter {
     private static final Duration CONFIRM_WITHIN = Duration.ofSeconds(10);
     static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> OUTCOMES = List.of("reading", "unknown_device", "no_door", "not_json",
-            "health_left_out", "retained", "simulated");
+            "health_left_out", "retained", "simulated", "defect");
 
     private final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(getClass());
     private final String name;
@@ -81,11 +81,24 @@ public abstract class NetworkAdapter {
     /** The reading a device's message says, addressed to the readings exchange; null (counted) when it says none. */
     abstract Outgoing readingOf(NetworkMessage message);
 
-    /** The readings a batch of the network's messages says, in their order. */
+    /**
+     * The readings a batch of the network's messages says, in their order. A message that cannot be read for a fault
+     * of the service (not of its database: that is waited out) is logged and counted, and the rest are read.
+     */
     public List<Outgoing> readingsOf(List<NetworkMessage> batch) {
         List<Outgoing> readings = new java.util.ArrayList<>(batch.size());
         for (NetworkMessage m : batch) {
-            Outgoing reading = readingOf(m);
+            Outgoing reading;
+            try {
+                reading = readingOf(m);
+            } catch (RuntimeException e) {
+                if (io.lockwatch.infra.errors.ServicesAway.causedBy(e)) {
+                    throw e;
+                }
+                log.error("{} adapter: a message on {} could not be read", title, m.topic(), e);
+                outcomes.get("defect").increment();
+                continue;
+            }
             if (reading != null) {
                 readings.add(reading);
             }
@@ -106,8 +119,7 @@ public abstract class NetworkAdapter {
             subscribed = s;
         }
         if (s.broken()) {
-            log.info("{} adapter: connecting again, with a new connection", title);
-            s.stop();
+            s.stop(); // (its connection said why it ended)
         }
         boolean leads = pipeline && leadership.leads();
         try {

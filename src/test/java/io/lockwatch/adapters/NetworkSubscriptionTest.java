@@ -23,7 +23,7 @@ class NetworkSubscriptionTest {
     private final List<String> taken = new CopyOnWriteArrayList<>();
     private final AtomicBoolean failNext = new AtomicBoolean();
     private final NetworkSubscription subscription = new NetworkSubscription("test", new NetworkSubscription.Settings(
-            broker.url(), "lockwatch-subscription-test", null, null, "doors/#", 1), batch -> {
+            broker.url(), "lockwatch-subscription-test", null, null, "doors/#", 1, NetworkSubscription.MOST_AT_ONCE), batch -> {
                 if (failNext.compareAndSet(true, false)) {
                     throw new IllegalStateException("the readings exchange gave up");
                 }
