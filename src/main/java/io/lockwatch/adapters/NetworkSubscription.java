@@ -59,7 +59,7 @@ final class NetworkSubscription implements MqttCallback {
     /** One connection: its client, what arrived on it, its worker; ended as a whole. */
     private final class Connection {
         final MqttAsyncClient client;
-        final BlockingQueue<NetworkMessage> arrived = new LinkedBlockingQueue<>(10_000);
+        final BlockingQueue<NetworkMessage> arrived = new LinkedBlockingQueue<>(MOST_AT_ONCE * 4);
         final Thread worker;
         volatile boolean over;
 
@@ -202,17 +202,19 @@ final class NetworkSubscription implements MqttCallback {
     }
 
     @Override
-    public void messageArrived(String topic, MqttMessage message) {
+    public void messageArrived(String topic, MqttMessage message) throws InterruptedException {
         Connection c = connection;
-        if (c == null || c.over) {
-            return; // not acknowledged: given again on the next connection
-        }
         NetworkMessage m = new NetworkMessage(topic, message.getPayload(), message.isRetained(), message.getId(),
                 message.getQos(), message.isDuplicate());
-        // never blocking Paho's thread (it reads the broker's pings too): a queue full ends the connection instead
-        if (!c.arrived.offer(m)) {
-            c.end("more messages arrived than it holds");
+        // a full queue holds the broker back (brokers do not always keep to an in-flight window), until the
+        // connection ends: a worker held up for longer than the keep-alive (the readings exchange away) loses the
+        // connection, and what was not acknowledged comes again on the next
+        while (c != null && !c.over) {
+            if (c.arrived.offer(m, 1, java.util.concurrent.TimeUnit.SECONDS)) {
+                return;
+            }
         }
+        // not acknowledged: given again on the next connection
     }
 
     @Override
