@@ -73,11 +73,6 @@ public abstract class NetworkAdapter {
                            String readingsExchange, MeterRegistry meters, boolean pipeline) {
     }
 
-    /** The route that takes the network broker's messages, a batch at a time. */
-    String route() {
-        return route;
-    }
-
     /** The reading a device's message says, addressed to the readings exchange; null (counted) when it says none. */
     abstract Outgoing readingOf(NetworkMessage message);
 

@@ -8,9 +8,8 @@ import java.nio.charset.StandardCharsets;
  * @param retained whether the broker kept it from before (no news)
  * @param id       its MQTT packet id, by which it is acknowledged
  * @param qos      the quality of service it came with (0: nothing to acknowledge)
- * @param duplicate whether the broker gives it again (sent before on a connection that went)
  */
-record NetworkMessage(String topic, byte[] payload, boolean retained, int id, int qos, boolean duplicate) {
+record NetworkMessage(String topic, byte[] payload, boolean retained, int id, int qos) {
 
     String text() {
         return new String(payload, StandardCharsets.UTF_8);

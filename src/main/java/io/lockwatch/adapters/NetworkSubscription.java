@@ -205,7 +205,7 @@ final class NetworkSubscription implements MqttCallback {
     public void messageArrived(String topic, MqttMessage message) throws InterruptedException {
         Connection c = connection;
         NetworkMessage m = new NetworkMessage(topic, message.getPayload(), message.isRetained(), message.getId(),
-                message.getQos(), message.isDuplicate());
+                message.getQos());
         // a full queue holds the broker back (brokers do not always keep to an in-flight window), until the
         // connection ends: a worker held up for longer than the keep-alive (the readings exchange away) loses the
         // connection, and what was not acknowledged comes again on the next

@@ -17,6 +17,8 @@ import java.util.Set;
 final class Model {
 
     static final int SENSORS = 3, CLIENTS = 3;
+    /** The sensor slot registered as a LoRaWAN device, whose readings come through The Things Stack's webhook. */
+    static final int LORAWAN = SENSORS - 1;
     /** How many message ids a sensor remembers (SensorStateStore.RECENT_IDS): a duplicate is re-sent within them. */
     static final int RECENT_IDS = 8;
     static final String STATE_CHANGED = "sensor.state_changed", RAISED = "sensor.alarm_raised",
